@@ -1,0 +1,17 @@
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/** The English name of an ISO 3166-1 alpha-2 country code, or 'Unknown' (missing, XX, ZZ, T1, ...). */
+export function countryName(code: string | undefined): string {
+  const upper = code?.trim().toUpperCase() ?? '';
+  // Only two-letter codes; CDN pseudo-codes like Cloudflare's T1 (Tor) would make `of` throw.
+  if (!/^[A-Z]{2}$/.test(upper)) return 'Unknown';
+  const name = regionNames.of(upper);
+  // ZZ is CLDR's "Unknown Region"; XX and other unassigned codes have no name.
+  return name === undefined || upper === 'ZZ' ? 'Unknown' : name;
+}
+
+/** The stats label of a country code, `'US:United States'`, or 'Unknown' when the code has no name. */
+export function countryLabel(code: string | undefined): string {
+  const name = countryName(code);
+  return name === 'Unknown' ? name : `${(code ?? '').trim().toUpperCase()}:${name}`;
+}
