@@ -1,0 +1,76 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { KeyIndex } from './auth/key-index.ts';
+import type { Clock } from './clock.ts';
+import { systemClock } from './clock.ts';
+import type { Config } from './config.ts';
+import { ApiError } from './errors.ts';
+import type { AppEnv } from './http/app-env.ts';
+import { requireUser } from './http/auth.ts';
+import { crudRoutes } from './http/crud-routes.ts';
+import { isAnalyticsPath, renderError, toApiError } from './http/error-body.ts';
+import { FixedWindowLimiter } from './http/rate-limit.ts';
+import type { Logger } from './log.ts';
+import { silentLogger } from './log.ts';
+import type { RandomSource } from './random.ts';
+import { cryptoRandom } from './random.ts';
+import type { Resource, Services } from './resources/define.ts';
+import { RESOURCES } from './resources/table.ts';
+import { accountRoutes } from './routes/account.ts';
+import { registerRoutes } from './routes/register.ts';
+import type { Store } from './store/store.ts';
+
+/** The parts an app is built from; everything but store and config has a default. */
+export interface AppParts {
+  store: Store;
+  config: Config;
+  clock?: Clock;
+  random?: RandomSource;
+  log?: Logger;
+  resources?: readonly Resource[];
+}
+
+/** Paths under /api that need no key. */
+const PUBLIC_API = new Set(['/api/register', '/api/event']);
+
+/** Builds the whole HTTP app (both APIs) from injected parts; no globals, no environment. */
+export function createApp(parts: AppParts): Hono<AppEnv> {
+  const s: Services = {
+    store: parts.store,
+    config: parts.config,
+    clock: parts.clock ?? systemClock,
+    random: parts.random ?? cryptoRandom,
+    log: parts.log ?? silentLogger,
+    resources: parts.resources ?? RESOURCES,
+  };
+  const windowMs = s.config.rateLimitWindow * 1000;
+  const limiter = (n: number) => (n > 0 ? new FixedWindowLimiter(n, windowMs, s.clock) : null);
+  const failures = limiter(s.config.authFailureLimit);
+  const keys = new KeyIndex(s.store);
+  const linkAuth = requireUser(s, { keys, failures, limiter: limiter(s.config.rateLimit), scope: 'link' });
+  const analyticsAuth = requireUser(s, { keys, failures, limiter: limiter(s.config.analyticsRateLimit), scope: 'analytics' });
+
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    // Path only: query strings and headers (keys, passwords) are never logged.
+    s.log.info(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+  });
+  app.use(bodyLimit({ maxSize: s.config.bodyLimit, onError: () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); } }));
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.use('/api/*', (c, next) => {
+    if (PUBLIC_API.has(c.req.path)) return next();
+    return isAnalyticsPath(c.req.path) ? analyticsAuth(c, next) : linkAuth(c, next);
+  });
+
+  app.route('/', registerRoutes(s, failures));
+  app.route('/', accountRoutes(s));
+  for (const row of s.resources) {
+    if (row.api !== 'analytics') app.route('/', crudRoutes(s, row));
+  }
+
+  app.notFound((c) => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
+  app.onError((err, c) => renderError(c, toApiError(err, s.log, c)));
+  return app;
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import * as v from 'valibot';
+import { systemClock } from '../clock.ts';
+import { loadConfig, processEnv } from '../config.ts';
+import { rotateKeyOf } from '../auth/rotate.ts';
+import type { UserRecord } from '../resources/define.ts';
+import { checkUserUnique, newUserFields, userFields } from '../resources/users.ts';
+import { RESOURCES, collectionsOf } from '../resources/table.ts';
+import { Store } from '../store/store.ts';
+import { ApiError } from '../errors.ts';
+
+/** A CLI command that works on the data directory (the server must not be running on it). */
+export interface UserCommand {
+  name: string;
+  summary: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  usage: string;
+  run(store: Store, values: Record<string, string | boolean | undefined>, out: (line: string) => void): Promise<void>;
+}
+
+const common = { 'data-dir': { type: 'string' }, help: { type: 'boolean' } } as const;
+
+/** The user-management commands. */
+export const USER_COMMANDS: readonly UserCommand[] = [
+  {
+    name: 'users:add',
+    summary: 'Create a user and print its API key (once)',
+    usage: 'users:add --email <email> [--username <name>] [--password <pw>] [--admin] [--data-dir <dir>]',
+    options: { ...common, email: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean' } },
+    async run(store, values, out) {
+      const email = v.parse(userFields.email, values.email ?? '');
+      const username = v.parse(userFields.username, values.username ?? email.split('@')[0]!.replace(/[^A-Za-z0-9_.-]/g, '').padEnd(3, '0'));
+      const password = (values.password as string | undefined) ?? randomBytes(18).toString('base64url');
+      v.parse(userFields.password, password);
+      const made = await newUserFields({ email, username, password, admin: values.admin === true }, systemClock.now());
+      const user = await store.write((tx) => {
+        checkUserUnique(store, { email, username });
+        return tx.insert('users', made.fields);
+      });
+      out(`Created user ${user.id} <${email}>${values.admin ? ' (admin)' : ''}`);
+      out(`API key: ${made.apikey}`);
+    },
+  },
+  {
+    name: 'users:list',
+    summary: 'List users (never their keys)',
+    usage: 'users:list [--data-dir <dir>]',
+    options: { ...common },
+    async run(store, _values, out) {
+      for (const u of store.all<UserRecord>('users')) {
+        out(`${String(u.id).padStart(5)}  ${u.email.padEnd(32)} ${u.username.padEnd(20)} ${u.status}${u.admin ? ' admin' : ''}`);
+      }
+    },
+  },
+  {
+    name: 'users:rotate-key',
+    summary: "Replace a user's API key and print the new one (once)",
+    usage: 'users:rotate-key --email <email> [--data-dir <dir>]',
+    options: { ...common, email: { type: 'string' } },
+    async run(store, values, out) {
+      const email = String(values.email ?? '').toLowerCase();
+      const user = store.all<UserRecord>('users').find((u) => u.email.toLowerCase() === email);
+      if (!user) throw new ApiError(404, `No user has the email "${email}".`);
+      out(`API key: ${await rotateKeyOf(store, user.id, null)}`);
+    },
+  },
+];
+
+/** Parses a command's flags, opens the data directory, runs it; returns the exit code. */
+export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options: cmd.options, strict: true }).values as typeof values;
+  } catch (err) {
+    console.error(`${(err as Error).message}\nUsage: ${cmd.usage}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(`${cmd.summary}\nUsage: npm run cli -- ${cmd.usage}`);
+    return 0;
+  }
+  const config = loadConfig(processEnv(), values['data-dir'] ? ['--data-dir', String(values['data-dir'])] : []);
+  const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(RESOURCES) });
+  try {
+    await cmd.run(store, values, (line) => console.log(line));
+    return 0;
+  } catch (err) {
+    if (err instanceof v.ValiError || err instanceof ApiError) {
+      console.error(err instanceof v.ValiError ? `Invalid ${err.issues[0]?.path?.[0]?.key ?? 'input'}: ${err.message}` : err.message);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await store.close();
+  }
+}

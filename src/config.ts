@@ -1,0 +1,137 @@
+/** Server configuration: the only module that reads the environment or the command line. */
+
+/** Levels the logger understands, most verbose first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Everything the server can be told, after parsing and validation. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  baseUrl: string;
+  /** False when BASE_URL was not given, so the server may derive it from the port it really got. */
+  baseUrlExplicit: boolean;
+  adminApiKey: string | undefined;
+  rateLimit: number;
+  rateLimitWindow: number;
+  analyticsRateLimit: number;
+  authFailureLimit: number;
+  openRegistration: boolean;
+  logLevel: LogLevel;
+  bodyLimit: number;
+  trustProxy: boolean;
+  snapshotEvery: number;
+}
+
+/** Raised when a setting has an invalid value; the message names the setting. */
+export class ConfigError extends Error {}
+
+type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level';
+
+interface Setting {
+  key: keyof Config;
+  env: string;
+  kind: Kind;
+  fallback: string | undefined;
+  help: string;
+}
+
+/** Every setting: its environment variable (each is also a `--kebab-case` flag), default and meaning. */
+export const SETTINGS: readonly Setting[] = [
+  { key: 'port', env: 'PORT', kind: 'port', fallback: '3000', help: 'TCP port to listen on (0 picks a free one)' },
+  { key: 'host', env: 'HOST', kind: 'string', fallback: '0.0.0.0', help: 'Interface to bind' },
+  { key: 'dataDir', env: 'DATA_DIR', kind: 'string', fallback: './data', help: 'Directory of the JSON data files; :memory: keeps everything in memory' },
+  { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
+  { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'string', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
+  { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
+  { key: 'rateLimitWindow', env: 'RATE_LIMIT_WINDOW', kind: 'int', fallback: '60', help: 'Length of the rate-limit window, seconds' },
+  { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and key on the analytics API; 0 disables' },
+  { key: 'authFailureLimit', env: 'AUTH_FAILURE_LIMIT', kind: 'int', fallback: '20', help: 'Failed authentications per window and client IP before 429; 0 disables' },
+  { key: 'openRegistration', env: 'OPEN_REGISTRATION', kind: 'bool', fallback: 'off', help: 'Allow POST /api/register without a key' },
+  { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
+  { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
+  { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'bool', fallback: 'off', help: 'Take the client IP from X-Forwarded-For' },
+  { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
+];
+
+const TRUE = new Set(['1', 'true', 'on', 'yes']);
+const FALSE = new Set(['0', 'false', 'off', 'no', '']);
+
+function parseValue(s: Setting, raw: string): unknown {
+  const bad = (why: string) => new ConfigError(`Invalid ${s.env}: ${JSON.stringify(raw)} ${why}`);
+  switch (s.kind) {
+    case 'port': {
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw) || n > 65535) throw bad('is not a port number (0-65535)');
+      return n;
+    }
+    case 'int': {
+      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw bad('is not a non-negative integer');
+      return Number(raw);
+    }
+    case 'bool': {
+      const lower = raw.toLowerCase();
+      if (TRUE.has(lower)) return true;
+      if (FALSE.has(lower)) return false;
+      throw bad('is not on/off');
+    }
+    case 'level': {
+      if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw bad(`is not one of ${LOG_LEVELS.join(', ')}`);
+      return raw;
+    }
+    case 'url': {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw bad('is not a URL');
+      }
+      if (!['http:', 'https:'].includes(url.protocol)) throw bad('must start with http:// or https://');
+      return url.origin + url.pathname.replace(/\/+$/, '');
+    }
+    case 'string':
+      return raw;
+  }
+}
+
+/** `--rate-limit-window` for `RATE_LIMIT_WINDOW`. */
+export function flagName(env: string): string {
+  return `--${env.toLowerCase().replace(/_/g, '-')}`;
+}
+
+/** Reads `--flag value` and `--flag=value` pairs; flags win over the environment. */
+function flagsFrom(argv: readonly string[]): Map<string, string> {
+  const known = new Map(SETTINGS.map((s) => [flagName(s.env), s.env]));
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const env = known.get(flag);
+    if (!env) continue;
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`Missing value for ${flag}`);
+    out.set(env, value);
+  }
+  return out;
+}
+
+/** Builds the configuration from an environment and command-line flags; throws ConfigError naming the bad setting. */
+export function loadConfig(env: Record<string, string | undefined> = {}, argv: readonly string[] = []): Config {
+  const flags = flagsFrom(argv);
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const raw = flags.get(s.env) ?? env[s.env] ?? s.fallback;
+    out[s.key] = raw === undefined ? undefined : parseValue(s, raw);
+  }
+  const config = out as unknown as Config;
+  if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
+  config.baseUrlExplicit = config.baseUrl !== undefined;
+  config.baseUrl ??= `http://localhost:${config.port}`;
+  return config;
+}
+
+/** The process environment, read here and nowhere else. */
+export function processEnv(): Record<string, string | undefined> {
+  return process.env;
+}

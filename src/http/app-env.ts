@@ -1,0 +1,4 @@
+import type { UserRecord } from '../resources/define.ts';
+
+/** Hono's environment for this app: what middleware leaves for handlers. */
+export type AppEnv = { Variables: { user: UserRecord } };

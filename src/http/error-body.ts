@@ -1,0 +1,42 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ApiError, MESSAGES } from '../errors.ts';
+import type { Logger } from '../log.ts';
+
+/** True for paths of the analytics API, which has its own (Laravel-shaped) error body. */
+export function isAnalyticsPath(path: string): boolean {
+  return path === '/api/v1' || path.startsWith('/api/v1/');
+}
+
+/** The link-management API's error body: `{error: 1, message}`. */
+export function linkErrorBody(err: ApiError): Record<string, unknown> {
+  return { error: 1, message: err.message };
+}
+
+const ANALYTICS_MESSAGES: Record<number, string> = {
+  401: 'Unauthenticated.',
+  404: 'Resource not found.',
+  429: 'Too Many Attempts.',
+};
+
+/** The analytics API's error body (../shared/spec/compat-notes.md): `{message, status}`, fields on 422. */
+export function analyticsErrorBody(err: ApiError): Record<string, unknown> {
+  if (err.status === 422) return { message: err.fields ?? { body: [err.message] }, status: 422 };
+  return { message: ANALYTICS_MESSAGES[err.status] ?? err.message, status: err.status };
+}
+
+/** Turns anything thrown into an ApiError; unknown errors are logged and become a generic 500. */
+export function toApiError(err: unknown, log: Logger, c: Context): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) return new ApiError(err.status, err.message || 'Bad request.');
+  log.error('unhandled error', { method: c.req.method, path: c.req.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  return new ApiError(500, MESSAGES.internal);
+}
+
+/** The one place errors become responses, in the shape of the API the path belongs to. */
+export function renderError(c: Context, err: ApiError): Response {
+  const analytics = isAnalyticsPath(c.req.path);
+  const body = analytics ? analyticsErrorBody(err) : linkErrorBody(err);
+  return c.json(body, err.status as ContentfulStatusCode);
+}

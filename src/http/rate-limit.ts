@@ -1,0 +1,60 @@
+import type { Clock } from '../clock.ts';
+
+/** The outcome of one request against a limiter. */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the current window ends. */
+  reset: number;
+}
+
+/**
+ * A fixed-window counter per key, in memory. Windows are aligned to multiples of the window
+ * length, so every key's window ends at the same instant and all counters of a finished window
+ * can be dropped at once: memory is bounded by the keys active in one window.
+ */
+export class FixedWindowLimiter {
+  private windowStart = -1;
+  private counts = new Map<string, number>();
+
+  constructor(
+    readonly limit: number,
+    private readonly windowMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Counts one request for `key` and says whether it may pass. */
+  hit(key: string): RateDecision {
+    const start = this.roll();
+    const used = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, used);
+    return {
+      allowed: used <= this.limit,
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - used),
+      reset: Math.ceil((start + this.windowMs) / 1000),
+    };
+  }
+
+  /** Whether `key` is already over the limit in this window, without counting. */
+  blocked(key: string): boolean {
+    this.roll();
+    return (this.counts.get(key) ?? 0) >= this.limit;
+  }
+
+  /** How many keys are tracked now (for tests of the memory bound). */
+  get size(): number {
+    return this.counts.size;
+  }
+
+  private roll(): number {
+    const now = this.clock.now();
+    const start = now - (now % this.windowMs);
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.counts = new Map();
+    }
+    return start;
+  }
+}

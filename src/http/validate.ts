@@ -1,0 +1,55 @@
+import * as v from 'valibot';
+import type { Context } from 'hono';
+import { ApiError } from '../errors.ts';
+
+/** One sentence for the first problem Valibot found, naming the field. */
+export function issueMessage(issue: v.BaseIssue<unknown>): string {
+  const field = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+  if (issue.kind === 'schema' && issue.type === 'object' && issue.input === undefined && field) {
+    return `Missing required parameter: ${field}`;
+  }
+  // Our own messages are whole sentences (they end with a full stop); Valibot's defaults are not.
+  if (/[.!?]$/.test(issue.message)) return issue.message;
+  return field ? `Invalid ${field}: ${issue.message}.` : `Invalid input: ${issue.message}.`;
+}
+
+/** Every problem per field, for the analytics API's 422 body. */
+export function issueFields(issues: readonly v.BaseIssue<unknown>[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const field = issue.path?.map((p) => String(p.key)).join('.') || 'body';
+    (out[field] ??= []).push(issueMessage(issue));
+  }
+  return out;
+}
+
+/** Parses `input` with `schema` or throws a 400 (link API) / 422 (analytics API) ApiError. */
+export function parseWith<T>(schema: v.GenericSchema<unknown, T>, input: unknown, status = 400): T {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const first = result.issues[0];
+  throw new ApiError(status, first ? issueMessage(first) : 'Invalid input.', issueFields(result.issues));
+}
+
+/** The JSON object body of a request: 415 when it is not JSON, 400 when it does not parse or is not an object. */
+export async function readJson(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new ApiError(415, 'Unsupported Media Type: send the body as JSON with Content-Type: application/json.');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'The request body is not valid JSON.');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The request body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+/** A path id: a positive integer; anything else is treated as an id that does not exist. */
+export function pathId(raw: string | undefined): number | null {
+  return raw && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null;
+}

@@ -1,0 +1,128 @@
+import * as v from 'valibot';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { RandomSource } from '../random.ts';
+import type { StoredRecord, Store, Tx } from '../store/store.ts';
+
+/** The field schemas of a resource: request field name → Valibot schema with its constraints. */
+export type Fields = Record<string, v.GenericSchema>;
+
+/** A signed-in user as stored (secrets included: never returned as is). */
+export interface UserRecord extends StoredRecord {
+  email: string;
+  username: string;
+  password: string;
+  avatar: string;
+  status: 'free' | 'pro';
+  planid: number | null;
+  expires: string | null;
+  registered: string;
+  admin: boolean;
+  keyHash: string;
+  keyExpires: string | null;
+}
+
+/** The parts of the app every handler and hook may use. */
+export interface Services {
+  store: Store;
+  config: Config;
+  clock: Clock;
+  random: RandomSource;
+  log: Logger;
+  resources: readonly Resource[];
+}
+
+/** What a hook knows about the request it serves. */
+export interface HookContext extends Services {
+  user: UserRecord;
+}
+
+/** Which API a resource belongs to: the link-management API, its admin part, or the analytics API. */
+export type Api = 'link' | 'admin' | 'analytics';
+
+/**
+ * One row of the resource table. Schemas, types, routes, OpenAPI and tests are derived from it;
+ * the hooks carry what is special about a resource.
+ */
+export interface Resource<F extends Fields = Fields, R extends StoredRecord = StoredRecord> {
+  /** Singular name, for messages and docs ("qr"). */
+  name: string;
+  /** Store collection and data file name ("qrs"). */
+  collection: string;
+  api: Api;
+  /** Records belong to the user who created them (a `userId` field). */
+  owned: boolean;
+  /** Not in the reference: ours, marked as an extension in the docs. */
+  extension?: boolean;
+  fields: F;
+  /** Fields required on create; the others are optional, with `defaults` applied. Absent: no create route. */
+  create?: { required: readonly (keyof F & string)[]; defaults?: { [K in keyof F]?: v.InferOutput<F[K]> } };
+  /** Fields required on update. Absent: no update route. */
+  update?: { required: readonly (keyof F & string)[]; fields?: readonly (keyof F & string)[] };
+  /** Route paths of the generic operations; an absent path means no such route. */
+  paths: { list?: string; get?: string; create?: string; update?: string; remove?: string };
+  /** The array key in list responses. */
+  listKey: string;
+  /** Fields the list's `q` search looks in, and fields lists may be sorted by. */
+  searchable?: readonly string[];
+  sortable?: readonly string[];
+  messages: { notFound: string; created?: string; updated: string; deleted: string };
+  /** The public shape of a record in lists. */
+  entry(record: R, ctx: HookContext): Record<string, unknown>;
+  /** The body of a single-record response (without `error`); default `{data: entry}`. */
+  single?(record: R, ctx: HookContext): Record<string, unknown>;
+  /** The body of a create response (without `error`); default `{id}`. */
+  created?(record: R, ctx: HookContext, extra: Record<string, unknown>): Record<string, unknown>;
+  /** The body of an update response (without `error`); default `{message}`. */
+  updated?(record: R, ctx: HookContext): Record<string, unknown>;
+  /** Narrows a list by its query (filters beyond `q`). */
+  filter?(records: R[], query: Record<string, string | undefined>, ctx: HookContext): R[];
+  /**
+   * Checks what the schema cannot (uniqueness, references) and turns validated input into the
+   * fields to store. `existing` is set on update. Throws ApiError. `extra` carries values only
+   * for the response (a generated key).
+   */
+  prepare?(input: Record<string, unknown>, ctx: HookContext, existing?: R): Promise<Prepared> | Prepared;
+  /**
+   * Checks that must see the very latest data (uniqueness), run inside the write transaction so
+   * two concurrent requests cannot both pass. Throws ApiError.
+   */
+  check?(fields: Record<string, unknown>, ctx: HookContext, existing?: R): void;
+  /** Removes what refers to a deleted record (cascade), inside the same transaction. */
+  onDelete?(tx: Tx, record: R, ctx: HookContext): void;
+}
+
+/** What `prepare` returns: fields to store and values for the response only. */
+export interface Prepared {
+  fields: Record<string, unknown>;
+  extra?: Record<string, unknown>;
+}
+
+/** Declares a row of the resource table: hooks are typed with the row's own record type inside, the table sees a plain row. */
+export function defineResource<F extends Fields, R extends StoredRecord = StoredRecord>(row: Resource<F, R>): Resource {
+  // Hooks take R where the table passes StoredRecord; the store only hands a row its own collection's records.
+  return row as unknown as Resource;
+}
+
+/** The create schema of a row: required fields as they are, the others optional with their defaults. */
+export function createSchema(row: Resource): v.GenericSchema<unknown, Record<string, unknown>> {
+  const required = new Set<string>(row.create?.required ?? []);
+  const defaults = (row.create?.defaults ?? {}) as Record<string, unknown>;
+  const entries = Object.entries(row.fields).map(([k, s]) => [k, required.has(k) ? s : v.optional(s, defaults[k] as never)]);
+  return v.object(Object.fromEntries(entries)) as never;
+}
+
+/** The update schema of a row: the update fields, all optional but the required ones, no defaults. */
+export function updateSchema(row: Resource): v.GenericSchema<unknown, Record<string, unknown>> {
+  const required = new Set<string>(row.update?.required ?? []);
+  const names = row.update?.fields ?? Object.keys(row.fields);
+  const entries = names.map((k) => {
+    const s = row.fields[k] as v.GenericSchema;
+    return [k, required.has(k) ? s : v.optional(s)];
+  });
+  return v.object(Object.fromEntries(entries)) as never;
+}
+
+/** The TypeScript type of a row's create input. */
+export type CreateInput<F extends Fields> = { [K in keyof F]?: v.InferOutput<F[K]> };

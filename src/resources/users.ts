@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { generateApiKey, hashApiKey } from '../auth/keys.ts';
+import { hashPassword } from '../auth/passwords.ts';
+import { formatDateTime } from '../clock.ts';
+import { ApiError } from '../errors.ts';
+import type { Store, Tx } from '../store/store.ts';
+import { defineResource } from './define.ts';
+import type { HookContext, Resource, UserRecord } from './define.ts';
+import { dateTime } from './fields.ts';
+
+/** Request fields of users (admin create) and of the account update. */
+export const userFields = {
+  username: v.pipe(v.string(), v.trim(), v.regex(/^[A-Za-z0-9_.-]{3,64}$/, 'Username must be 3 to 64 letters, digits, dots, dashes or underscores.')),
+  email: v.pipe(v.string(), v.trim(), v.maxLength(255, 'Please enter a valid email.'), v.email('Please enter a valid email.')),
+  password: v.pipe(v.string(), v.minLength(5, 'Password must be at least 5 characters.'), v.maxLength(256, 'Password must be at most 256 characters.')),
+  planid: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  expiration: dateTime,
+  admin: v.boolean(),
+  keyexpires: dateTime,
+};
+
+/** The public shape of a user: never the password or the key. */
+export function publicUser(u: UserRecord): Record<string, unknown> {
+  return { id: u.id, email: u.email, username: u.username, avatar: u.avatar, status: u.status, planid: u.planid, expires: u.expires, registered: u.registered, admin: u.admin };
+}
+
+/** The avatar URL the real product shows: a Gravatar of the email. */
+export function avatarFor(email: string): string {
+  return `https://www.gravatar.com/avatar/${createHash('md5').update(email.trim().toLowerCase()).digest('hex')}?s=200&d=identicon`;
+}
+
+/** What is needed to create a user. */
+export interface NewUser {
+  email: string;
+  username: string;
+  password: string;
+  admin?: boolean;
+  planid?: number | null;
+  expiration?: string | null;
+  keyexpires?: string | null;
+  /** A chosen key (bootstrap, fixtures); generated when absent. */
+  apikey?: string;
+}
+
+/** The stored fields of a new user and its plain key, shown once. */
+export async function newUserFields(u: NewUser, now: number): Promise<{ fields: Omit<UserRecord, 'id'>; apikey: string }> {
+  const apikey = u.apikey ?? generateApiKey();
+  const fields = {
+    email: u.email,
+    username: u.username,
+    password: await hashPassword(u.password),
+    avatar: avatarFor(u.email),
+    status: u.planid ? 'pro' : 'free',
+    planid: u.planid ?? null,
+    expires: u.expiration ?? null,
+    registered: formatDateTime(now),
+    admin: u.admin ?? false,
+    keyHash: hashApiKey(apikey),
+    keyExpires: u.keyexpires ?? null,
+  } satisfies Omit<UserRecord, 'id'>;
+  return { fields, apikey };
+}
+
+/** Throws when another user already has this email or username (case-insensitive). */
+export function checkUserUnique(store: Store, fields: { email?: unknown; username?: unknown }, selfId?: number): void {
+  const email = typeof fields.email === 'string' ? fields.email.toLowerCase() : null;
+  const username = typeof fields.username === 'string' ? fields.username.toLowerCase() : null;
+  for (const u of store.all<UserRecord>('users')) {
+    if (u.id === selfId) continue;
+    if (email && u.email.toLowerCase() === email) throw new ApiError(400, 'An account is already associated with this email.');
+    if (username && u.username.toLowerCase() === username) throw new ApiError(400, 'That username is already taken.');
+  }
+}
+
+/** Removes a user's records from every owned collection of the table. */
+export function removeOwnedBy(tx: Tx, ctx: HookContext, userId: number): void {
+  for (const row of ctx.resources) {
+    if (!row.owned) continue;
+    for (const r of ctx.store.owned(row.collection, userId)) tx.remove(row.collection, r.id);
+  }
+}
+
+/** Users: the admin endpoints of the real product, and the source of the account. */
+export const users: Resource = defineResource<typeof userFields, UserRecord>({
+  name: 'user',
+  collection: 'users',
+  api: 'admin',
+  owned: false,
+  fields: userFields,
+  create: { required: ['username', 'email', 'password'] },
+  update: { required: [], fields: ['email', 'password'] },
+  paths: { list: '/api/users', get: '/api/user/:id', create: '/api/user/add', remove: '/api/user/:id/delete' },
+  listKey: 'users',
+  searchable: ['email', 'username'],
+  messages: { notFound: 'User does not exist.', updated: 'Account has been successfully updated.', deleted: 'User has been successfully deleted.' },
+  entry: publicUser,
+  filter(records, query) {
+    let out = records;
+    const email = query.email?.trim().toLowerCase();
+    if (email) out = out.filter((u) => u.email.toLowerCase() === email);
+    const f = query.filter;
+    if (f === 'admin') out = out.filter((u) => u.admin);
+    else if (f === 'free' || f === 'pro') out = out.filter((u) => u.status === f);
+    else if (f) throw new ApiError(400, 'Invalid filter: must be admin, free or pro.');
+    return out;
+  },
+  async prepare(input, ctx) {
+    const made = await newUserFields(input as unknown as NewUser, ctx.clock.now());
+    return { fields: made.fields, extra: { apikey: made.apikey } };
+  },
+  check(fields, ctx) {
+    checkUserUnique(ctx.store, fields);
+  },
+  created(record, _ctx, extra) {
+    return { message: 'User has been successfully created.', id: record.id, userid: record.id, apikey: extra.apikey };
+  },
+  onDelete(tx, record, ctx) {
+    removeOwnedBy(tx, ctx, record.id);
+  },
+});

@@ -1,0 +1,75 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { createApp } from './app.ts';
+import { ensureAdmin } from './bootstrap.ts';
+import type { Clock } from './clock.ts';
+import { systemClock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { AppEnv } from './http/app-env.ts';
+import type { Logger } from './log.ts';
+import type { RandomSource } from './random.ts';
+import type { Resource } from './resources/define.ts';
+import { RESOURCES, collectionsOf } from './resources/table.ts';
+import { Store } from './store/store.ts';
+
+/** A server that is listening. */
+export interface RunningServer {
+  url: string;
+  port: number;
+  app: Hono<AppEnv>;
+  store: Store;
+  config: Config;
+  /** Stops accepting, finishes in-flight requests, flushes the store and releases the data directory. */
+  close(): Promise<void>;
+}
+
+/** What a start may be given beyond the configuration. */
+export interface StartOptions {
+  log: Logger;
+  clock?: Clock;
+  random?: RandomSource;
+  resources?: readonly Resource[];
+  /** Where the generated admin key is printed, once. */
+  print?: (line: string) => void;
+}
+
+/** Opens the store, creates the admin on a first start, and listens. */
+export async function startServer(configIn: Config, options: StartOptions): Promise<RunningServer> {
+  const config = { ...configIn };
+  const resources = options.resources ?? RESOURCES;
+  const clock = options.clock ?? systemClock;
+  const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(resources), snapshotEvery: config.snapshotEvery, log: options.log });
+  try {
+    const generated = await ensureAdmin(store, clock, config.adminApiKey);
+    if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
+    const app = createApp({ store, config, clock, random: options.random, log: options.log, resources });
+    const server = await listen(app, config);
+    const port = (server.address() as AddressInfo).port;
+    if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
+    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+    options.log.info(`listening on ${url} (data: ${config.dataDir})`);
+    let closing: Promise<void> | null = null;
+    const close = () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await store.close();
+      })());
+    return { url, port, app, store, config, close };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+function listen(app: Hono<AppEnv>, config: Config): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }) as Server;
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}

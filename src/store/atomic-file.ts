@@ -1,0 +1,74 @@
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import type { Adapter } from 'lowdb';
+
+/** A data file that exists but cannot be used; the server refuses to start and names it. */
+export class DataFileError extends Error {
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
+    super(`Data file ${file} is unreadable: ${problem}. It was left untouched; fix or move it away and start again.`);
+  }
+}
+
+/** fsyncs a directory so that a rename or a new file inside it survives a crash. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * A lowdb adapter for one JSON file, written crash-safely: temp file, fsync, rename over the
+ * target, fsync the directory. A crash at any instant leaves the old or the new content.
+ */
+export class AtomicJsonFile<T> implements Adapter<T> {
+  constructor(
+    readonly file: string,
+    private readonly serialize: (data: T) => string,
+    private readonly check: (data: unknown) => T,
+  ) {}
+
+  /** The parsed file, or null when there is none; DataFileError when it does not parse. */
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new DataFileError(this.file, (err as Error).message);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new DataFileError(this.file, (err as Error).message);
+    }
+    try {
+      return this.check(parsed);
+    } catch (err) {
+      throw new DataFileError(this.file, (err as Error).message);
+    }
+  }
+
+  /** Replaces the file's content atomically and durably. */
+  async write(data: T): Promise<void> {
+    const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(this.serialize(data), 'utf8');
+      await fh.sync();
+    } catch (err) {
+      await fh.close();
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
+    await fh.close();
+    await rename(tmp, this.file);
+    await syncDir(dirname(this.file));
+  }
+}

@@ -1,0 +1,97 @@
+import type { Low } from 'lowdb';
+
+/** A stored record: an integer id, an optional owner, and plain JSON fields. */
+export interface StoredRecord {
+  id: number;
+  userId?: number;
+  [field: string]: unknown;
+}
+
+/** The shape of one collection's JSON file. */
+export interface CollectionFile {
+  collection: string;
+  /** The journal sequence number this file includes everything up to. */
+  seq: number;
+  /** The id the next record will get; ids are never reused. */
+  nextId: number;
+  records: StoredRecord[];
+}
+
+/** Writes one record per line, so the file stays readable and diffable at any size. */
+export function serializeCollectionFile(data: CollectionFile): string {
+  const head = `{"collection":${JSON.stringify(data.collection)},"seq":${data.seq},"nextId":${data.nextId},"records":[`;
+  if (data.records.length === 0) return `${head}]}\n`;
+  return `${head}\n${data.records.map((r) => JSON.stringify(r)).join(',\n')}\n]}\n`;
+}
+
+/** Accepts a parsed file only if it has the collection shape. */
+export function checkCollectionFile(data: unknown): CollectionFile {
+  const d = data as Partial<CollectionFile> | null;
+  if (!d || typeof d !== 'object' || Array.isArray(d)) throw new Error('not a JSON object');
+  if (!Number.isInteger(d.seq) || !Number.isInteger(d.nextId)) throw new Error('"seq" and "nextId" must be integers');
+  if (!Array.isArray(d.records)) throw new Error('"records" must be an array');
+  for (const r of d.records) {
+    if (!r || typeof r !== 'object' || !Number.isInteger((r as StoredRecord).id)) throw new Error('every record needs an integer "id"');
+  }
+  return d as CollectionFile;
+}
+
+/** One collection in memory: records by id, an index by owner, and its lowdb file. */
+export class Collection {
+  readonly records = new Map<number, StoredRecord>();
+  readonly byOwner = new Map<number, Map<number, StoredRecord>>();
+  nextId = 1;
+  fileSeq = 0;
+  dirty = false;
+  /** Bumped on every change, so caches built from the collection know when to rebuild. */
+  version = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly db: Low<CollectionFile>,
+  ) {}
+
+  /** Fills memory from what lowdb read. */
+  load(): void {
+    const data = this.db.data;
+    this.fileSeq = data.seq;
+    for (const r of data.records) this.put(r);
+    this.nextId = Math.max(this.nextId, data.nextId);
+  }
+
+  /** Inserts or replaces a record, keeping the owner index and the id counter right. */
+  put(record: StoredRecord): void {
+    this.version++;
+    const before = this.records.get(record.id);
+    if (before?.userId !== undefined && before.userId !== record.userId) this.byOwner.get(before.userId)?.delete(record.id);
+    this.records.set(record.id, record);
+    if (record.userId !== undefined) {
+      let mine = this.byOwner.get(record.userId);
+      if (!mine) this.byOwner.set(record.userId, (mine = new Map()));
+      mine.set(record.id, record);
+    }
+    if (record.id >= this.nextId) this.nextId = record.id + 1;
+  }
+
+  /** Removes a record by id. */
+  delete(id: number): void {
+    const before = this.records.get(id);
+    if (!before) return;
+    this.version++;
+    this.records.delete(id);
+    if (before.userId !== undefined) this.byOwner.get(before.userId)?.delete(id);
+  }
+
+  /** Writes the collection's current state, covering the journal up to `seq`, to its file. */
+  async save(seq: number): Promise<void> {
+    this.dirty = false;
+    this.db.data = { collection: this.name, seq, nextId: this.nextId, records: [...this.records.values()] };
+    try {
+      await this.db.write();
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
+    this.fileSeq = seq;
+  }
+}

@@ -1,0 +1,154 @@
+import { open, readdir, readFile, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DataFileError, syncDir } from './atomic-file.ts';
+
+/** One operation inside a journal entry: a whole record put, or a removal by id. */
+export type JournalOp =
+  | { c: string; op: 'put'; r: { id: number } & Record<string, unknown> }
+  | { c: string; op: 'del'; id: number };
+
+/** One committed transaction: its sequence number and its operations, written as one line. */
+export interface JournalEntry {
+  s: number;
+  ops: JournalOp[];
+}
+
+const PREFIX = 'journal-';
+const SUFFIX = '.ndjson';
+
+function segmentName(firstSeq: number): string {
+  return `${PREFIX}${String(firstSeq).padStart(16, '0')}${SUFFIX}`;
+}
+
+interface Waiter {
+  line: string;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The append-only journal: every transaction is a line, appended and fdatasynced before it is
+ * acknowledged. Lines that arrive while a flush is on disk wait and go out together in the next
+ * one (group commit), so one fsync serves many requests.
+ */
+export class Journal {
+  private fh: FileHandle | null = null;
+  private current = '';
+  private queue: Waiter[] = [];
+  private running: Promise<void> | null = null;
+  private rotation: { firstSeq: number; resolve: (old: string[]) => void; reject: (e: unknown) => void } | null = null;
+  private segments: string[] = [];
+
+  private constructor(private readonly dir: string) {}
+
+  /** Reads every segment in order. A torn last line (a crash mid-append) is dropped; any other bad line is corruption. */
+  static async open(dir: string): Promise<{ journal: Journal; entries: JournalEntry[] }> {
+    const journal = new Journal(dir);
+    const names = (await readdir(dir)).filter((n) => n.startsWith(PREFIX) && n.endsWith(SUFFIX)).sort();
+    const entries: JournalEntry[] = [];
+    for (const name of names) {
+      const file = join(dir, name);
+      const lines = (await readFile(file, 'utf8')).split('\n');
+      const lastLine = lines.findLastIndex((l) => l !== '');
+      lines.forEach((line, i) => {
+        if (line === '') return;
+        const last = i === lastLine;
+        try {
+          const entry = JSON.parse(line) as JournalEntry;
+          if (!Number.isInteger(entry.s) || !Array.isArray(entry.ops)) throw new Error('not a journal entry');
+          entries.push(entry);
+        } catch (err) {
+          if (!last) throw new DataFileError(file, `line ${i + 1}: ${(err as Error).message}`);
+        }
+      });
+      journal.segments.push(file);
+    }
+    return { journal, entries };
+  }
+
+  /** Opens a new segment whose first entry will be `firstSeq`; appends go there from now on. */
+  async start(firstSeq: number): Promise<void> {
+    await this.openSegment(firstSeq);
+  }
+
+  /** Appends one entry; resolves once it is on disk. */
+  append(entry: JournalEntry): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ line: JSON.stringify(entry) + '\n', resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Starts a new segment at `firstSeq` between two flushes; resolves with the older segments' paths. */
+  rotate(firstSeq: number): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+      this.rotation = { firstSeq, resolve, reject };
+      this.kick();
+    });
+  }
+
+  /** Deletes segments a snapshot has made redundant. */
+  async remove(paths: string[]): Promise<void> {
+    for (const p of paths) await unlink(p).catch(() => {});
+    this.segments = this.segments.filter((s) => !paths.includes(s));
+    await syncDir(this.dir);
+  }
+
+  /** Waits for every queued append, then closes the segment. */
+  async close(): Promise<void> {
+    while (this.running) await this.running;
+    await this.fh?.close();
+    this.fh = null;
+  }
+
+  private kick(): void {
+    if (this.running) return;
+    this.running = this.loop().finally(() => {
+      this.running = null;
+      if (this.queue.length > 0 || this.rotation) this.kick();
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (this.queue.length > 0 || this.rotation) {
+      if (this.rotation) {
+        const { firstSeq, resolve, reject } = this.rotation;
+        this.rotation = null;
+        try {
+          await this.openSegment(firstSeq);
+          resolve(this.segments.filter((s) => s !== this.current));
+        } catch (err) {
+          reject(err);
+        }
+        continue;
+      }
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        if (!this.fh) throw new Error('journal is closed');
+        await this.fh.write(batch.map((w) => w.line).join(''));
+        await this.fh.datasync();
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+  }
+
+  private async openSegment(firstSeq: number): Promise<void> {
+    const file = join(this.dir, segmentName(firstSeq));
+    const fh = await open(file, 'a');
+    await syncDir(this.dir);
+    const old = this.fh;
+    this.fh = fh;
+    this.current = file;
+    if (!this.segments.includes(file)) this.segments.push(file);
+    await old?.close();
+  }
+
+  /** The segment appends currently go to (for tests and diagnostics). */
+  get currentSegment(): string {
+    return this.current;
+  }
+}

@@ -1,0 +1,261 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low, Memory } from 'lowdb';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import { AtomicJsonFile } from './atomic-file.ts';
+import { Journal } from './journal.ts';
+import type { JournalEntry, JournalOp } from './journal.ts';
+import { acquireLock } from './lock.ts';
+import { Collection, checkCollectionFile, serializeCollectionFile } from './collection.ts';
+import type { CollectionFile, StoredRecord } from './collection.ts';
+
+export type { StoredRecord } from './collection.ts';
+
+/** What a transaction may do; every change goes through one of these. */
+export interface Tx {
+  /** Adds a record with the collection's next id and returns it. */
+  insert<T extends object>(collection: string, data: T): T & { id: number };
+  /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
+  update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): T | undefined;
+  /** Removes a record; false when it was missing. */
+  remove(collection: string, id: number): boolean;
+  /** Stores a record under its own id (seeding and imports); later ids continue after it. */
+  put<T extends StoredRecord>(collection: string, record: T): T;
+}
+
+/** How to open a store. */
+export interface StoreOptions {
+  /** Directory of the JSON files, or ':memory:'. */
+  dir: string;
+  collections: readonly string[];
+  /** Journal entries between two snapshots of the JSON files. */
+  snapshotEvery?: number;
+  log?: Logger;
+}
+
+/**
+ * Every collection in memory, made durable by an append-only journal (group-committed) and
+ * periodic atomic snapshots into one human-readable JSON file per collection. Knows nothing of HTTP.
+ */
+export class Store {
+  private readonly collections = new Map<string, Collection>();
+  private seq = 0;
+  private sinceSnapshot = 0;
+  private snapshotting: Promise<void> | null = null;
+  private releaseLock: (() => void) | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly dir: string | null,
+    private readonly journal: Journal | null,
+    private readonly snapshotEvery: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Opens (or creates) a store: locks the directory, loads every file, replays the journal. */
+  static async open(options: StoreOptions): Promise<Store> {
+    const log = options.log ?? silentLogger;
+    const every = options.snapshotEvery ?? 20000;
+    if (options.dir === ':memory:') {
+      const store = new Store(null, null, every, log);
+      for (const name of options.collections) {
+        store.collections.set(name, new Collection(name, new Low<CollectionFile>(new Memory(), emptyFile(name))));
+      }
+      return store;
+    }
+    const dir = options.dir;
+    await mkdir(dir, { recursive: true });
+    const release = acquireLock(dir);
+    try {
+      const loaded = await Journal.open(dir);
+      const store = new Store(dir, loaded.journal, every, log);
+      for (const name of options.collections) {
+        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), serializeCollectionFile, checkCollectionFile);
+        const db = new Low<CollectionFile>(adapter, emptyFile(name));
+        await db.read();
+        const col = new Collection(name, db);
+        col.load();
+        store.collections.set(name, col);
+        store.seq = Math.max(store.seq, col.fileSeq);
+      }
+      store.replay(loaded.entries);
+      await loaded.journal.start(store.seq + 1);
+      store.releaseLock = release;
+      return store;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  private replay(entries: JournalEntry[]): void {
+    for (const entry of entries) {
+      for (const op of entry.ops) {
+        const col = this.collections.get(op.c);
+        if (!col || entry.s <= col.fileSeq) continue;
+        col.dirty = true; // the file lacks this change: the next snapshot must write it before the journal goes
+        if (op.op === 'put') col.put(op.r);
+        else col.delete(op.id);
+      }
+      this.seq = Math.max(this.seq, entry.s);
+      this.sinceSnapshot++;
+    }
+  }
+
+  private col(name: string): Collection {
+    const col = this.collections.get(name);
+    if (!col) throw new Error(`unknown collection ${name}`);
+    return col;
+  }
+
+  /** One record by id. */
+  get<T extends StoredRecord = StoredRecord>(collection: string, id: number): T | undefined {
+    return this.col(collection).records.get(id) as T | undefined;
+  }
+
+  /** Every record of a collection, in id order. */
+  all<T extends StoredRecord = StoredRecord>(collection: string): T[] {
+    return [...this.col(collection).records.values()] as T[];
+  }
+
+  /** The records whose `userId` is `userId`, in id order. */
+  owned<T extends StoredRecord = StoredRecord>(collection: string, userId: number): T[] {
+    const mine = this.col(collection).byOwner.get(userId);
+    return mine ? ([...mine.values()] as T[]) : [];
+  }
+
+  /** A number that changes whenever the collection does. */
+  version(collection: string): number {
+    return this.col(collection).version;
+  }
+
+  /** How many records a collection holds. */
+  count(collection: string): number {
+    return this.col(collection).records.size;
+  }
+
+  /**
+   * Runs `fn` against memory at once (so the next request sees its effect) and resolves once
+   * its changes are durable. If `fn` throws, everything it did is undone.
+   */
+  async write<R>(fn: (tx: Tx) => R): Promise<R> {
+    if (this.closed) throw new Error('store is closed');
+    const ops: JournalOp[] = [];
+    const undo: (() => void)[] = [];
+    const tx: Tx = {
+      insert: (name, data) => {
+        const col = this.col(name);
+        const record = Object.assign({ id: col.nextId }, data, { id: col.nextId }) as StoredRecord;
+        col.put(record);
+        undo.push(() => {
+          col.delete(record.id);
+          col.nextId = record.id;
+        });
+        ops.push({ c: name, op: 'put', r: record });
+        return record as never;
+      },
+      update: (name, id, patch) => {
+        const col = this.col(name);
+        const before = col.records.get(id);
+        if (!before) return undefined;
+        const after = { ...before, ...patch, id } as StoredRecord;
+        col.put(after);
+        undo.push(() => col.put(before));
+        ops.push({ c: name, op: 'put', r: after });
+        return after as never;
+      },
+      put: (name, record) => {
+        const col = this.col(name);
+        const before = col.records.get(record.id);
+        const nextId = col.nextId;
+        col.put(record);
+        undo.push(() => {
+          if (before) col.put(before);
+          else col.delete(record.id);
+          col.nextId = nextId;
+        });
+        ops.push({ c: name, op: 'put', r: record });
+        return record;
+      },
+      remove: (name, id) => {
+        const col = this.col(name);
+        const before = col.records.get(id);
+        if (!before) return false;
+        col.delete(id);
+        undo.push(() => col.put(before));
+        ops.push({ c: name, op: 'del', id });
+        return true;
+      },
+    };
+    let result: R;
+    try {
+      result = fn(tx);
+    } catch (err) {
+      for (const u of undo.reverse()) u();
+      throw err;
+    }
+    if (ops.length === 0) return result;
+    const entry: JournalEntry = { s: ++this.seq, ops };
+    for (const op of ops) this.col(op.c).dirty = true;
+    if (this.journal) await this.journal.append(entry);
+    if (++this.sinceSnapshot >= this.snapshotEvery) this.snapshotSoon();
+    return result;
+  }
+
+  private snapshotSoon(): void {
+    if (this.snapshotting || !this.journal) return;
+    this.snapshot().catch((err: unknown) => this.log.error('snapshot failed', { error: String(err) }));
+  }
+
+  /** Writes every changed collection to its JSON file and drops the journal those files now cover. */
+  async snapshot(): Promise<void> {
+    if (!this.journal) return;
+    while (this.snapshotting) await this.snapshotting;
+    const journal = this.journal;
+    const run = async () => {
+      const seq = this.seq;
+      this.sinceSnapshot = 0;
+      const older = await journal.rotate(seq + 1);
+      for (const col of this.collections.values()) {
+        if (col.dirty) await col.save(seq);
+      }
+      await journal.remove(older);
+    };
+    this.snapshotting = run().finally(() => {
+      this.snapshotting = null;
+    });
+    await this.snapshotting;
+  }
+
+  /** Replaces every collection's content (test mode and fixtures); durable like any write. */
+  async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
+    await this.write((tx) => {
+      for (const [name, col] of this.collections) {
+        for (const id of [...col.records.keys()]) tx.remove(name, id);
+      }
+      for (const [name, records] of Object.entries(data)) {
+        for (const r of records) tx.put(name, r);
+      }
+    });
+  }
+
+  /** Flushes, snapshots and releases the directory. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.snapshot();
+    this.closed = true;
+    await this.journal?.close();
+    this.releaseLock?.();
+    this.releaseLock = null;
+  }
+
+  /** Where the data lives, or null in memory. */
+  get directory(): string | null {
+    return this.dir;
+  }
+}
+
+function emptyFile(name: string): CollectionFile {
+  return { collection: name, seq: 0, nextId: 1, records: [] };
+}
