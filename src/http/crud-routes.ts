@@ -4,6 +4,7 @@ import { formatDateTime } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { createSchema, updateSchema } from '../resources/define.ts';
 import type { HookContext, Resource, Services } from '../resources/define.ts';
+import { checkReferences, dropReferences } from '../resources/references.ts';
 import type { StoredRecord } from '../store/store.ts';
 import type { AppEnv } from './app-env.ts';
 import { requireAdmin } from './auth.ts';
@@ -77,6 +78,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
       const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
       const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
       const record = await s.store.write((tx) => {
+        checkReferences(row, prepared.fields, ctx);
         row.check?.(prepared.fields, ctx);
         return tx.insert(row.collection, { ...stamp, ...prepared.fields });
       });
@@ -92,6 +94,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
       const input = parseWith(updating, await readJson(c));
       const prepared = row.prepare ? await row.prepare(input, ctx, existing) : { fields: input };
       const record = await s.store.write((tx) => {
+        checkReferences(row, prepared.fields, ctx);
         row.check?.(prepared.fields, ctx, existing);
         const updated = tx.update(row.collection, existing.id, prepared.fields);
         if (!updated) throw new ApiError(404, row.messages.notFound);
@@ -108,6 +111,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
       await s.store.write((tx) => {
         if (!tx.remove(row.collection, record.id)) throw new ApiError(404, row.messages.notFound);
         row.onDelete?.(tx, record, ctx);
+        dropReferences(tx, ctx, row.collection, record.id);
       });
       return c.json({ error: 0, message: row.messages.deleted });
     });

@@ -64,6 +64,13 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   paths: { list?: string; get?: string; create?: string; update?: string; remove?: string };
   /** The array key in list responses. */
   listKey: string;
+  /**
+   * Fields holding ids of the user's other records (`pixels: [ids]`, `campaign: id`). On create and
+   * update each id must exist and belong to the user; deleting a target removes it from here.
+   */
+  references?: Record<string, { collection: string; many?: boolean }>;
+  /** A valid create body, different for each `n`: drives the table tests and the docs' examples. */
+  example(n: number): Record<string, unknown>;
   /** Fields the list's `q` search looks in, and fields lists may be sorted by. */
   searchable?: readonly string[];
   sortable?: readonly string[];

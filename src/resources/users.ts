@@ -94,6 +94,7 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   listKey: 'users',
   searchable: ['email', 'username'],
   messages: { notFound: 'User does not exist.', updated: 'Account has been successfully updated.', deleted: 'User has been successfully deleted.' },
+  example: (n) => ({ username: `user${n}`, email: `user${n}@example.com`, password: `secret-${n}` }),
   entry: publicUser,
   filter(records, query) {
     let out = records;

@@ -45,6 +45,7 @@ export class Store {
   private snapshotting: Promise<void> | null = null;
   private releaseLock: (() => void) | null = null;
   private closed = false;
+  private closers: (() => Promise<void> | void)[] = [];
 
   private constructor(
     private readonly dir: string | null,
@@ -240,9 +241,15 @@ export class Store {
     });
   }
 
+  /** Registers work to finish before the store closes (flushing counters buffered in memory). */
+  beforeClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
   /** Flushes, snapshots and releases the directory. */
   async close(): Promise<void> {
     if (this.closed) return;
+    for (const fn of this.closers.splice(0)) await fn();
     await this.snapshot();
     this.closed = true;
     await this.journal?.close();

@@ -1,0 +1,71 @@
+import { createApp } from '../src/app.ts';
+import type { AppParts } from '../src/app.ts';
+import { ensureAdmin } from '../src/bootstrap.ts';
+import { fixedClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Config } from '../src/config.ts';
+import { seededRandom } from '../src/random.ts';
+import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
+import { Store } from '../src/store/store.ts';
+
+/** The admin key every in-process test app starts with. */
+export const ADMIN_KEY = 'sk_test_admin_key_0000000000000000000000000';
+
+/** A response, read once: status, parsed body (or text), headers. */
+export interface Reply {
+  status: number;
+  body: any; // eslint-style escape: test bodies are inspected field by field with assertions
+  text: string;
+  headers: Headers;
+}
+
+/** Options of one test request. */
+export interface Call {
+  key?: string | null;
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/** A fresh in-memory app with an admin, a fixed clock and a seeded random source. */
+export async function testApp(overrides: Partial<Config> = {}, parts: Partial<AppParts> = {}) {
+  const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt' }), ...overrides };
+  const store = parts.store ?? (await Store.open({ dir: ':memory:', collections: collectionsOf(RESOURCES) }));
+  const clock = fixedClock('2026-11-21T10:00:00Z');
+  await ensureAdmin(store, clock, ADMIN_KEY);
+  const app = createApp({ store, config, clock, random: seededRandom(1), ...parts });
+
+  async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? ADMIN_KEY : opts.key;
+    if (key !== null) headers.authorization ??= `Bearer ${key}`;
+    let body: string | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.request(path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed, text, headers: res.headers };
+  }
+
+  /** Creates a user through the admin API and returns its id and key. */
+  async function makeUser(n: number | string = Math.random().toString(36).slice(2, 8)): Promise<{ id: number; key: string }> {
+    const r = await call('POST', '/api/user/add', { body: { username: `user_${n}`, email: `user_${n}@example.com`, password: 'secret-pw' } });
+    if (r.status !== 200) throw new Error(`makeUser failed: ${r.text}`);
+    return { id: r.body.id, key: r.body.apikey };
+  }
+
+  return { app, store, config, clock, call, makeUser };
+}
+
+/** Everything a collection holds, as JSON, to prove that a rejected request stored nothing. */
+export function snapshotOf(store: Store, collection: string): string {
+  return JSON.stringify(store.all(collection));
+}
