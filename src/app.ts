@@ -17,7 +17,15 @@ import { cryptoRandom } from './random.ts';
 import type { Resource, Services } from './resources/define.ts';
 import { RESOURCES } from './resources/table.ts';
 import { accountRoutes } from './routes/account.ts';
+import { campaignRoutes } from './routes/campaigns.ts';
+import { channelRoutes } from './routes/channels.ts';
+import { linkRoutes } from './routes/links.ts';
+import { analyticsRoutes } from './analytics/website-routes.ts';
+import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/register.ts';
+import { campaignPageRoutes } from './redirect/campaign-routes.ts';
+import { qrImageRoutes } from './redirect/qr-routes.ts';
+import { redirectRoutes } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -35,14 +43,15 @@ const PUBLIC_API = new Set(['/api/register', '/api/event']);
 
 /** Builds the whole HTTP app (both APIs) from injected parts; no globals, no environment. */
 export function createApp(parts: AppParts): Hono<AppEnv> {
-  const s: Services = {
-    store: parts.store,
-    config: parts.config,
-    clock: parts.clock ?? systemClock,
-    random: parts.random ?? cryptoRandom,
-    log: parts.log ?? silentLogger,
-    resources: parts.resources ?? RESOURCES,
-  };
+  const clock = parts.clock ?? systemClock;
+  const random = parts.random ?? cryptoRandom;
+  const log = parts.log ?? silentLogger;
+  // One counter buffer per app, shared by website and link statistics: one batched write per flush.
+  const counters = new DailyCounters(parts.store, { clock, random, log });
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters };
+  for (const row of s.resources) {
+    for (const [name, keyOf] of Object.entries(row.indexes ?? {})) s.store.addIndex(row.collection, name, keyOf);
+  }
   const windowMs = s.config.rateLimitWindow * 1000;
   const limiter = (n: number) => (n > 0 ? new FixedWindowLimiter(n, windowMs, s.clock) : null);
   const failures = limiter(s.config.authFailureLimit);
@@ -66,9 +75,17 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
 
   app.route('/', registerRoutes(s, failures));
   app.route('/', accountRoutes(s));
+  app.route('/', campaignRoutes(s));
+  app.route('/', channelRoutes(s));
+  app.route('/', linkRoutes(s));
+  app.route('/', analyticsRoutes(s, counters));
   for (const row of s.resources) {
     if (row.api !== 'analytics') app.route('/', crudRoutes(s, row));
   }
+  // Last: `/:alias` would otherwise answer for every one-segment path above.
+  app.route('/', qrImageRoutes(s));
+  app.route('/', campaignPageRoutes(s));
+  app.route('/', redirectRoutes(s));
 
   app.notFound((c) => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
   app.onError((err, c) => renderError(c, toApiError(err, s.log, c)));

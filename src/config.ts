@@ -1,8 +1,13 @@
 /** Server configuration: the only module that reads the environment or the command line. */
+import { isIP } from 'node:net';
 
 /** Levels the logger understands, most verbose first. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** How a branded domain is checked before it is added: not at all, or by resolving it to SERVER_IP. */
+export const DOMAIN_CHECKS = ['off', 'dns'] as const;
+export type DomainCheck = (typeof DOMAIN_CHECKS)[number];
 
 /** Everything the server can be told, after parsing and validation. */
 export interface Config {
@@ -22,12 +27,21 @@ export interface Config {
   bodyLimit: number;
   trustProxy: boolean;
   snapshotEvery: number;
+  redirectStatus: number;
+  logoFetch: boolean;
+  /** Request header holding the visitor's two-letter country code, set by a trusted proxy or CDN. */
+  countryHeader: string;
+  /** Tracking events per window and client IP on POST /api/event; 0 disables. */
+  eventRateLimit: number;
+  domainCheck: DomainCheck;
+  /** Public addresses of this server, canonical form; branded domains must resolve to one when domainCheck is dns. */
+  serverIp: string[];
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level';
+type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips';
 
 interface Setting {
   key: keyof Config;
@@ -43,7 +57,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'host', env: 'HOST', kind: 'string', fallback: '0.0.0.0', help: 'Interface to bind' },
   { key: 'dataDir', env: 'DATA_DIR', kind: 'string', fallback: './data', help: 'Directory of the JSON data files; :memory: keeps everything in memory' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
-  { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'string', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
+  { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
   { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
   { key: 'rateLimitWindow', env: 'RATE_LIMIT_WINDOW', kind: 'int', fallback: '60', help: 'Length of the rate-limit window, seconds' },
   { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and key on the analytics API; 0 disables' },
@@ -52,7 +66,13 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
   { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'bool', fallback: 'off', help: 'Take the client IP from X-Forwarded-For' },
+  { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
+  { key: 'logoFetch', env: 'LOGO_FETCH', kind: 'bool', fallback: 'on', help: 'Fetch QR logos given as URLs (public addresses only) when rendering QR images' },
   { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
+  { key: 'countryHeader', env: 'COUNTRY_HEADER', kind: 'string', fallback: 'cf-ipcountry', help: 'Request header with the visitor country code, set by your proxy or CDN (clients must not be able to set it)' },
+  { key: 'eventRateLimit', env: 'EVENT_RATE_LIMIT', kind: 'int', fallback: '120', help: 'Tracking events per window and client IP on POST /api/event; 0 disables' },
+  { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off, or dns: a branded domain must resolve to SERVER_IP before it is added' },
+  { key: 'serverIp', env: 'SERVER_IP', kind: 'ips', fallback: undefined, help: 'Public IP address(es) of this server, comma-separated; required when DOMAIN_CHECK=dns' },
 ];
 
 const TRUE = new Set(['1', 'true', 'on', 'yes']);
@@ -90,6 +110,24 @@ function parseValue(s: Setting, raw: string): unknown {
       if (!['http:', 'https:'].includes(url.protocol)) throw bad('must start with http:// or https://');
       return url.origin + url.pathname.replace(/\/+$/, '');
     }
+    case 'domain-check': {
+      if (!(DOMAIN_CHECKS as readonly string[]).includes(raw)) throw bad(`is not one of ${DOMAIN_CHECKS.join(', ')}`);
+      return raw;
+    }
+    case 'ips': {
+      const ips = raw.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '');
+      if (ips.some((ip) => isIP(ip) === 0)) throw bad('is not a comma-separated list of IP addresses');
+      // One spelling per address, the one the resolver answers with ("2001:db8::1", not "2001:0db8:0::1").
+      return ips.map((ip) => (isIP(ip) === 6 ? new URL(`http://[${ip}]`).hostname.slice(1, -1) : ip));
+    }
+    case 'redirect': {
+      if (!['301', '302', '307', '308'].includes(raw)) throw bad('is not one of 301, 302, 307, 308');
+      return Number(raw);
+    }
+    case 'key':
+      // Never echo a key back, even a bad one.
+      if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError(`Invalid ${s.env}: must be 16 to 256 printable characters without spaces`);
+      return raw;
     case 'string':
       return raw;
   }
@@ -121,11 +159,15 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   const flags = flagsFrom(argv);
   const out: Record<string, unknown> = {};
   for (const s of SETTINGS) {
-    const raw = flags.get(s.env) ?? env[s.env] ?? s.fallback;
+    // An empty variable counts as unset (compose files often pass `FOO=`).
+    const given = flags.get(s.env) ?? (env[s.env] === '' ? undefined : env[s.env]);
+    const raw = given ?? s.fallback;
     out[s.key] = raw === undefined ? undefined : parseValue(s, raw);
   }
   const config = out as unknown as Config;
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
+  config.serverIp ??= [];
+  if (config.domainCheck === 'dns' && config.serverIp.length === 0) throw new ConfigError('Invalid SERVER_IP: required when DOMAIN_CHECK=dns');
   config.baseUrlExplicit = config.baseUrl !== undefined;
   config.baseUrl ??= `http://localhost:${config.port}`;
   return config;

@@ -77,11 +77,13 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
       const input = parseWith(creating, await readJson(c));
       const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
       const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
-      const record = await s.store.write((tx) => {
-        checkReferences(row, prepared.fields, ctx);
-        row.check?.(prepared.fields, ctx);
-        return tx.insert(row.collection, { ...stamp, ...prepared.fields });
-      });
+      const record =
+        prepared.existing ??
+        (await s.store.write((tx) => {
+          checkReferences(row, prepared.fields, ctx);
+          row.check?.(prepared.fields, ctx);
+          return tx.insert(row.collection, { ...stamp, ...prepared.fields });
+        }));
       const extra = prepared.extra ?? {};
       return c.json({ error: 0, ...(row.created ? row.created(record, ctx, extra) : { id: record.id }) });
     });

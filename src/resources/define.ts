@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
+import type { DailyCounters } from '../stats/daily-counters.ts';
 import type { StoredRecord, Store, Tx } from '../store/store.ts';
 
 /** The field schemas of a resource: request field name → Valibot schema with its constraints. */
@@ -31,6 +32,8 @@ export interface Services {
   random: RandomSource;
   log: Logger;
   resources: readonly Resource[];
+  /** Daily statistics of links, QR codes, campaigns and websites, buffered in memory and batched to the store. */
+  counters: DailyCounters;
 }
 
 /** What a hook knows about the request it serves. */
@@ -69,6 +72,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
    * update each id must exist and belong to the user; deleting a target removes it from here.
    */
   references?: Record<string, { collection: string; many?: boolean }>;
+  /** Secondary indexes the store keeps for this collection: name → key of a record (null: not indexed). */
+  indexes?: Record<string, (record: R) => string | null>;
   /** A valid create body, different for each `n`: drives the table tests and the docs' examples. */
   example(n: number): Record<string, unknown>;
   /** Fields the list's `q` search looks in, and fields lists may be sorted by. */
@@ -104,6 +109,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
 export interface Prepared {
   fields: Record<string, unknown>;
   extra?: Record<string, unknown>;
+  /** On create: an equal record that already exists, answered instead of storing a duplicate. */
+  existing?: StoredRecord;
 }
 
 /** Declares a row of the resource table: hooks are typed with the row's own record type inside, the table sees a plain row. */

@@ -45,6 +45,8 @@ export class Collection {
   dirty = false;
   /** Bumped on every change, so caches built from the collection know when to rebuild. */
   version = 0;
+  /** Secondary indexes: name → (key of a record, key → id), kept up to date on every change. */
+  readonly indexes = new Map<string, { keyOf: (r: StoredRecord) => string | null; ids: Map<string, number> }>();
 
   constructor(
     readonly name: string,
@@ -64,6 +66,12 @@ export class Collection {
     this.version++;
     const before = this.records.get(record.id);
     if (before?.userId !== undefined && before.userId !== record.userId) this.byOwner.get(before.userId)?.delete(record.id);
+    for (const index of this.indexes.values()) {
+      const old = before ? index.keyOf(before) : null;
+      if (old !== null && index.ids.get(old) === record.id) index.ids.delete(old);
+      const key = index.keyOf(record);
+      if (key !== null) index.ids.set(key, record.id);
+    }
     this.records.set(record.id, record);
     if (record.userId !== undefined) {
       let mine = this.byOwner.get(record.userId);
@@ -73,11 +81,25 @@ export class Collection {
     if (record.id >= this.nextId) this.nextId = record.id + 1;
   }
 
+  /** Adds (or replaces) a secondary index and fills it from the records already held. */
+  addIndex(name: string, keyOf: (r: StoredRecord) => string | null): void {
+    const ids = new Map<string, number>();
+    for (const r of this.records.values()) {
+      const key = keyOf(r);
+      if (key !== null) ids.set(key, r.id);
+    }
+    this.indexes.set(name, { keyOf, ids });
+  }
+
   /** Removes a record by id. */
   delete(id: number): void {
     const before = this.records.get(id);
     if (!before) return;
     this.version++;
+    for (const index of this.indexes.values()) {
+      const key = index.keyOf(before);
+      if (key !== null && index.ids.get(key) === id) index.ids.delete(key);
+    }
     this.records.delete(id);
     if (before.userId !== undefined) this.byOwner.get(before.userId)?.delete(id);
   }

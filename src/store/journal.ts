@@ -39,6 +39,8 @@ export class Journal {
   private running: Promise<void> | null = null;
   private rotation: { firstSeq: number; resolve: (old: string[]) => void; reject: (e: unknown) => void } | null = null;
   private segments: string[] = [];
+  /** Counters for tests and diagnostics: how many entries went out in how many fsynced flushes. */
+  readonly stats = { entries: 0, flushes: 0 };
 
   private constructor(private readonly dir: string) {}
 
@@ -129,6 +131,8 @@ export class Journal {
         if (!this.fh) throw new Error('journal is closed');
         await this.fh.write(batch.map((w) => w.line).join(''));
         await this.fh.datasync();
+        this.stats.flushes++;
+        this.stats.entries += batch.length;
         for (const w of batch) w.resolve();
       } catch (err) {
         for (const w of batch) w.reject(err);

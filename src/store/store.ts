@@ -126,6 +126,18 @@ export class Store {
     return mine ? ([...mine.values()] as T[]) : [];
   }
 
+  /** Keeps a map from `keyOf(record)` to the record, for lookups by something other than the id (aliases, slugs). */
+  addIndex(collection: string, name: string, keyOf: (r: StoredRecord) => string | null): void {
+    this.col(collection).addIndex(name, keyOf);
+  }
+
+  /** The record whose index key is `key`. */
+  lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined {
+    const col = this.col(collection);
+    const id = col.indexes.get(index)?.ids.get(key);
+    return id === undefined ? undefined : (col.records.get(id) as T | undefined);
+  }
+
   /** A number that changes whenever the collection does. */
   version(collection: string): number {
     return this.col(collection).version;
@@ -255,6 +267,11 @@ export class Store {
     await this.journal?.close();
     this.releaseLock?.();
     this.releaseLock = null;
+  }
+
+  /** Journal counters: entries written and the fsynced flushes that carried them. */
+  get journalStats(): { entries: number; flushes: number } {
+    return { ...(this.journal?.stats ?? { entries: 0, flushes: 0 }) };
   }
 
   /** Where the data lives, or null in memory. */

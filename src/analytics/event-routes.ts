@@ -1,0 +1,79 @@
+import { Hono } from 'hono';
+import { ApiError, MESSAGES } from '../errors.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { clientIp } from '../http/client-ip.ts';
+import { FixedWindowLimiter } from '../http/rate-limit.ts';
+import { parseWith } from '../http/validate.ts';
+import type { Services } from '../resources/define.ts';
+import type { DailyCounters } from '../stats/daily-counters.ts';
+import { hostOfUrl } from '../visits/domain.ts';
+import { ipInRanges } from '../visits/ip-range.ts';
+import { isBotAgent } from '../visits/user-agent.ts';
+import { hourOf } from '../visits/visitor.ts';
+import { TRACKER_SCRIPT } from './tracker-script.ts';
+import { TrackedEvent, customEventTally, pageviewTally } from './visit-tally.ts';
+import type { WebsiteIndex } from './website-index.ts';
+import { websiteSubject } from './website-index.ts';
+
+/** Largest tracking event body, bytes: a pageview is a few hundred. */
+export const EVENT_BODY_LIMIT = 8 * 1024;
+
+const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '86400' };
+
+/**
+ * The tracking script and the event endpoint. Events need no key (they come from visitors'
+ * browsers on the tracked site); errors use the link-management shape `{error: 1, message}`,
+ * since /api/event is outside /api/v1. Accepted, dropped (bot, excluded IP) and counted events
+ * all answer 202 with no body, so the answer tells a visitor nothing about the settings.
+ */
+export function eventRoutes(s: Services, counters: DailyCounters, websites: WebsiteIndex): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const limit = s.config.eventRateLimit;
+  const limiter = limit > 0 ? new FixedWindowLimiter(limit, s.config.rateLimitWindow * 1000, s.clock) : null;
+
+  routes.get('/js/script.js', (c) =>
+    c.body(TRACKER_SCRIPT, 200, { 'content-type': 'application/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }),
+  );
+
+  routes.options('/api/event', (c) => c.body(null, 204, CORS));
+
+  routes.post('/api/event', async (c) => {
+    for (const [name, value] of Object.entries(CORS)) c.header(name, value);
+    const ip = clientIp(c, s.config.trustProxy);
+    const decision = limiter?.hit(`event:${ip}`);
+    if (decision && !decision.allowed) {
+      c.header('Retry-After', String(Math.max(1, decision.reset - Math.floor(s.clock.now() / 1000))));
+      throw new ApiError(429, MESSAGES.tooMany);
+    }
+    // sendBeacon posts text/plain; any type is read as JSON text.
+    const text = await c.req.text();
+    if (text.length > EVENT_BODY_LIMIT) throw new ApiError(413, `The event body is larger than ${EVENT_BODY_LIMIT} bytes.`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ApiError(400, 'The request body is not valid JSON.');
+    }
+    const event = parseWith(TrackedEvent, body);
+    const host = hostOfUrl(event.page);
+    const website = host === null ? undefined : websites.find(host);
+    if (!website) throw new ApiError(404, 'Website not found.');
+
+    const ua = c.req.header('user-agent');
+    if (website.exclude_bots === 1 && isBotAgent(ua)) return c.body(null, 202);
+    if (ipInRanges(ip, websites.excludedIps(website))) return c.body(null, 202);
+
+    const subject = websiteSubject(website.id);
+    const at = s.clock.now();
+    const meta = { owner: website.userId, at };
+    if (event.event) {
+      counters.record(subject, customEventTally(event.event), meta);
+    } else {
+      const headers = { userAgent: ua, acceptLanguage: c.req.header('accept-language'), country: c.req.header(s.config.countryHeader) };
+      const seen = counters.sight(subject, ip, ua ?? '', at);
+      counters.record(subject, pageviewTally(event, website, headers, hourOf(at).slice(11), seen), meta);
+    }
+    return c.body(null, 202);
+  });
+  return routes;
+}

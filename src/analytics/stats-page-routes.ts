@@ -1,0 +1,132 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { KeyIndex } from '../auth/key-index.ts';
+import { verifyPassword } from '../auth/passwords.ts';
+import { formatDate } from '../clock.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { clientIp } from '../http/client-ip.ts';
+import { FixedWindowLimiter } from '../http/rate-limit.ts';
+import type { Services, UserRecord } from '../resources/define.ts';
+import type { DailyCounters } from '../stats/daily-counters.ts';
+import { totalOf } from '../stats/counts.ts';
+import { normalizeDomain } from '../visits/domain.ts';
+import { metricRows, topRows } from './metrics.ts';
+import { ACCESS_SECONDS, PageAccess, accessCookieName } from './page-access.ts';
+import { gateHtml, messageHtml, statsPageHtml } from './stats-page.ts';
+import type { WebsiteIndex } from './website-index.ts';
+import { websiteSubject } from './website-index.ts';
+import type { Website } from './websites.ts';
+
+/** Failed sign-ins per client IP and window before the stats page answers 429. */
+export const PAGE_SIGN_IN_LIMIT = 10;
+const DAY_MS = 86_400_000;
+const MAX_DAYS = 366;
+const TABLES = [
+  ['Pages', 'page'],
+  ['Referrers', 'referrer'],
+  ['Countries', 'country'],
+  ['Browsers', 'browser'],
+  ['Operating systems', 'os'],
+  ['Devices', 'device'],
+] as const;
+
+const isDate = (s: string | undefined): s is string => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s) && formatDate(Date.parse(`${s}T00:00:00Z`) || 0) === s;
+
+/** The page's date range: the query's when valid (at most a year), else the last 30 days with a notice. */
+export function pageRange(query: { from?: string; to?: string }, nowMs: number): { from: string; to: string; notice?: string } {
+  const to = formatDate(nowMs);
+  const fallback = { from: formatDate(nowMs - 29 * DAY_MS), to };
+  if (query.from === undefined && query.to === undefined) return fallback;
+  const { from: f, to: t } = query;
+  if (isDate(f) && isDate(t) && f <= t && Date.parse(t) - Date.parse(f) < MAX_DAYS * DAY_MS) return { from: f, to: t };
+  return { ...fallback, notice: `Invalid date range (dates as YYYY-MM-DD, from before to, at most ${MAX_DAYS} days): showing the last 30 days.` };
+}
+
+function daysBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS) out.push(formatDate(t));
+  return out;
+}
+
+function html(c: Context, body: string, status: ContentfulStatusCode, headers: Record<string, string> = {}): Response {
+  return c.html(body, status, {
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    ...headers,
+  });
+}
+
+/**
+ * The stats page `/stats/<domain>`, honouring the website's privacy: 0 public; 1 the owner only,
+ * signed in by posting the API key; 2 anyone with the page password (and the owner). Signing in
+ * sets a signed HttpOnly cookie scoped to the page's path.
+ */
+export function statsPageRoutes(s: Services, counters: DailyCounters, websites: WebsiteIndex): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const access = new PageAccess(s.random.bytes(32));
+  const keys = new KeyIndex(s.store);
+  const failures = new FixedWindowLimiter(PAGE_SIGN_IN_LIMIT, s.config.rateLimitWindow * 1000, s.clock);
+  const userOf = (id: number) => s.store.get<UserRecord>('users', id);
+
+  // A page under its stored spelling only, so the cookie path always matches.
+  const find = (c: Context): Website | Response => {
+    const param = c.req.param('domain') ?? '';
+    const domain = normalizeDomain(param);
+    const website = domain === null ? undefined : websites.find(domain);
+    if (!website) return html(c, messageHtml('Not found', 'There are no statistics for this website.'), 404);
+    if (param !== website.domain) return c.redirect(`/stats/${website.domain}`, 301);
+    return website;
+  };
+
+  routes.get('/stats/:domain', (c) => {
+    const website = find(c);
+    if (website instanceof Response) return website;
+    const grant = access.check(getCookie(c, accessCookieName(website)), website, s.clock.now(), userOf);
+    const allowed = website.privacy === 0 || grant === 'owner' || (website.privacy === 2 && grant === 'password');
+    if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password'), 401);
+
+    const range = pageRange(c.req.query(), s.clock.now());
+    const stored = counters.days(websiteSubject(website.id), range.from, range.to);
+    const byDay = new Map(stored.map((d) => [d.day, d.counts]));
+    const days = daysBetween(range.from, range.to);
+    const series = (name: string) => days.map((d) => (byDay.has(d) ? totalOf(byDay.get(d)!, name) : 0));
+    const tables = TABLES.map(([title, metric]) => ({ title, rows: topRows(metricRows(stored, metric), 10) }));
+    const view = { domain: website.domain, ...range, days, pageviews: series('pageviews'), visitors: series('visitors'), tables };
+    return html(c, statsPageHtml(view), 200, website.privacy === 0 ? { 'cache-control': 'no-cache' } : {});
+  });
+
+  routes.post('/stats/:domain', async (c) => {
+    const website = find(c);
+    if (website instanceof Response) return website;
+    if (website.privacy === 0) return c.redirect(`/stats/${website.domain}`, 303);
+    const ip = clientIp(c, s.config.trustProxy);
+    if (failures.blocked(ip)) return html(c, messageHtml('Too many attempts', 'Too many failed sign-ins. Try again in a minute.'), 429);
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const kind = website.privacy === 1 ? 'owner' : 'password';
+    let grant: string | null = null;
+    if (kind === 'owner') {
+      const user = typeof form.key === 'string' ? keys.lookup(form.key) : null;
+      const expired = user?.keyExpires ? Date.parse(user.keyExpires.replace(' ', 'T') + 'Z') <= s.clock.now() : false;
+      if (user && user.id === website.userId && !expired) grant = access.issue('owner', website, s.clock.now(), user);
+    } else if (typeof form.password === 'string' && website.password && (await verifyPassword(form.password, website.password))) {
+      grant = access.issue('password', website, s.clock.now());
+    }
+    if (grant === null) {
+      failures.hit(ip);
+      return html(c, gateHtml(website.domain, kind, kind === 'owner' ? 'That API key does not own this website.' : 'Wrong password.'), 401);
+    }
+    setCookie(c, accessCookieName(website), grant, {
+      path: `/stats/${website.domain}`,
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: s.config.baseUrl.startsWith('https:'),
+      maxAge: ACCESS_SECONDS,
+    });
+    return c.redirect(`/stats/${website.domain}`, 303);
+  });
+  return routes;
+}

@@ -1,0 +1,47 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { AppEnv } from '../http/app-env.ts';
+import { findVisible } from '../http/crud-routes.ts';
+import type { Services } from '../resources/define.ts';
+import type { DailyCounters } from '../stats/daily-counters.ts';
+import { dateField } from './form-fields.ts';
+import { addError, throwIfAny, validate } from './laravel-errors.ts';
+import { laravelPage, listQuery, sentQuery, sortRows } from './list-page.ts';
+import { METRICS, metricRows } from './metrics.ts';
+import { websiteSubject } from './website-index.ts';
+import { websites } from './websites.ts';
+
+const statsQuery = listQuery(['value'], ['count', 'value'], {
+  name: v.picklist(METRICS, 'The selected name is invalid.'),
+  from: dateField('from'),
+  to: dateField('to'),
+});
+
+/**
+ * `GET /api/v1/stats/{id}`: one metric of a website over a date range, as `{value, count}` rows
+ * in the list shape; by default the largest counts first, ties by value.
+ */
+export function statsRoutes(s: Services, counters: DailyCounters): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.get('/api/v1/stats/:id', (c) => {
+    const id = c.req.param('id');
+    const website = findVisible(s, websites, id, c.get('user').id);
+    const sent = sentQuery(c.req.query());
+    const { output: q, errors } = validate(statsQuery, sent);
+    if (q && q.to < q.from) addError(errors, 'to', 'The to must be a date after or equal to from.');
+    throwIfAny(errors);
+    const query = q as v.InferOutput<typeof statsQuery>;
+
+    let rows = metricRows(counters.days(websiteSubject(website.id), query.from, query.to), query.name);
+    const needle = query.search?.toLowerCase();
+    if (needle) rows = rows.filter((r) => r.value.toLowerCase().includes(needle));
+    const sort = query.sort ?? 'desc';
+    sortRows(rows, (r) => r.value, 'asc');
+    if ((query.sort_by ?? 'count') === 'count') sortRows(rows, (r) => r.count, sort);
+    else sortRows(rows, (r) => r.value, sort);
+
+    const keep = Object.fromEntries(Object.entries(sent).filter(([k]) => k !== 'page' && k in statsQuery.entries));
+    return c.json(laravelPage(rows, query.page ?? 1, Number(query.per_page ?? 50), `${s.config.baseUrl}/api/v1/stats/${website.id}`, keep));
+  });
+  return routes;
+}

@@ -1,0 +1,29 @@
+import type { Store } from '../store/store.ts';
+import { parseIpRanges } from '../visits/ip-range.ts';
+import type { IpRange } from '../visits/ip-range.ts';
+import type { Website } from './websites.ts';
+
+/** The statistics subject of a website in the daily counters. */
+export function websiteSubject(id: number): string {
+  return `website:${id}`;
+}
+
+/** Finds websites by domain (the row's `domain` index) for ingestion and the stats page, and caches their parsed IP exclusions. */
+export class WebsiteIndex {
+  // Keyed by the record object: an update stores a new object, so stale ranges are never used.
+  private ranges = new WeakMap<Website, IpRange[]>();
+
+  constructor(private readonly store: Store) {}
+
+  /** The website of a stored domain (already normalised, without `www.`), or undefined. */
+  find(domain: string): Website | undefined {
+    return this.store.lookup<Website>('websites', 'domain', domain);
+  }
+
+  /** The parsed `exclude_ips` of a website. */
+  excludedIps(website: Website): IpRange[] {
+    let ranges = this.ranges.get(website);
+    if (!ranges) this.ranges.set(website, (ranges = parseIpRanges(website.exclude_ips).ranges));
+    return ranges;
+  }
+}

@@ -1,0 +1,143 @@
+import * as v from 'valibot';
+import { hashPassword } from '../auth/passwords.ts';
+import { ApiError } from '../errors.ts';
+import { createSchema, defineResource, updateSchema } from '../resources/define.ts';
+import type { HookContext, Resource } from '../resources/define.ts';
+import type { StoredRecord } from '../store/store.ts';
+import { normalizeDomain } from '../visits/domain.ts';
+import { parseIpRanges } from '../visits/ip-range.ts';
+import { booleanField, choiceField, linesField, textField } from './form-fields.ts';
+import { addError, throwIfAny, validate } from './laravel-errors.ts';
+import type { FieldErrors } from './laravel-errors.ts';
+
+const TAKEN = 'The domain has already been taken.';
+
+/** Request fields of websites (../shared/spec/api-reference.md, "Analytics API: websites"). */
+export const websiteFields = {
+  domain: v.pipe(
+    textField('domain', 255),
+    v.transform((s) => normalizeDomain(s) ?? ''),
+    v.minLength(1, 'The domain must be a valid domain name.'),
+  ),
+  privacy: choiceField('privacy', [0, 1, 2]),
+  password: v.pipe(textField('password', 128), v.minLength(1, 'The password must be at least 1 characters.')),
+  email: choiceField('email', [0, 1]),
+  exclude_bots: choiceField('exclude_bots', [0, 1]),
+  exclude_params: linesField('exclude_params', 10000),
+  exclude_ips: v.pipe(
+    linesField('exclude_ips', 10000),
+    v.check(
+      (text) => parseIpRanges(text).invalid.length === 0,
+      (issue) => `The exclude ips contains invalid IP addresses or ranges: ${parseIpRanges(String(issue.input)).invalid.join(', ')}.`,
+    ),
+  ),
+  favorite: booleanField('favorite'),
+};
+
+/** A stored website; `password` is an scrypt hash or null. */
+export type Website = StoredRecord & {
+  userId: number;
+  domain: string;
+  privacy: 0 | 1 | 2;
+  email: 0 | 1;
+  password: string | null;
+  exclude_bots: 0 | 1;
+  exclude_params: string;
+  exclude_ips: string;
+  favorite: boolean;
+  created_at: string;
+  updated_at: string;
+};
+
+/** Laravel's ISO-8601 timestamp with microseconds: `2026-11-21T10:00:00.000000Z`. */
+export function laravelTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}
+
+/** The public shape of a website: whether a password is set, never the hash. */
+export function websiteEntry(w: Website): Record<string, unknown> {
+  return {
+    id: w.id,
+    domain: w.domain,
+    privacy: w.privacy,
+    email: w.email,
+    password: w.password !== null,
+    exclude_bots: w.exclude_bots,
+    exclude_params: w.exclude_params,
+    exclude_ips: w.exclude_ips,
+    favorite: w.favorite,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
+  };
+}
+
+function domainTaken(ctx: HookContext, domain: unknown): boolean {
+  return typeof domain === 'string' && ctx.store.lookup('websites', 'domain', domain) !== undefined;
+}
+
+// Laravel's ConvertEmptyStringsToNull: an empty form field counts as not sent, except for the
+// lists, where an empty value clears them.
+function withoutBlanks(raw: Record<string, unknown>): Record<string, unknown> {
+  const keep = (k: string, value: unknown) => value !== '' || k === 'exclude_params' || k === 'exclude_ips';
+  return Object.fromEntries(Object.entries(raw).filter(([k, value]) => value !== null && keep(k, value)));
+}
+
+/**
+ * Validates a create (no `existing`) or update body, reporting every field's problem at once:
+ * the schema, the password required for privacy 2, the domain's uniqueness, and (update) a
+ * domain change, which is refused rather than silently ignored so a client learns it had no effect.
+ */
+export function parseWebsite(row: Resource, rawIn: Record<string, unknown>, ctx: HookContext, existing?: Website): Record<string, unknown> {
+  const raw = withoutBlanks(rawIn);
+  const { output, errors } = validate(existing ? updateSchema(row) : createSchema(row), raw);
+  const privacy = output?.privacy ?? (errors.privacy ? undefined : (existing?.privacy ?? 0));
+  if (privacy === 2 && raw.password === undefined && !existing?.password) addError(errors, 'password', 'The password field is required when privacy is 2.');
+  if (existing && raw.domain !== undefined) checkDomainUnchanged(errors, raw.domain, existing);
+  const domain = typeof raw.domain === 'string' && !errors.domain ? normalizeDomain(raw.domain) : null;
+  if (!existing && domainTaken(ctx, domain)) addError(errors, 'domain', TAKEN);
+  throwIfAny(errors);
+  return output ?? {};
+}
+
+function checkDomainUnchanged(errors: FieldErrors, raw: unknown, existing: Website): void {
+  const same = typeof raw === 'string' && normalizeDomain(raw) === existing.domain;
+  if (!same) addError(errors, 'domain', 'The domain cannot be changed.');
+}
+
+/** Websites of the analytics API: a row of the same table, served by its own routes (website-routes.ts). */
+export const websites = defineResource<typeof websiteFields, Website>({
+  name: 'website',
+  collection: 'websites',
+  api: 'analytics',
+  owned: true,
+  fields: websiteFields,
+  create: { required: ['domain'], defaults: { privacy: 0, email: 0, exclude_bots: 1, exclude_params: '', exclude_ips: '', favorite: false } },
+  update: { required: [], fields: ['privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'] },
+  paths: { list: '/api/v1/websites', get: '/api/v1/websites/:id', create: '/api/v1/websites', update: '/api/v1/websites/:id', remove: '/api/v1/websites/:id' },
+  listKey: 'data',
+  indexes: { domain: (w) => w.domain },
+  searchable: ['domain'],
+  sortable: ['id', 'domain'],
+  messages: { notFound: 'Resource not found.', updated: 'Website updated.', deleted: 'Website deleted.' },
+  example: (n) => ({ domain: `site${n}.example.com`, privacy: n % 2, exclude_params: 'fbclid\nutm_source', exclude_ips: '10.0.0.0/8' }),
+  entry: websiteEntry,
+  filter(records, query) {
+    // The query was validated: `favorite` is "true" or "false" here.
+    if (query.favorite === undefined) return records;
+    return records.filter((w) => w.favorite === (query.favorite === 'true'));
+  },
+  async prepare(input, ctx, existing) {
+    const now = laravelTime(ctx.clock.now());
+    const fields: Record<string, unknown> = { ...input, updated_at: now };
+    if (!existing) {
+      fields.created_at = now;
+      fields.password ??= null;
+    }
+    if (typeof input.password === 'string') fields.password = await hashPassword(input.password);
+    return { fields };
+  },
+  check(fields, ctx, existing) {
+    // Again inside the write: two requests racing for one domain cannot both pass.
+    if (!existing && domainTaken(ctx, fields.domain)) throw new ApiError(422, TAKEN, { domain: [TAKEN] });
+  },
+});

@@ -1,0 +1,38 @@
+import type { Services } from '../resources/define.ts';
+import { labelsOfDimension, totalOf } from '../stats/counts.ts';
+import { topCounts } from '../visits/top.ts';
+
+/** The statistics object of a link or QR code, as the API returns it. */
+export interface VisitStats {
+  clicks: number;
+  uniqueClicks: number;
+  topCountries: Record<string, string>;
+  topReferrers: Record<string, string>;
+  topBrowsers: Record<string, string>;
+  topOs: Record<string, string>;
+  socialCount: { facebook: number; twitter: number; instagram: number; linkedin: number };
+}
+
+/** The counter subject of a link's clicks or a QR code's scans. */
+export const subjectOf = (kind: 'link' | 'qr' | 'campaign', id: number) => `${kind}:${id}`;
+
+/** All-time clicks and unique clicks of a subject (cheap: no top lists). */
+export function clickTotals(s: Pick<Services, 'counters'>, subject: string): { clicks: number; uniqueClicks: number } {
+  const sum = s.counters.sum(subject);
+  return { clicks: totalOf(sum, 'clicks'), uniqueClicks: totalOf(sum, 'uniqueClicks') };
+}
+
+/** The statistics of a subject over all days: totals, top 10 per dimension (counts as strings), social referrers. */
+export function visitStats(s: Pick<Services, 'counters'>, subject: string): VisitStats {
+  const sum = s.counters.sum(subject);
+  const social = labelsOfDimension(sum, 'social');
+  return {
+    clicks: totalOf(sum, 'clicks'),
+    uniqueClicks: totalOf(sum, 'uniqueClicks'),
+    topCountries: topCounts(labelsOfDimension(sum, 'country')),
+    topReferrers: topCounts(labelsOfDimension(sum, 'referrer')),
+    topBrowsers: topCounts(labelsOfDimension(sum, 'browser')),
+    topOs: topCounts(labelsOfDimension(sum, 'os')),
+    socialCount: { facebook: social.facebook ?? 0, twitter: social.twitter ?? 0, instagram: social.instagram ?? 0, linkedin: social.linkedin ?? 0 },
+  };
+}

@@ -1,0 +1,53 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../http/app-env.ts';
+import { escapeHtml, htmlPage } from '../html/page.ts';
+import type { Link } from '../links/shape.ts';
+import { shortUrlOf } from '../links/shape.ts';
+import { subjectOf } from '../links/stats.ts';
+import type { Campaign } from '../resources/campaigns.ts';
+import type { Services } from '../resources/define.ts';
+import { parseDateTime } from '../resources/fields.ts';
+import { notFoundPage } from './pages.ts';
+import { html } from './routes.ts';
+import { resolveTarget } from './target.ts';
+import { recordClick, visitOf } from './visit.ts';
+
+/** The links of a campaign that can be visited now, oldest first. */
+export function campaignLinks(s: Services, campaign: Campaign): Link[] {
+  const now = s.clock.now();
+  return s.store.owned<Link>('links', campaign.userId!).filter((l) => l.campaign === campaign.id && (l.expiry === undefined || parseDateTime(l.expiry) > now));
+}
+
+/** `GET /r/<slug>`: the campaign's links in turn (round robin); `GET /c/<id>-<slug>`: the public page of a campaign. */
+export function campaignPageRoutes(s: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  // The turn of each rotator; in memory: after a restart the round starts again at the first link.
+  const turns = new Map<number, number>();
+
+  routes.get('/r/:slug', (c) => {
+    const campaign = s.store.lookup<Campaign>('campaigns', 'slug', c.req.param('slug').toLowerCase());
+    const links = campaign ? campaignLinks(s, campaign) : [];
+    if (!campaign || links.length === 0) return html(c, notFoundPage(), 404);
+    const turn = turns.get(campaign.id) ?? 0;
+    turns.set(campaign.id, turn + 1);
+    const link = links[turn % links.length]!;
+    c.header('Cache-Control', 'no-store');
+    // A protected link keeps its password: the visitor goes through its own short URL.
+    if (link.password) return c.redirect(shortUrlOf(link, s), 302);
+    const visit = visitOf(c, s);
+    recordClick(s, subjectOf('link', link.id), link.userId, visit);
+    recordClick(s, subjectOf('campaign', campaign.id), campaign.userId!, visit);
+    return c.redirect(resolveTarget(link, visit), s.config.redirectStatus as 302);
+  });
+
+  routes.get('/c/:ref', (c) => {
+    const id = /^(\d{1,12})-/.exec(c.req.param('ref'))?.[1];
+    const campaign = id ? s.store.get<Campaign>('campaigns', Number(id)) : undefined;
+    if (!campaign?.public) return html(c, notFoundPage(), 404);
+    const items = campaignLinks(s, campaign)
+      .map((l) => `<li><a href="${escapeHtml(shortUrlOf(l, s))}">${escapeHtml(l.title || l.url)}</a> <span class="muted">${escapeHtml(shortUrlOf(l, s))}</span></li>`)
+      .join('');
+    return html(c, htmlPage(campaign.name, `<main><h1>${escapeHtml(campaign.name)}</h1>${items ? `<ul>${items}</ul>` : '<p>No links yet.</p>'}</main>`));
+  });
+  return routes;
+}

@@ -1,0 +1,34 @@
+import type { Link } from '../links/shape.ts';
+import type { Services } from '../resources/define.ts';
+import type { Overlay } from '../resources/overlays.ts';
+import type { Splash } from '../resources/splash.ts';
+import type { StoredRecord } from '../store/store.ts';
+import { framePage, overlayPage, pixelsPage, splashPage } from './pages.ts';
+import { pixelTag } from './pixel-tags.ts';
+
+/** The page a link's type asks for, with its pixels fired on it; null for a plain redirect. */
+export function linkPage(s: Services, link: Link, target: string): string | null {
+  const owned = <T extends StoredRecord>(collection: string, id: number | null): T | undefined => {
+    const r = id === null ? undefined : s.store.get<T>(collection, id);
+    return r?.userId === link.userId ? r : undefined;
+  };
+  const tags = link.pixels
+    .map((id) => owned<StoredRecord & { type: string; tag: string }>('pixels', id))
+    .filter((p) => p !== undefined)
+    .map((p) => pixelTag(p.type, p.tag));
+  const withTags = (page: string) => (tags.length ? page.replace('</body>', `${tags.join('')}</body>`) : page);
+  switch (link.type) {
+    case 'frame':
+      return withTags(framePage(target, link.title));
+    case 'splash':
+      return withTags(splashPage(target, owned<Splash>('splash', link.splashId) ?? null));
+    case 'overlay': {
+      // A deleted overlay leaves the link a plain redirect.
+      const overlay = owned<Overlay>('overlays', link.overlayId);
+      if (!overlay) return tags.length ? pixelsPage(target, tags) : null;
+      return withTags(overlayPage(target, link.title, overlay));
+    }
+    default:
+      return tags.length ? pixelsPage(target, tags) : null;
+  }
+}

@@ -1,0 +1,64 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { subjectOf } from '../links/stats.ts';
+import { QrTooLongError, renderQrPng, renderQrSvg } from '../qr/render.ts';
+import { LogoCache } from '../qr/safe-logo.ts';
+import type { Services } from '../resources/define.ts';
+import { qrPayloadOf } from '../resources/qrs.ts';
+import type { Qr } from '../resources/qrs.ts';
+import { notFoundPage } from './pages.ts';
+import { html } from './routes.ts';
+import { recordClick, visitOf } from './visit.ts';
+
+function intParam(c: Context, name: string, min: number, max: number, fallback: number): number {
+  const raw = c.req.query(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ApiError(400, `Invalid ${name}: must be an integer from ${min} to ${max}.`);
+  return Number(raw);
+}
+
+/** `GET /qr/<alias>`: the QR image (PNG, or SVG with ?format=svg); `GET /qr/<alias>/scan`: counts a scan and redirects. */
+export function qrImageRoutes(s: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const logos = new LogoCache(s.config.logoFetch);
+  const find = (c: Context) => s.store.lookup<Qr>('qrs', 'alias', c.req.param('alias') ?? '');
+
+  routes.get('/qr/:alias', async (c) => {
+    const qr = find(c);
+    if (!qr) return html(c, notFoundPage(), 404);
+    const format = c.req.query('format') ?? 'png';
+    if (format !== 'png' && format !== 'svg') throw new ApiError(400, 'Invalid format: must be png or svg.');
+    const ecl = (c.req.query('ecl') ?? 'M').toUpperCase();
+    if (!['L', 'M', 'Q', 'H'].includes(ecl)) throw new ApiError(400, 'Invalid ecl: must be L, M, Q or H.');
+    const logo = qr.logo ? await logos.get(qr.logo) : null;
+    const options = {
+      size: intParam(c, 'size', 64, 2048, 300),
+      margin: intParam(c, 'margin', 0, 16, 2),
+      errorCorrection: ecl as 'L' | 'M' | 'Q' | 'H',
+      foreground: qr.foreground,
+      background: qr.background,
+      ...(logo ? { logo } : {}),
+    };
+    const payload = qrPayloadOf(s, qr);
+    try {
+      const image = format === 'svg' ? await renderQrSvg(payload, options) : new Uint8Array(await renderQrPng(payload, options));
+      c.header('Cache-Control', 'public, max-age=300');
+      return c.body(image, 200, { 'Content-Type': format === 'svg' ? 'image/svg+xml; charset=utf-8' : 'image/png' });
+    } catch (err) {
+      // The content fits at the level it was created for, but not at a stronger ?ecl= asked for here.
+      if (err instanceof QrTooLongError) throw new ApiError(400, `${err.message} Try a lower ecl.`);
+      throw err;
+    }
+  });
+
+  routes.get('/qr/:alias/scan', (c) => {
+    const qr = find(c);
+    if (!qr || qr.type !== 'link' || typeof qr.data !== 'string') return html(c, notFoundPage(), 404);
+    recordClick(s, subjectOf('qr', qr.id), qr.userId, visitOf(c, s));
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(qr.data, 302);
+  });
+  return routes;
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { verifyPassword } from '../auth/passwords.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { aliasKey } from '../links/alias.ts';
+import type { Link } from '../links/shape.ts';
+import { subjectOf } from '../links/stats.ts';
+import type { Services } from '../resources/define.ts';
+import type { Domain } from '../resources/domains.ts';
+import { parseDateTime } from '../resources/fields.ts';
+import { htmlPage } from '../html/page.ts';
+import { linkPage } from './link-page.ts';
+import { expiredPage, notFoundPage, passwordPage } from './pages.ts';
+import { PassCookies } from './pass-cookie.ts';
+import { resolveTarget } from './target.ts';
+import { recordClick, visitOf } from './visit.ts';
+
+/** The branded domain a request's Host header names, or undefined for the main host. */
+export function brandedDomainOf(s: Services, c: Context): Domain | undefined {
+  const host = c.req.header('host')?.toLowerCase();
+  return host ? s.store.lookup<Domain>('domains', 'host', host) : undefined;
+}
+
+/** Answers an HTML page that must not be cached (every visit is counted). */
+export function html(c: Context, body: string, status: 200 | 403 | 404 | 410 = 200): Response {
+  c.header('Cache-Control', 'no-store');
+  return c.html(body, status);
+}
+
+/** The short links themselves: `GET /<alias>` on the main host and on branded domains, and the password form. */
+export function redirectRoutes(s: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const cookies = new PassCookies(randomBytes(32));
+
+  const find = (c: Context): { link: Link | undefined; domain: Domain | undefined } => {
+    const domain = brandedDomainOf(s, c);
+    const alias = c.req.param('alias') ?? '';
+    return { link: s.store.lookup<Link>('links', 'alias', aliasKey(domain?.id ?? null, alias)), domain };
+  };
+
+  const missing = (c: Context, domain: Domain | undefined) => {
+    if (domain?.redirect404) return c.redirect(domain.redirect404, 302);
+    return html(c, notFoundPage(), 404);
+  };
+
+  const expired = (link: Link) => link.expiry !== undefined && parseDateTime(link.expiry) <= s.clock.now();
+
+  routes.get('/', (c) => {
+    const domain = brandedDomainOf(s, c);
+    if (domain?.redirectroot) return c.redirect(domain.redirectroot, 302);
+    return html(c, htmlPage('Short links', '<main><h1>Short links</h1><p>This server shortens links. The API is described at <a href="/docs">/docs</a>.</p></main>'));
+  });
+
+  routes.get('/:alias', (c) => {
+    const { link, domain } = find(c);
+    if (!link) return missing(c, domain);
+    if (expired(link)) return html(c, expiredPage(), 410);
+    if (link.password && !cookies.valid(getCookie(c, cookies.name(link.id)), link.id, link.password, s.clock.now())) {
+      return html(c, passwordPage(c.req.path));
+    }
+    const visit = visitOf(c, s);
+    const target = resolveTarget(link, visit);
+    recordClick(s, subjectOf('link', link.id), link.userId, visit);
+    const page = linkPage(s, link, target);
+    if (page === null) {
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(target, s.config.redirectStatus as 301 | 302 | 307 | 308);
+    }
+    return html(c, page);
+  });
+
+  routes.post('/:alias', async (c) => {
+    const { link, domain } = find(c);
+    if (!link) return missing(c, domain);
+    if (expired(link)) return html(c, expiredPage(), 410);
+    if (!link.password) return c.redirect(c.req.path, 303);
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const given = typeof form.password === 'string' ? form.password : '';
+    if (!(await verifyPassword(given, link.password))) return html(c, passwordPage(c.req.path, true), 403);
+    setCookie(c, cookies.name(link.id), cookies.issue(link.id, link.password, s.clock.now()), {
+      path: `/${link.alias}`,
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: s.config.baseUrl.startsWith('https:'),
+      maxAge: cookies.maxAgeSeconds,
+    });
+    return c.redirect(c.req.path, 303);
+  });
+  return routes;
+}

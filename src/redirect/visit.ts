@@ -1,0 +1,60 @@
+import type { Context } from 'hono';
+import { clientIp } from '../http/client-ip.ts';
+import type { Services } from '../resources/define.ts';
+import type { Tally } from '../stats/counts.ts';
+import { countryName } from '../visits/country.ts';
+import { parseAcceptLanguage } from '../visits/language.ts';
+import { referrerLabel, socialNetworkOf } from '../visits/referrer.ts';
+import { classifyUserAgent, isBotAgent } from '../visits/user-agent.ts';
+import type { UserAgentInfo } from '../visits/user-agent.ts';
+import type { Visitor } from './target.ts';
+
+/** Everything a redirect learns about its visitor from the request. */
+export interface VisitInfo extends Visitor {
+  ip: string;
+  ua: string;
+  agent: UserAgentInfo;
+  bot: boolean;
+  referrer: string | undefined;
+}
+
+/** Reads the visitor from a request: country from the trusted header, platform from the user agent. */
+export function visitOf(c: Context, s: Services): VisitInfo {
+  const ua = c.req.header('user-agent') ?? '';
+  const agent = classifyUserAgent(ua);
+  const code = c.req.header(s.config.countryHeader)?.trim().toUpperCase();
+  return {
+    ip: clientIp(c, s.config.trustProxy),
+    ua,
+    agent,
+    bot: isBotAgent(ua),
+    referrer: c.req.header('referer'),
+    country: code && /^[A-Z]{2}$/.test(code) ? code : null,
+    platform: agent.platform,
+    languages: parseAcceptLanguage(c.req.header('accept-language')),
+  };
+}
+
+/** What one counted click adds to a link's (or QR code's) daily counters. */
+export function clickTally(v: VisitInfo, unique: boolean, ownHosts: string[]): Tally {
+  const referrer = referrerLabel(v.referrer, ownHosts);
+  return {
+    add: { clicks: 1, uniqueClicks: unique ? 1 : 0 },
+    labels: {
+      country: countryName(v.country ?? undefined),
+      referrer,
+      browser: v.agent.browser,
+      os: v.agent.os,
+      device: v.agent.device,
+      language: v.languages[0]?.split('-')[0] ?? null,
+      social: socialNetworkOf(referrer),
+    },
+  };
+}
+
+/** Counts a visit of `subject` ('link:7', 'qr:3') for its owner, unless the visitor is a bot; never waits for the disk. */
+export function recordClick(s: Services, subject: string, owner: number, v: VisitInfo): void {
+  if (v.bot) return;
+  const seen = s.counters.sight(subject, v.ip, v.ua);
+  s.counters.record(subject, clickTally(v, seen.newToday, [new URL(s.config.baseUrl).hostname]), { owner });
+}

@@ -1,0 +1,82 @@
+import * as v from 'valibot';
+import type { Config } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { clickTotals, subjectOf } from '../links/stats.ts';
+import type { StoredRecord } from '../store/store.ts';
+import { defineResource } from './define.ts';
+import type { HookContext } from './define.ts';
+
+const NAME_RULE = 'Campaign name cannot be empty and must have at least 2 characters.';
+
+/** Request fields of campaigns. */
+export const campaignFields = {
+  // An absent name counts as an empty one, so both get the real product's message (compat-notes.md).
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(2, NAME_RULE), v.maxLength(100, 'Campaign name must be at most 100 characters.')), ''),
+  // '' on update removes the rotator.
+  slug: v.pipe(v.string(), v.trim(), v.regex(/^(?:[A-Za-z0-9_-]{3,64})?$/, 'Slug must be 3 to 64 letters, digits, dashes or underscores.')),
+  public: v.boolean(),
+};
+
+/** A stored campaign; `views` counts rotator visits. */
+export type Campaign = StoredRecord & { name: string; slug: string | null; public: boolean; views: number; date: string };
+
+/** The rotator URL of a campaign, or false when it has no slug (as the reference shows). */
+export function rotatorUrl(config: Config, c: Campaign): string | false {
+  return c.slug ? `${config.baseUrl}/r/${c.slug}` : false;
+}
+
+/** The URL of a campaign's public page listing its links (served by the pages of issue 4). */
+export function campaignListUrl(config: Config, c: Campaign): string {
+  return `${config.baseUrl}/c/${c.id}-${c.slug ?? c.id}`;
+}
+
+/** The body of create and update responses: the name under `domain` as the reference says, and under `name`. */
+function campaignBody(c: Campaign, ctx: HookContext): Record<string, unknown> {
+  return { id: c.id, domain: c.name, name: c.name, public: c.public, rotator: rotatorUrl(ctx.config, c), list: campaignListUrl(ctx.config, c) };
+}
+
+/** Throws when the user has another campaign of this name, or any user another campaign with this slug. */
+function checkCampaignUnique(fields: Record<string, unknown>, ctx: HookContext, selfId?: number): void {
+  if (typeof fields.name === 'string') {
+    const name = fields.name.toLowerCase();
+    const mine = ctx.store.owned<Campaign>('campaigns', ctx.user.id);
+    if (mine.some((c) => c.id !== selfId && c.name.toLowerCase() === name)) throw new ApiError(400, 'You already have a campaign with that name.');
+  }
+  if (typeof fields.slug === 'string') {
+    const slug = fields.slug.toLowerCase();
+    // Rotator slugs share one namespace (/r/<slug>) across every user of the server.
+    const other = ctx.store.lookup<Campaign>('campaigns', 'slug', slug);
+    if (other && other.id !== selfId) {
+      throw new ApiError(400, 'This slug is currently not available. Please choose another one.');
+    }
+  }
+}
+
+/** Campaigns: named groups of links, with an optional rotator and a public page. */
+export const campaigns = defineResource<typeof campaignFields, Campaign>({
+  name: 'campaign',
+  collection: 'campaigns',
+  api: 'link',
+  owned: true,
+  fields: campaignFields,
+  create: { required: ['name'], defaults: { public: false } },
+  update: { required: ['name'] },
+  paths: { list: '/api/campaigns', create: '/api/campaign/add', update: '/api/campaign/:id/update', remove: '/api/campaign/:id/delete' },
+  listKey: 'campaigns',
+  searchable: ['name', 'slug'],
+  // Case-insensitive: /r/Promo and /r/promo are one rotator.
+  indexes: { slug: (c) => c.slug?.toLowerCase() ?? null },
+  messages: { notFound: 'Campaign not found. Please try again.', updated: 'Campaign has been updated successfully.', deleted: 'Campaign has been deleted successfully.' },
+  example: (n) => ({ name: `Campaign ${n}`, slug: `camp-${n}`, public: n % 2 === 0 }),
+  // Rotator visits are counted with the click statistics; the record's `views` is the base they add to.
+  entry: (c, ctx) => ({ ...campaignBody(c, ctx), views: c.views + clickTotals(ctx, subjectOf('campaign', c.id)).clicks }),
+  prepare(input, _ctx, existing) {
+    const fields: Record<string, unknown> = { ...input };
+    if (input.slug === '') fields.slug = null;
+    if (!existing) Object.assign(fields, { slug: fields.slug ?? null, views: 0 });
+    return { fields };
+  },
+  check: (fields, ctx, existing) => checkCampaignUnique(fields, ctx, existing?.id),
+  created: campaignBody,
+  updated: campaignBody,
+});

@@ -1,0 +1,86 @@
+import * as v from 'valibot';
+import { ApiError } from '../errors.ts';
+import type { StoredRecord } from '../store/store.ts';
+import { moveLinksToMainHost } from '../links/move.ts';
+import { defineResource } from './define.ts';
+import type { HookContext } from './define.ts';
+import { checkPointsHere } from './domain-check.ts';
+import { httpUrl } from './fields.ts';
+
+/** A host name of two or more DNS labels, not an IP address, as the URL parser writes it (lowercase, punycode). */
+function isHostName(host: string): boolean {
+  const labels = host.split('.');
+  return (
+    host.length <= 253 &&
+    labels.length >= 2 &&
+    labels.every((l) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l)) &&
+    !/^\d+$/.test(labels[labels.length - 1] ?? '')
+  );
+}
+
+/** The origin of a branded domain (`https://example.com`, lowercase, port kept), or null when `raw` is not `http(s)://host` with nothing after it. */
+export function domainOrigin(raw: string): string | null {
+  if (!/^https?:\/\/[^/?#@\\]+\/?$/i.test(raw)) return null;
+  try {
+    const url = new URL(raw);
+    return isHostName(url.hostname) ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An http(s) URL or the empty string ("no redirect"), with the message to give otherwise. */
+export function urlOrEmpty(message: string) {
+  return v.pipe(v.string(), v.trim(), v.check((s) => s === '' || v.is(httpUrl, s), message));
+}
+
+const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
+
+/** Request fields of branded domains. */
+export const domainFields = {
+  domain: v.pipe(v.string(), v.trim(), v.maxLength(300, DOMAIN_RULE), v.check((s) => domainOrigin(s) !== null, DOMAIN_RULE), v.transform((s) => domainOrigin(s) ?? s)),
+  redirectroot: urlOrEmpty('Root redirect must be a valid http(s) URL or empty.'),
+  redirect404: urlOrEmpty('404 redirect must be a valid http(s) URL or empty.'),
+};
+
+/** A stored branded domain; `domain` is its origin. */
+export type Domain = StoredRecord & { domain: string; redirectroot: string; redirect404: string; date: string };
+
+/** Throws when the domain is this server's own host or any user's branded domain (scheme aside: one host serves both). */
+function checkDomainFree(origin: string, ctx: HookContext): void {
+  const host = new URL(origin).host;
+  if (new URL(ctx.config.baseUrl).host === host || ctx.store.lookup('domains', 'host', host)) throw new ApiError(400, 'That domain is already in use.');
+}
+
+/** Branded domains: other host names serving a user's short links. */
+export const domains = defineResource<typeof domainFields, Domain>({
+  name: 'domain',
+  collection: 'domains',
+  api: 'link',
+  owned: true,
+  fields: domainFields,
+  create: { required: ['domain'], defaults: { redirectroot: '', redirect404: '' } },
+  // The domain itself cannot change: links on it would move.
+  update: { required: [], fields: ['redirectroot', 'redirect404'] },
+  paths: { list: '/api/domains', create: '/api/domain/add', update: '/api/domain/:id/update', remove: '/api/domain/:id/delete' },
+  listKey: 'domains',
+  searchable: ['domain'],
+  indexes: { host: (d) => new URL(d.domain).host },
+  messages: { notFound: 'Domain does not exist.', updated: 'Domain has been updated successfully.', deleted: 'Domain has been deleted successfully.' },
+  example: (n) => ({ domain: `https://brand${n}.example.com`, redirectroot: `https://example.com/home-${n}`, redirect404: n % 2 ? '' : `https://example.com/missing-${n}` }),
+  entry: (d) => ({ id: d.id, domain: d.domain, redirectroot: d.redirectroot, redirect404: d.redirect404 }),
+  async prepare(input, ctx, existing) {
+    if (existing) return { fields: input };
+    const origin = String(input.domain);
+    // Answer a taken domain before any DNS traffic; `check` repeats it inside the write.
+    checkDomainFree(origin, ctx);
+    if (ctx.config.domainCheck === 'dns') await checkPointsHere(new URL(origin).hostname, ctx.config.serverIp);
+    return { fields: input };
+  },
+  onDelete(tx, domain, ctx) {
+    moveLinksToMainHost(tx, ctx, domain.id);
+  },
+  check(fields, ctx) {
+    if (typeof fields.domain === 'string') checkDomainFree(fields.domain, ctx);
+  },
+});

@@ -1,0 +1,115 @@
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { ApiError } from '../errors.ts';
+import { aliasKey, generateAlias, isReservedAlias } from '../links/alias.ts';
+import { linkFields } from '../links/fields.ts';
+import { linkEntry, linkSingle, shortUrlOf } from '../links/shape.ts';
+import { clickTotals, subjectOf } from '../links/stats.ts';
+import type { Link } from '../links/shape.ts';
+import type { StoredRecord } from '../store/store.ts';
+import { defineResource } from './define.ts';
+import { domainOrigin } from './domains.ts';
+import type { HookContext } from './define.ts';
+import { parseDateTime } from './fields.ts';
+
+function domainIdOf(ctx: HookContext, domain: string): number | null {
+  if (domain.trim() === '') return null;
+  const origin = domainOrigin(domain.trim()) ?? '';
+  if (origin === new URL(ctx.config.baseUrl).origin) return null;
+  const mine = ctx.store.owned<StoredRecord & { domain: string }>('domains', ctx.user.id).find((d) => d.domain === origin);
+  if (!mine) throw new ApiError(400, 'Invalid domain: it is not one of your branded domains.');
+  return mine.id;
+}
+
+function typeFields(type: string): Record<string, unknown> {
+  if (/^\d+$/.test(type)) return { type: 'splash', splashId: Number(type), overlayId: null };
+  if (type.startsWith('overlay-')) return { type: 'overlay', overlayId: Number(type.slice(8)), splashId: null };
+  return { type, splashId: null, overlayId: null };
+}
+
+async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, password: string | undefined): Promise<Link | undefined> {
+  const same = ctx.store.owned<Link>('links', ctx.user.id).filter(
+    (l) => l.url === f.url && l.domainId === f.domainId && l.type === f.type && l.splashId === f.splashId && l.overlayId === f.overlayId,
+  );
+  for (const l of same) {
+    if (!l.password && !password) return l;
+    if (l.password && password && (await verifyPassword(password, l.password))) return l;
+  }
+  return undefined;
+}
+
+/** Short links: the reference's empty "Links" section, shaped as the real product's API. */
+export const links = defineResource<typeof linkFields, Link>({
+  name: 'link',
+  collection: 'links',
+  api: 'link',
+  owned: true,
+  extension: true,
+  fields: linkFields,
+  create: { required: ['url'] },
+  update: { required: [] },
+  paths: { list: '/api/urls', get: '/api/url/:id', create: '/api/url/add', update: '/api/url/:id/update', remove: '/api/url/:id/delete' },
+  listKey: 'urls',
+  searchable: ['url', 'alias', 'title'],
+  references: {
+    pixels: { collection: 'pixels', many: true },
+    channels: { collection: 'channels', many: true },
+    campaign: { collection: 'campaigns' },
+    domainId: { collection: 'domains' },
+    splashId: { collection: 'splash' },
+    overlayId: { collection: 'overlays' },
+  },
+  indexes: { alias: (l) => aliasKey(l.domainId, l.alias) },
+  messages: { notFound: 'Link does not exist.', updated: 'Link has been successfully updated.', deleted: 'Link has been successfully deleted.' },
+  example: (n) => ({ url: `https://example.com/page/${n}`, custom: `link-${n}`, description: `Example ${n}` }),
+  entry: linkEntry,
+  single: linkSingle,
+  created: (l, ctx) => ({ id: l.id, shorturl: shortUrlOf(l, ctx) }),
+  updated: (l, ctx) => ({ id: l.id, shorturl: shortUrlOf(l, ctx) }),
+  filter(records, query, ctx) {
+    const order = query.order ?? 'date';
+    if (order === 'click') {
+      const clicks = new Map(records.map((r) => [r.id, clickTotals(ctx, subjectOf('link', r.id)).clicks]));
+      return records.sort((a, b) => clicks.get(b.id)! - clicks.get(a.id)! || b.id - a.id);
+    }
+    if (order !== 'date') throw new ApiError(400, 'Invalid order: must be date or click.');
+    return records;
+  },
+  async prepare(input, ctx, existing) {
+    const { custom, channel, domain, password, type, metatitle, expiry, ...rest } = input as Record<string, unknown> & Partial<Record<'custom' | 'domain' | 'password' | 'type' | 'metatitle' | 'expiry', string>> & { channel?: number };
+    const f: Record<string, unknown> = { ...rest };
+    if (type !== undefined) Object.assign(f, typeFields(type));
+    else if (!existing) Object.assign(f, typeFields('direct'));
+    if (domain !== undefined) f.domainId = domainIdOf(ctx, domain);
+    else if (!existing) f.domainId = null;
+    if (metatitle !== undefined) Object.assign(f, { metatitle, title: metatitle });
+    if (expiry !== undefined) {
+      if (parseDateTime(expiry) <= ctx.clock.now()) throw new ApiError(400, 'The expiry date must be later than today.');
+      f.expiry = expiry;
+    }
+    if (channel !== undefined) f.channels = [...new Set([...((existing?.channels as number[]) ?? []), channel])];
+    if (!existing) {
+      f.channels ??= [];
+      Object.assign(f, { title: f.title ?? '', campaign: f.campaign ?? null, pixels: f.pixels ?? [], status: f.status ?? 'public' });
+      const dup = custom === undefined ? await findDuplicate(ctx, f, password) : undefined;
+      if (dup) return { fields: f, existing: dup };
+    }
+    if (password !== undefined) f.password = password === '' ? null : await hashPassword(password);
+    else if (!existing) f.password = null;
+    if (custom !== undefined) f.alias = custom;
+    return { fields: f };
+  },
+  onDelete(tx, link, ctx) {
+    ctx.counters.dropSubject(tx, subjectOf('link', link.id));
+  },
+  check(f, ctx, existing) {
+    const domainId = (f.domainId !== undefined ? f.domainId : (existing?.domainId ?? null)) as number | null;
+    let alias = (f.alias as string | undefined) ?? existing?.alias;
+    if (f.alias !== undefined && isReservedAlias(alias!)) throw new ApiError(400, 'That alias is reserved. Please choose another one.');
+    const taken = (a: string) => {
+      const other = ctx.store.lookup('links', 'alias', aliasKey(domainId, a));
+      return other !== undefined && other.id !== existing?.id;
+    };
+    if (alias === undefined) alias = f.alias = generateAlias(ctx.random, taken);
+    else if (taken(alias)) throw new ApiError(400, 'That alias is taken. Please choose another one.');
+  },
+});

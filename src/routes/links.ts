@@ -1,0 +1,43 @@
+import { Hono } from 'hono';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { hookContext } from '../http/crud-routes.ts';
+import { linkSingle } from '../links/shape.ts';
+import type { Link } from '../links/shape.ts';
+import type { Services } from '../resources/define.ts';
+import { aliasKey } from '../links/alias.ts';
+import { links } from '../resources/links.ts';
+import type { StoredRecord } from '../store/store.ts';
+
+/** Finds the user's link behind a full short URL (`BASE_URL/<alias>` or a branded domain's). */
+export function linkByShortUrl(s: Services, userId: number, shortUrl: string): Link | undefined {
+  let url: URL;
+  try {
+    url = new URL(shortUrl);
+  } catch {
+    return undefined;
+  }
+  const alias = decodeURIComponent(url.pathname.slice(1));
+  let domainId: number | null = null;
+  if (url.origin !== new URL(s.config.baseUrl).origin) {
+    const domain = s.store.owned<StoredRecord & { domain: string }>('domains', userId).find((d) => d.domain === url.origin);
+    if (!domain) return undefined;
+    domainId = domain.id;
+  }
+  const link = s.store.lookup<Link>('links', 'alias', aliasKey(domainId, alias));
+  return link?.userId === userId ? link : undefined;
+}
+
+/** `GET /api/urls?short=<short URL>`: the single-link response for that short URL instead of a list. */
+export function linkRoutes(s: Services): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.get('/api/urls', async (c, next) => {
+    const short = c.req.query('short');
+    if (short === undefined) return next();
+    const ctx = hookContext(s, c);
+    const link = linkByShortUrl(s, ctx.user.id, short);
+    if (!link) throw new ApiError(404, links.messages.notFound);
+    return c.json({ error: 0, ...linkSingle(link, ctx) });
+  });
+  return routes;
+}

@@ -1,0 +1,93 @@
+/** Counts of one subject on one day: totals (`pageviews: 12`) and per-label tallies (`page: {'/': 9}`). */
+export type DayCounts = Record<string, number | Labels>;
+
+/** Label → count for one dimension of a day. */
+export type Labels = Record<string, number>;
+
+/** What one event adds: amounts to totals, and one more for each given label of each dimension. */
+export interface Tally {
+  add?: Record<string, number>;
+  /** Dimension → label; null or undefined means "nothing for this dimension". */
+  labels?: Record<string, string | null | undefined>;
+}
+
+/** The label a dimension's new labels are counted under once it holds `maxLabels` distinct ones. */
+export const OVERFLOW_LABEL = '(other)';
+
+// Labels come from visitors ("__proto__", "constructor"), so the maps must not inherit anything.
+function labelMap(from?: Labels): Labels {
+  return Object.assign(Object.create(null) as Labels, from);
+}
+
+/** An empty set of counts. */
+export function emptyCounts(): DayCounts {
+  return Object.create(null) as DayCounts;
+}
+
+/** A deep copy whose label maps are safe to fold into. */
+export function copyCounts(counts: DayCounts): DayCounts {
+  const out = emptyCounts();
+  for (const [key, value] of Object.entries(counts)) out[key] = typeof value === 'number' ? value : labelMap(value);
+  return out;
+}
+
+function labelsOf(counts: DayCounts, dimension: string): Labels {
+  const existing = counts[dimension];
+  if (typeof existing === 'number') throw new Error(`"${dimension}" is a total, not a dimension`);
+  return existing ?? (counts[dimension] = labelMap());
+}
+
+/**
+ * Folds a tally into `counts` in place (the buffer's hot path). A dimension holding `maxLabels`
+ * distinct labels counts further new labels under OVERFLOW_LABEL, so junk input cannot grow a day without bound.
+ */
+export function foldInto(counts: DayCounts, tally: Tally, maxLabels = Infinity): DayCounts {
+  for (const [name, amount] of Object.entries(tally.add ?? {})) {
+    if (amount === 0) continue;
+    const existing = counts[name];
+    if (typeof existing === 'object') throw new Error(`"${name}" is a dimension, not a total`);
+    counts[name] = (existing ?? 0) + amount;
+  }
+  for (const [dimension, label] of Object.entries(tally.labels ?? {})) {
+    if (label === null || label === undefined) continue;
+    const labels = labelsOf(counts, dimension);
+    const known = Object.hasOwn(labels, label);
+    const key = known || Object.keys(labels).length < maxLabels ? label : OVERFLOW_LABEL;
+    labels[key] = (labels[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** `counts` with `tally` folded in, as a new value (the pure form of foldInto). */
+export function foldTally(counts: DayCounts, tally: Tally, maxLabels = Infinity): DayCounts {
+  return foldInto(copyCounts(counts), tally, maxLabels);
+}
+
+/** The sum of several days' counts: totals added, label maps merged. */
+export function mergeCounts(days: readonly DayCounts[]): DayCounts {
+  const out = emptyCounts();
+  for (const day of days) {
+    for (const [key, value] of Object.entries(day)) {
+      if (typeof value === 'number') {
+        const existing = out[key];
+        out[key] = (typeof existing === 'number' ? existing : 0) + value;
+        continue;
+      }
+      const labels = labelsOf(out, key);
+      for (const [label, n] of Object.entries(value)) labels[label] = (labels[label] ?? 0) + n;
+    }
+  }
+  return out;
+}
+
+/** A total of `counts`, 0 when absent. */
+export function totalOf(counts: DayCounts, name: string): number {
+  const value = counts[name];
+  return typeof value === 'number' ? value : 0;
+}
+
+/** A dimension of `counts` as a label map, empty when absent. */
+export function labelsOfDimension(counts: DayCounts, name: string): Labels {
+  const value = counts[name];
+  return typeof value === 'object' ? value : labelMap();
+}

@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fixedClock } from '../src/clock.ts';
+import { seededRandom } from '../src/random.ts';
+import { OVERFLOW_LABEL, emptyCounts, foldTally, mergeCounts } from '../src/stats/counts.ts';
+import type { DayCounts, Tally } from '../src/stats/counts.ts';
+import { DailyCounters } from '../src/stats/daily-counters.ts';
+import { VisitorLedger } from '../src/stats/visitor-ledger.ts';
+import { Store } from '../src/store/store.ts';
+
+const plain = (c: DayCounts) => JSON.parse(JSON.stringify(c));
+
+const foldCases: { name: string; start: DayCounts; tally: Tally; max?: number; want: object }[] = [
+  { name: 'totals add up', start: { pageviews: 2 }, tally: { add: { pageviews: 1, visitors: 1 } }, want: { pageviews: 3, visitors: 1 } },
+  { name: 'a zero adds no key', start: {}, tally: { add: { visitors: 0 } }, want: {} },
+  { name: 'labels count one each', start: { page: { '/': 1 } }, tally: { labels: { page: '/', browser: 'Firefox' } }, want: { page: { '/': 2 }, browser: { Firefox: 1 } } },
+  { name: 'null and undefined labels are skipped', start: {}, tally: { labels: { campaign: null, event: undefined } }, want: {} },
+  { name: 'labels that are Object.prototype names are plain labels', start: {}, tally: { labels: { a: '__proto__', b: 'constructor', c: 'toString' } }, want: { a: { ['__proto__']: 1 }, b: { constructor: 1 }, c: { toString: 1 } } },
+  { name: 'past maxLabels new labels go to the overflow label', start: { page: { '/a': 1, '/b': 1 } }, tally: { labels: { page: '/c' } }, max: 2, want: { page: { '/a': 1, '/b': 1, [OVERFLOW_LABEL]: 1 } } },
+  { name: 'known labels still count past maxLabels', start: { page: { '/a': 1, '/b': 1 } }, tally: { labels: { page: '/a' } }, max: 2, want: { page: { '/a': 2, '/b': 1 } } },
+];
+
+test('foldTally: a pure fold of one event into a day', async (t) => {
+  for (const c of foldCases) {
+    await t.test(c.name, () => {
+      const before = JSON.stringify(c.start);
+      const out = foldTally(c.start, c.tally, c.max);
+      assert.deepEqual(plain(out), c.want);
+      assert.equal(JSON.stringify(c.start), before, 'the input is not changed');
+      assert.equal(Object.getPrototypeOf(out), null);
+    });
+  }
+  assert.throws(() => foldTally({ page: 1 }, { labels: { page: '/' } }), /total/);
+  assert.throws(() => foldTally({ page: { '/': 1 } }, { add: { page: 1 } }), /dimension/);
+});
+
+test('mergeCounts sums totals and label maps', () => {
+  const merged = mergeCounts([{ pageviews: 2, page: { '/': 2 } }, { pageviews: 1, visitors: 1, page: { '/': 1, '/x': 1 } }, emptyCounts()]);
+  assert.deepEqual(plain(merged), { pageviews: 3, page: { '/': 3, '/x': 1 }, visitors: 1 });
+});
+
+test('VisitorLedger: new per subject and day and hour; a new day forgets and changes the salt', () => {
+  const ledger = new VisitorLedger(seededRandom(7));
+  const at = (iso: string) => Date.parse(iso);
+  assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-21T10:00:00Z')), { newToday: true, newThisHour: true });
+  assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-21T10:59:00Z')), { newToday: false, newThisHour: false });
+  assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-21T11:00:00Z')), { newToday: false, newThisHour: true });
+  assert.deepEqual(ledger.sight('website:2', '192.0.2.1', 'ua', at('2026-11-21T11:00:00Z')), { newToday: true, newThisHour: true });
+  assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'other ua', at('2026-11-21T11:00:00Z')), { newToday: true, newThisHour: true });
+  assert.equal(ledger.size, 7);
+  assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-22T00:00:01Z')), { newToday: true, newThisHour: true });
+  assert.equal(ledger.size, 2, 'yesterday is forgotten');
+  ledger.forget('website:1');
+  assert.equal(ledger.size, 0);
+});
+
+async function memoryCounters(flushMs = 20) {
+  const store = await Store.open({ dir: ':memory:', collections: ['users', 'stats'] });
+  const clock = fixedClock('2026-11-21T10:00:00Z');
+  let writes = 0;
+  const write = store.write.bind(store);
+  store.write = ((fn) => {
+    writes++;
+    return write(fn);
+  }) as Store['write'];
+  const counters = new DailyCounters(store, { clock, random: seededRandom(1), flushMs });
+  return { store, clock, counters, writes: () => writes };
+}
+
+test('DailyCounters: reads see events at once; one batched write per flush interval', async () => {
+  const { store, counters, writes, clock } = await memoryCounters();
+  for (let i = 0; i < 50; i++) counters.record(`link:${i % 3}`, { add: { clicks: 1 }, labels: { country: i % 2 ? 'DE:Germany' : 'US:United States' } });
+  clock.set('2026-11-22T08:00:00Z');
+  counters.record('link:0', { add: { clicks: 1 }, labels: { country: 'FR:France' } });
+  assert.equal(store.count('stats'), 0, 'nothing written yet');
+  assert.equal(counters.buffered, 4);
+  assert.deepEqual(plain(counters.day('link:0', '2026-11-21')!), { clicks: 17, country: { 'US:United States': 9, 'DE:Germany': 8 } });
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(writes(), 1);
+  assert.equal(store.count('stats'), 4);
+  assert.equal(counters.buffered, 0);
+  counters.record('link:0', { add: { clicks: 1 }, labels: { country: 'FR:France' } });
+  assert.deepEqual(plain(counters.sum('link:0')), { clicks: 19, country: { 'US:United States': 9, 'DE:Germany': 8, 'FR:France': 2 } }, 'stored and buffered days merge');
+  assert.deepEqual(counters.days('link:0').map((d) => d.day), ['2026-11-21', '2026-11-22']);
+  assert.deepEqual(counters.days('link:0', '2026-11-22', '2026-11-22').map((d) => d.day), ['2026-11-22']);
+  await counters.flush();
+  assert.equal(writes(), 2);
+  const day2 = store.all('stats').filter((r) => r.subject === 'link:0' && r.day === '2026-11-22');
+  assert.equal(day2.length, 1, 'a flushed day is updated in place, not duplicated');
+  assert.deepEqual(plain(day2[0]!.counts as DayCounts), { clicks: 2, country: { 'FR:France': 2 } });
+  await counters.flush();
+  assert.equal(writes(), 2, 'nothing buffered, nothing written');
+});
+
+test('DailyCounters: dropSubject removes written and buffered days; a deleted owner takes them along', async () => {
+  const { store, counters } = await memoryCounters(10_000);
+  await store.write((tx) => tx.put('users', { id: 1 }));
+  counters.record('website:1', { add: { pageviews: 1 } }, { owner: 1 });
+  counters.record('website:2', { add: { pageviews: 1 } }, { owner: 1 });
+  await counters.flush();
+  assert.equal(store.owned('stats', 1).length, 2, 'days carry their owner');
+  counters.record('website:1', { add: { pageviews: 1 } }, { owner: 1 });
+  await store.write((tx) => counters.dropSubject(tx, 'website:1'));
+  assert.equal(counters.day('website:1', '2026-11-21'), undefined);
+  await counters.flush();
+  assert.deepEqual(store.all('stats').map((r) => r.subject), ['website:2']);
+
+  counters.record('website:2', { add: { pageviews: 1 } }, { owner: 1 });
+  await store.write((tx) => {
+    tx.remove('users', 1);
+    for (const r of store.owned('stats', 1)) tx.remove('stats', r.id);
+  });
+  await counters.flush();
+  assert.equal(store.count('stats'), 0, 'the buffered day of a deleted user is not written');
+});
+
+test('DailyCounters: closing the store flushes; the days are there after a restart', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'counters-'));
+  try {
+    const clock = fixedClock('2026-11-21T10:00:00Z');
+    const store = await Store.open({ dir, collections: ['users', 'stats'] });
+    const counters = new DailyCounters(store, { clock, random: seededRandom(1), flushMs: 60_000 });
+    counters.record('link:7', { add: { clicks: 1 }, labels: { referrer: 'example.net' } });
+    counters.record('link:7', { add: { clicks: 1 }, labels: { referrer: 'example.net' } });
+    await store.close();
+    const reopened = await Store.open({ dir, collections: ['users', 'stats'] });
+    const again = new DailyCounters(reopened, { clock, random: seededRandom(1) });
+    assert.deepEqual(plain(again.sum('link:7')), { clicks: 2, referrer: { 'example.net': 2 } });
+    again.record('link:7', { add: { clicks: 1 } });
+    assert.equal(again.sum('link:7').clicks, 3);
+    await reopened.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

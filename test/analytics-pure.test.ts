@@ -1,0 +1,129 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as v from 'valibot';
+import { escapeHtml, lineChart } from '../src/analytics/chart.ts';
+import { continentLabel } from '../src/analytics/continents.ts';
+import { booleanField, choiceField } from '../src/analytics/form-fields.ts';
+import { laravelPage } from '../src/analytics/list-page.ts';
+import { metricRows, topRows } from '../src/analytics/metrics.ts';
+import { PageAccess } from '../src/analytics/page-access.ts';
+import { pageRange } from '../src/analytics/stats-page-routes.ts';
+import { customEventTally, pageviewTally, resolutionLabel } from '../src/analytics/visit-tally.ts';
+import type { Website } from '../src/analytics/websites.ts';
+import type { UserRecord } from '../src/resources/define.ts';
+import type { DayCounts } from '../src/stats/counts.ts';
+
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const rules = { domain: 'example.com', exclude_params: 'fbclid' };
+const headers = { userAgent: CHROME, acceptLanguage: 'fr-CA,fr;q=0.9', country: 'CA' };
+
+test('pageviewTally: every pageview counts the page and hour; the visit breakdowns only on a first visit', async (t) => {
+  const event = { page: 'https://example.com/p?fbclid=1&utm_campaign=fall&k=v', referrer: 'https://www.reddit.com/r/x', screen_resolution: '1280x800' };
+  const cases = [
+    {
+      name: 'a new visitor',
+      seen: { newToday: true, newThisHour: true },
+      want: {
+        add: { pageviews: 1, visitors: 1 },
+        labels: { page: '/p?utm_campaign=fall&k=v', pageviews_hour: '14', visitors_hour: '14', landing_page: '/p?utm_campaign=fall&k=v', referrer: 'reddit.com', browser: 'Chrome', os: 'Windows', device: 'Desktop', country: 'CA:Canada', continent: 'NA:North America', language: 'fr', resolution: '1280x800', campaign: 'fall' },
+      },
+    },
+    { name: 'back in a new hour', seen: { newToday: false, newThisHour: true }, want: { add: { pageviews: 1, visitors: 0 }, labels: { page: '/p?utm_campaign=fall&k=v', pageviews_hour: '14', visitors_hour: '14' } } },
+    { name: 'again in the same hour', seen: { newToday: false, newThisHour: false }, want: { add: { pageviews: 1, visitors: 0 }, labels: { page: '/p?utm_campaign=fall&k=v', pageviews_hour: '14', visitors_hour: null } } },
+  ];
+  for (const c of cases) await t.test(c.name, () => assert.deepEqual(pageviewTally(event, rules, headers, '14', c.seen), c.want));
+  await t.test('nothing known about the visitor', () => {
+    const tally = pageviewTally({ page: 'https://example.com' }, rules, { userAgent: undefined, acceptLanguage: undefined, country: undefined }, '00', { newToday: true, newThisHour: true });
+    assert.deepEqual(tally.labels, { page: '/', pageviews_hour: '00', visitors_hour: '00', landing_page: '/', referrer: 'Direct, email and other', browser: 'Unknown', os: 'Unknown', device: 'Unknown', country: 'Unknown', continent: 'Unknown', language: 'Unknown', resolution: 'Unknown', campaign: null });
+  });
+  await t.test('long values are clipped', () => {
+    const tally = pageviewTally({ page: `https://example.com/${'x'.repeat(2000)}` }, rules, headers, '01', { newToday: false, newThisHour: false });
+    assert.equal(tally.labels?.page?.length, 512);
+  });
+  assert.deepEqual(customEventTally({ name: 'signup', value: 3, unit: 'eur' }), { labels: { event: 'signup' } });
+});
+
+test('resolutionLabel and continentLabel', () => {
+  const res: [string | undefined | null, string][] = [['1920x1080', '1920x1080'], [' 390 X 844 ', '390x844'], ['0800x600', '800x600'], ['big', 'Unknown'], ['1x1', 'Unknown'], [undefined, 'Unknown'], [null, 'Unknown']];
+  for (const [input, want] of res) assert.equal(resolutionLabel(input), want, String(input));
+  const cont: [string | undefined, string][] = [['de', 'EU:Europe'], ['JP', 'AS:Asia'], ['BR', 'SA:South America'], ['NZ', 'OC:Oceania'], ['EG', 'AF:Africa'], ['AQ', 'AN:Antarctica'], ['US', 'NA:North America'], ['XX', 'Unknown'], [undefined, 'Unknown']];
+  for (const [input, want] of cont) assert.equal(continentLabel(input), want, String(input));
+});
+
+test('metricRows: per day for pageviews and visitors, summed labels otherwise, none for city', () => {
+  const days: { day: string; counts: DayCounts }[] = [
+    { day: '2026-11-20', counts: { pageviews: 3, visitors: 0, page: { '/': 2, '/a': 1 } } },
+    { day: '2026-11-21', counts: { pageviews: 1, visitors: 1, page: { '/': 1 } } },
+  ];
+  assert.deepEqual(metricRows(days, 'pageviews'), [{ value: '2026-11-20', count: 3 }, { value: '2026-11-21', count: 1 }]);
+  assert.deepEqual(metricRows(days, 'visitors'), [{ value: '2026-11-21', count: 1 }]);
+  assert.deepEqual(topRows(metricRows(days, 'page'), 1), [{ value: '/', count: 3 }]);
+  assert.deepEqual(metricRows(days, 'city'), []);
+  assert.deepEqual(metricRows(days, 'browser'), []);
+});
+
+test('laravelPage: meta and links for first, middle, last and past pages', () => {
+  const items = Array.from({ length: 25 }, (_, i) => i + 1);
+  const path = 'http://h/api/v1/x';
+  const mid = laravelPage(items, 2, 10, path, { search: 'a b' });
+  assert.deepEqual(mid.data, [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+  assert.deepEqual(mid.links, { first: `${path}?search=a+b&page=1`, last: `${path}?search=a+b&page=3`, prev: `${path}?search=a+b&page=1`, next: `${path}?search=a+b&page=3` });
+  assert.deepEqual(mid.meta, { current_page: 2, from: 11, last_page: 3, path, per_page: 10, to: 20, total: 25 });
+  const last = laravelPage(items, 3, 10, path, {});
+  assert.deepEqual([last.meta.from, last.meta.to, last.links.next], [21, 25, null]);
+  const empty = laravelPage([], 1, 50, path, {});
+  assert.deepEqual([empty.meta.last_page, empty.meta.from, empty.meta.to, empty.links.last], [1, null, null, `${path}?page=1`]);
+});
+
+test('form fields: integers and booleans from strings, numbers and booleans', () => {
+  const privacy = choiceField('privacy', [0, 1, 2]);
+  const cases: [unknown, number | null][] = [['0', 0], ['2', 2], [' 1 ', 1], [1, 1], [true, 1], ['true', 1], ['false', 0], ['3', null], ['1.0', null], ['', null], [null, null], [[1], null]];
+  for (const [input, want] of cases) {
+    const r = v.safeParse(privacy, input);
+    assert.equal(r.success ? r.output : null, want, JSON.stringify(input));
+  }
+  const favorite = booleanField('favorite');
+  assert.deepEqual(['1', '0', 'TRUE', false, 1].map((x) => v.parse(favorite, x)), [true, false, true, false, true]);
+  assert.equal(v.safeParse(favorite, 'yes').success, false);
+});
+
+test('escapeHtml and the chart escape every label', () => {
+  assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&#60;a href=&#34;x&#34;&#62;&#39;&#38;&#39;&#60;/a&#62;');
+  const svg = lineChart(['<d1>', 'd2'], [{ name: 'views', color: '#000', values: [0, 7] }], 'T <x>');
+  assert.ok(svg.startsWith('<svg') && svg.endsWith('</svg>'));
+  assert.ok(!svg.includes('<d1>') && !svg.includes('<x>'));
+  assert.ok(svg.includes('&#60;d1&#62;: 0 views'));
+  assert.equal((svg.match(/<circle/g) ?? []).length, 2);
+});
+
+test('pageRange: the query range when valid, else the last 30 days with a notice', () => {
+  const now = Date.parse('2026-11-21T10:00:00Z');
+  assert.deepEqual(pageRange({}, now), { from: '2026-10-23', to: '2026-11-21' });
+  assert.deepEqual(pageRange({ from: '2026-01-01', to: '2026-01-31' }, now), { from: '2026-01-01', to: '2026-01-31' });
+  for (const q of [{ from: '2026-02-30', to: '2026-03-01' }, { from: '2026-03-02', to: '2026-03-01' }, { from: '2020-01-01', to: '2026-01-01' }, { from: '2026-01-01' }]) {
+    const r = pageRange(q, now);
+    assert.deepEqual([r.from, r.to], ['2026-10-23', '2026-11-21'], JSON.stringify(q));
+    assert.match(r.notice ?? '', /Invalid date range/);
+  }
+});
+
+test('PageAccess: cookies are bound to website, grant, expiry, key hash and password hash', () => {
+  const access = new PageAccess(new Uint8Array(32).fill(7));
+  const other = new PageAccess(new Uint8Array(32).fill(8));
+  const site = { id: 3, userId: 1, privacy: 2, password: 'scrypt$a' } as unknown as Website;
+  const owner = { id: 1, keyHash: 'aa' } as UserRecord;
+  const users = (u: UserRecord | undefined) => () => u;
+  const now = Date.parse('2026-11-21T10:00:00Z');
+  const ownerCookie = access.issue('owner', site, now, owner);
+  assert.equal(access.check(ownerCookie, site, now, users(owner)), 'owner');
+  assert.equal(other.check(ownerCookie, site, now, users(owner)), null, 'another process secret');
+  assert.equal(access.check(ownerCookie, { ...site, id: 4 } as Website, now, users(owner)), null);
+  assert.equal(access.check(ownerCookie, site, now, users({ ...owner, keyHash: 'bb' })), null);
+  assert.equal(access.check(ownerCookie, site, now + 86_400_000, users(owner)), null);
+  assert.equal(access.check(ownerCookie.replace('owner.', 'password.'), site, now, users(owner)), null);
+  const pw = access.issue('password', site, now);
+  assert.equal(access.check(pw, site, now, users(undefined)), 'password');
+  assert.equal(access.check(pw, { ...site, password: 'scrypt$b' } as Website, now, users(undefined)), null);
+  assert.equal(access.check(pw, { ...site, privacy: 1 } as Website, now, users(undefined)), null);
+  for (const junk of [undefined, '', 'owner', 'owner.1.2.x', `${pw}x`]) assert.equal(access.check(junk, site, now, users(owner)), null);
+});

@@ -1,0 +1,101 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { bearerToken, generateApiKey, hashApiKey, sameKeyHash } from '../src/auth/keys.ts';
+import { hashPassword, verifyPassword } from '../src/auth/passwords.ts';
+import { ADMIN_KEY, testApp } from './helpers.ts';
+
+const INVALID = { error: 1, message: 'A valid API key is required to use this service.' };
+
+test('keys carry at least 32 bytes of entropy and are stored as hashes', () => {
+  const a = generateApiKey();
+  assert.match(a, /^sk_[A-Za-z0-9_-]{43}$/);
+  assert.notEqual(a, generateApiKey());
+  assert.ok(sameKeyHash(hashApiKey(a), hashApiKey(a)));
+  assert.ok(!sameKeyHash(hashApiKey(a), hashApiKey(a + 'x')));
+  assert.ok(!sameKeyHash('', ''));
+});
+
+test('bearer tokens are read only from a well-formed header', () => {
+  const cases: [string | undefined, string | null][] = [
+    ['Bearer sk_abcdefgh', 'sk_abcdefgh'],
+    ['bearer   sk_abcdefgh ', 'sk_abcdefgh'],
+    ['Basic sk_abcdefgh', null],
+    ['Bearer', null],
+    ['Bearer short', null],
+    [undefined, null],
+  ];
+  for (const [header, want] of cases) assert.equal(bearerToken(header), want, String(header));
+});
+
+test('passwords are scrypt-hashed and verified', async () => {
+  const h = await hashPassword('correct horse');
+  assert.match(h, /^scrypt\$16384\$8\$1\$/);
+  assert.equal(await verifyPassword('correct horse', h), true);
+  assert.equal(await verifyPassword('wrong horse', h), false);
+  assert.equal(await verifyPassword('x', 'garbage'), false);
+});
+
+test('missing, malformed, unknown and expired keys get 401 with WWW-Authenticate', async () => {
+  const { call, clock } = await testApp();
+  const cases: [string, Record<string, string>][] = [
+    ['no header', {}],
+    ['not bearer', { authorization: `Basic ${ADMIN_KEY}` }],
+    ['unknown key', { authorization: 'Bearer sk_unknown_000000000000000000000' }],
+  ];
+  for (const [name, headers] of cases) {
+    const r = await call('GET', '/api/account', { key: null, headers });
+    assert.equal(r.status, 401, name);
+    assert.deepEqual(r.body, INVALID, name);
+    assert.equal(r.headers.get('www-authenticate'), 'Bearer', name);
+  }
+  const rotated = await call('POST', '/api/account/rotate-key', { body: { expires: '2026-11-22 10:00:00' } });
+  assert.equal(rotated.status, 200, rotated.text);
+  const key = rotated.body.apikey;
+  assert.equal((await call('GET', '/api/account', { key })).status, 200);
+  assert.equal((await call('GET', '/api/account', { key: ADMIN_KEY })).status, 401, 'the old key stops working');
+  clock.advance(25 * 3600 * 1000);
+  const expired = await call('GET', '/api/account', { key });
+  assert.equal(expired.status, 401);
+  assert.match(expired.body.message, /expired/);
+  assert.match(expired.headers.get('www-authenticate') ?? '', /^Bearer/);
+});
+
+test('unknown routes answer JSON 404 in the API\'s error shape, never HTML', async () => {
+  const { call } = await testApp();
+  const r = await call('GET', '/api/nothing-here');
+  assert.equal(r.status, 404);
+  assert.deepEqual(r.body, { error: 1, message: 'Endpoint not found.' });
+  assert.match(r.headers.get('content-type') ?? '', /application\/json/);
+  const wrongMethod = await call('PATCH', '/api/account');
+  assert.equal(wrongMethod.status, 404);
+});
+
+test('bodies over the limit are 413, non-JSON bodies 415, broken JSON 400', async () => {
+  const { call } = await testApp({ bodyLimit: 1000 });
+  const big = await call('PUT', '/api/account/update', { body: { password: 'x'.repeat(2000) } });
+  assert.equal(big.status, 413);
+  assert.equal(big.body.error, 1);
+  const form = await call('PUT', '/api/account/update', { raw: 'email=a@b.c', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.equal(form.status, 415);
+  const broken = await call('PUT', '/api/account/update', { raw: '{"email":', headers: { 'content-type': 'application/json' } });
+  assert.deepEqual([broken.status, broken.body], [400, { error: 1, message: 'The request body is not valid JSON.' }]);
+});
+
+test('an unexpected error is a generic 500; details go only to the log', async () => {
+  const lines: string[] = [];
+  const log = { debug() {}, info() {}, warn() {}, error: (m: string, x?: Record<string, unknown>) => lines.push(m + JSON.stringify(x)) };
+  const { call, store } = await testApp({}, { log });
+  store.get = () => {
+    throw new Error('disk on fire');
+  };
+  const r = await call('GET', '/api/pixel/1');
+  assert.deepEqual([r.status, r.body], [500, { error: 1, message: 'An internal error occurred. Please try again later.' }]);
+  assert.ok(lines.some((l) => l.includes('disk on fire')));
+  assert.ok(!lines.some((l) => l.includes(ADMIN_KEY)));
+});
+
+test('GET /health answers without a key', async () => {
+  const { call } = await testApp();
+  const r = await call('GET', '/health', { key: null });
+  assert.deepEqual([r.status, r.body], [200, { status: 'ok' }]);
+});

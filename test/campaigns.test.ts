@@ -1,0 +1,157 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { snapshotOf, testApp } from './helpers.ts';
+
+const NAME_RULE = 'Campaign name cannot be empty and must have at least 2 characters.';
+const SLUG_TAKEN = 'This slug is currently not available. Please choose another one.';
+
+test('campaigns', async (t) => {
+  const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
+  const alice = await makeUser('alice');
+  const bob = await makeUser('bob');
+  const add = (body: unknown, key = alice.key) => call('POST', '/api/campaign/add', { key, body });
+  const update = (id: number, body: unknown, key = alice.key) => call('PUT', `/api/campaign/${id}/update`, { key, body });
+  const assign = (campaign: number | string, link: number | string, key = alice.key) => call('POST', `/api/campaign/${campaign}/assign/${link}`, { key });
+  let urls = 0;
+  const addLink = async (key = alice.key) => (await call('POST', '/api/url/add', { key, body: { url: `https://example.com/c/${++urls}` } })).body.id as number;
+
+  await t.test('add answers the reference shape, the name under domain and name, rotator and list URLs', async () => {
+    const r = await add({ name: 'Promo', slug: 'promo', public: true });
+    assert.equal(r.status, 200, r.text);
+    const id = r.body.id;
+    assert.deepEqual(r.body, { error: 0, id, domain: 'Promo', name: 'Promo', public: true, rotator: 'http://sho.rt/r/promo', list: `http://sho.rt/c/${id}-promo` });
+    const stored = store.get('campaigns', id)!;
+    assert.deepEqual({ ...stored }, { id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Promo', slug: 'promo', public: true, views: 0 });
+  });
+
+  await t.test('without a slug there is no rotator, public defaults to false, and the name is trimmed', async () => {
+    const r = await add({ name: '  Plain  ' });
+    const id = r.body.id;
+    assert.deepEqual(r.body, { error: 0, id, domain: 'Plain', name: 'Plain', public: false, rotator: false, list: `http://sho.rt/c/${id}-${id}` });
+    assert.equal(store.get('campaigns', id)!.slug, null);
+  });
+
+  const rejected: { name: string; body: unknown; message: string | RegExp; key?: 'bob' }[] = [
+    { name: 'a missing name', body: { slug: 'abc' }, message: NAME_RULE },
+    { name: 'an empty name', body: { name: '' }, message: NAME_RULE },
+    { name: 'a one-character name', body: { name: ' x ' }, message: NAME_RULE },
+    { name: 'a name the user already has, in another case', body: { name: 'PROMO' }, message: 'You already have a campaign with that name.' },
+    { name: 'a slug too short', body: { name: 'New one', slug: 'ab' }, message: /Slug must be 3 to 64/ },
+    { name: 'a slug with a slash', body: { name: 'New one', slug: 'a/b/c' }, message: /Slug must be 3 to 64/ },
+    { name: 'a slug of 65 characters', body: { name: 'New one', slug: 'a'.repeat(65) }, message: /Slug must be 3 to 64/ },
+    { name: "another user's slug", body: { name: 'Bobs', slug: 'promo' }, message: SLUG_TAKEN, key: 'bob' },
+    { name: 'a taken slug in another case', body: { name: 'New one', slug: 'PROMO' }, message: SLUG_TAKEN },
+    { name: 'public as a string', body: { name: 'New one', public: 'yes' }, message: /public/ },
+  ];
+  for (const c of rejected) {
+    await t.test(`add refuses ${c.name} with a 400 and stores nothing`, async () => {
+      const before = snapshotOf(store, 'campaigns');
+      const r = await add(c.body, c.key === 'bob' ? bob.key : alice.key);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error, 1);
+      if (typeof c.message === 'string') assert.equal(r.body.message, c.message);
+      else assert.match(r.body.message, c.message);
+      assert.equal(snapshotOf(store, 'campaigns'), before);
+    });
+  }
+
+  await t.test('another user may use the same name', async () => {
+    const r = await add({ name: 'Promo' }, bob.key);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(store.get('campaigns', r.body.id)!.userId, bob.id);
+  });
+
+  await t.test('list entries carry name, domain, public, rotator, list and views', async () => {
+    const r = await call('GET', '/api/campaigns', { key: alice.key });
+    assert.equal(r.status, 200);
+    const [plain, promo] = r.body.data.campaigns;
+    assert.deepEqual(promo, { id: promo.id, name: 'Promo', domain: 'Promo', public: true, rotator: 'http://sho.rt/r/promo', list: `http://sho.rt/c/${promo.id}-promo`, views: 0 });
+    assert.equal(plain.name, 'Plain');
+    assert.equal(r.body.data.result, 2);
+  });
+
+  await t.test('update answers the add shape; an omitted slug is kept, an empty one removes the rotator', async () => {
+    const id = (await add({ name: 'Summer', slug: 'summer' })).body.id;
+    const renamed = await update(id, { name: 'Summer 2027', public: true });
+    assert.deepEqual(renamed.body, { error: 0, id, domain: 'Summer 2027', name: 'Summer 2027', public: true, rotator: 'http://sho.rt/r/summer', list: `http://sho.rt/c/${id}-summer` });
+    const cleared = await update(id, { name: 'Summer 2027', slug: '' });
+    assert.equal(cleared.body.rotator, false);
+    assert.deepEqual({ ...store.get('campaigns', id)! }, { id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Summer 2027', slug: null, public: true, views: 0 });
+  });
+
+  await t.test('update keeps its own name and slug but refuses another campaign’s, storing nothing', async () => {
+    const id = (await add({ name: 'Winter', slug: 'winter' })).body.id;
+    assert.equal((await update(id, { name: 'winter', slug: 'WINTER' })).status, 200);
+    const before = snapshotOf(store, 'campaigns');
+    const cases: [unknown, string][] = [
+      [{ name: 'Promo' }, 'You already have a campaign with that name.'],
+      [{ name: 'Winter', slug: 'promo' }, SLUG_TAKEN],
+      [{ slug: 'other' }, NAME_RULE],
+      [{ name: 'Q' }, NAME_RULE],
+    ];
+    for (const [body, message] of cases) {
+      const r = await update(id, body);
+      assert.deepEqual([r.status, r.body], [400, { error: 1, message }], JSON.stringify(body));
+    }
+    assert.equal(snapshotOf(store, 'campaigns'), before);
+  });
+
+  await t.test('assign puts a link in the campaign, and moving it leaves the first', async () => {
+    const first = (await add({ name: 'First' })).body.id;
+    const second = (await add({ name: 'Second' })).body.id;
+    const link = await addLink();
+    const r = await assign(first, link);
+    assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Link successfully added to the campaign.' }]);
+    assert.equal(store.get('links', link)!.campaign, first);
+    assert.equal((await assign(second, link)).status, 200);
+    assert.equal(store.get('links', link)!.campaign, second);
+  });
+
+  await t.test('views in the list count the visits of the rotator', async () => {
+    const id = (await add({ name: 'Rotating', slug: 'rotating' })).body.id;
+    await assign(id, await addLink());
+    const visit = await call('GET', '/r/rotating', { key: null, headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Firefox/120.0' } });
+    assert.equal(visit.status, 302, visit.text);
+    const list = await call('GET', '/api/campaigns?q=rotating', { key: alice.key });
+    assert.deepEqual(list.body.data.campaigns.map((c: { id: number; views: number }) => [c.id, c.views]), [[id, 1]]);
+  });
+
+  await t.test("unknown or another user's campaign or link is a 404 that changes nothing", async () => {
+    const mine = (await add({ name: 'Mine' })).body.id;
+    const theirs = (await add({ name: 'Theirs' }, bob.key)).body.id;
+    const myLink = await addLink();
+    const theirLink = await addLink(bob.key);
+    const before = snapshotOf(store, 'links');
+    const campaignGone = { error: 1, message: 'Campaign not found. Please try again.' };
+    const linkGone = { error: 1, message: 'Link not found. Please try again.' };
+    const cases: [number | string, number | string, unknown][] = [
+      [999999, myLink, campaignGone],
+      [theirs, myLink, campaignGone],
+      ['abc', myLink, campaignGone],
+      [mine, 999999, linkGone],
+      [mine, theirLink, linkGone],
+      [mine, '-1', linkGone],
+    ];
+    for (const [campaign, link, body] of cases) {
+      const r = await assign(campaign, link);
+      assert.deepEqual([r.status, r.body], [404, body], `${campaign}/${link}`);
+    }
+    assert.equal(snapshotOf(store, 'links'), before);
+  });
+
+  await t.test("deleting a campaign leaves its links unassigned, and touches nobody else's", async () => {
+    const id = (await add({ name: 'Doomed', slug: 'doomed' })).body.id;
+    const inside = await addLink();
+    const outside = await addLink();
+    const keep = (await add({ name: 'Kept' })).body.id;
+    await assign(id, inside);
+    await assign(keep, outside);
+    const r = await call('DELETE', `/api/campaign/${id}/delete`, { key: alice.key });
+    assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Campaign has been deleted successfully.' }]);
+    assert.equal(store.get('campaigns', id), undefined);
+    assert.equal(store.get('links', inside)!.campaign, null);
+    assert.equal(store.get('links', outside)!.campaign, keep);
+    // The slug is free again.
+    assert.equal((await add({ name: 'Reborn', slug: 'doomed' }, bob.key)).status, 200);
+  });
+});

@@ -1,0 +1,127 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiError } from '../src/errors.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { checkPointsHere } from '../src/resources/domain-check.ts';
+import { domainOrigin } from '../src/resources/domains.ts';
+import { snapshotOf, testApp } from './helpers.ts';
+
+const RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
+
+test('domainOrigin keeps http(s) + host name only, normalised', async (t) => {
+  const cases: [string, string | null][] = [
+    ['https://brand.example.com', 'https://brand.example.com'],
+    ['HTTPS://Brand.Example.COM/', 'https://brand.example.com'],
+    ['http://go.example.org:8080', 'http://go.example.org:8080'],
+    ['https://go.example.org:443', 'https://go.example.org'],
+    ['https://bücher.de', 'https://xn--bcher-kva.de'],
+    ['brand.example.com', null],
+    ['ftp://brand.example.com', null],
+    ['https://brand.example.com/path', null],
+    ['https://brand.example.com?x=1', null],
+    ['https://brand.example.com#top', null],
+    ['https://user:pw@brand.example.com', null],
+    ['https://192.168.1.10', null],
+    ['https://[::1]', null],
+    ['https://localhost', null],
+    ['https://under_score.example.com', null],
+    ['https://-bad.example.com', null],
+    ['https://example.com.', null],
+    ['https://exa mple.com', null],
+    ['https://', null],
+  ];
+  for (const [raw, want] of cases) await t.test(raw, () => assert.equal(domainOrigin(raw), want));
+});
+
+test('checkPointsHere compares the resolved addresses with SERVER_IP', async () => {
+  const resolving = (ips: string[]) => async () => ips;
+  await checkPointsHere('go.example.com', ['203.0.113.5'], resolving(['198.51.100.1', '203.0.113.5']));
+  await assert.rejects(checkPointsHere('go.example.com', ['203.0.113.5'], resolving(['198.51.100.1'])), (err: unknown) => {
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.status, 400);
+    assert.equal(err.message, 'The domain go.example.com does not point to this server: it resolves to 198.51.100.1, not 203.0.113.5.');
+    return true;
+  });
+  const failing = async () => {
+    throw new Error('ENOTFOUND');
+  };
+  await assert.rejects(checkPointsHere('nx.example.com', ['203.0.113.5', '2001:db8::1'], failing), {
+    message: 'The domain nx.example.com could not be resolved. Point it to this server (203.0.113.5 or 2001:db8::1) and try again.',
+  });
+  const hanging = () => new Promise<string[]>(() => {});
+  await assert.rejects(checkPointsHere('slow.example.com', ['203.0.113.5'], hanging, 20), { status: 400 });
+});
+
+test('DOMAIN_CHECK and SERVER_IP settings', () => {
+  const off = loadConfig({});
+  assert.deepEqual([off.domainCheck, off.serverIp], ['off', []]);
+  const dns = loadConfig({ DOMAIN_CHECK: 'dns', SERVER_IP: '203.0.113.5, 2001:0db8:0:0::1' });
+  assert.deepEqual([dns.domainCheck, dns.serverIp], ['dns', ['203.0.113.5', '2001:db8::1']]);
+  assert.throws(() => loadConfig({ DOMAIN_CHECK: 'dns' }), (e: unknown) => e instanceof ConfigError && /SERVER_IP/.test(e.message));
+  assert.throws(() => loadConfig({ DOMAIN_CHECK: 'http' }), (e: unknown) => e instanceof ConfigError && /DOMAIN_CHECK/.test(e.message));
+  assert.throws(() => loadConfig({ SERVER_IP: '300.1.1.1' }), (e: unknown) => e instanceof ConfigError && /SERVER_IP/.test(e.message));
+});
+
+test('branded domains', async (t) => {
+  const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
+  const alice = await makeUser('alice');
+  const bob = await makeUser('bob');
+  const add = (body: unknown, key = alice.key) => call('POST', '/api/domain/add', { key, body });
+
+  await t.test('add stores the normalised origin and answers {error, id}', async () => {
+    const r = await add({ domain: ' HTTPS://Go.Brand.COM/ ', redirectroot: 'https://brand.com/' });
+    assert.deepEqual(r.body, { error: 0, id: r.body.id });
+    assert.deepEqual({ ...store.get('domains', r.body.id)! }, {
+      id: r.body.id, userId: alice.id, date: '2026-11-21 10:00:00', domain: 'https://go.brand.com', redirectroot: 'https://brand.com/', redirect404: '',
+    });
+    const list = await call('GET', '/api/domains', { key: alice.key });
+    assert.deepEqual(list.body.data.domains, [{ id: r.body.id, domain: 'https://go.brand.com', redirectroot: 'https://brand.com/', redirect404: '' }]);
+  });
+
+  const rejected: { name: string; body: unknown; message: string | RegExp; key?: 'bob' }[] = [
+    { name: 'a missing domain', body: {}, message: 'Missing required parameter: domain' },
+    { name: 'a domain with a path', body: { domain: 'https://x.brand.com/go' }, message: RULE },
+    { name: 'a domain without scheme', body: { domain: 'x.brand.com' }, message: RULE },
+    { name: 'an IP address', body: { domain: 'http://10.0.0.1' }, message: RULE },
+    { name: 'a domain another user has, other scheme and case', body: { domain: 'http://GO.brand.com' }, message: 'That domain is already in use.', key: 'bob' },
+    { name: "the server's own host", body: { domain: 'http://sho.rt' }, message: 'That domain is already in use.' },
+    { name: 'a javascript: root redirect', body: { domain: 'https://y.brand.com', redirectroot: 'javascript:alert(1)' }, message: 'Root redirect must be a valid http(s) URL or empty.' },
+    { name: 'a relative 404 redirect', body: { domain: 'https://y.brand.com', redirect404: '/missing' }, message: '404 redirect must be a valid http(s) URL or empty.' },
+  ];
+  for (const c of rejected) {
+    await t.test(`add refuses ${c.name} with a 400 and stores nothing`, async () => {
+      const before = snapshotOf(store, 'domains');
+      const r = await add(c.body, c.key === 'bob' ? bob.key : alice.key);
+      assert.deepEqual([r.status, r.body], [400, { error: 1, message: c.message }]);
+      assert.equal(snapshotOf(store, 'domains'), before);
+    });
+  }
+
+  await t.test('update sets or clears the redirects and never changes the domain', async () => {
+    const id = (await add({ domain: 'https://z.brand.com', redirectroot: 'https://brand.com/a', redirect404: 'https://brand.com/404' })).body.id;
+    const r = await call('PUT', `/api/domain/${id}/update`, { key: alice.key, body: { domain: 'https://other.com', redirectroot: '' } });
+    assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Domain has been updated successfully.' }]);
+    const stored = store.get('domains', id)!;
+    assert.deepEqual([stored.domain, stored.redirectroot, stored.redirect404], ['https://z.brand.com', '', 'https://brand.com/404']);
+    const before = snapshotOf(store, 'domains');
+    const bad = await call('PUT', `/api/domain/${id}/update`, { key: alice.key, body: { redirect404: 'ftp://brand.com' } });
+    assert.deepEqual([bad.status, bad.body], [400, { error: 1, message: '404 redirect must be a valid http(s) URL or empty.' }]);
+    assert.equal(snapshotOf(store, 'domains'), before);
+  });
+
+  await t.test('with DOMAIN_CHECK=dns a taken domain is refused before any lookup', async () => {
+    const dns = await testApp({ domainCheck: 'dns', serverIp: ['203.0.113.5'] });
+    const user = await dns.makeUser('carol');
+    await dns.store.write((tx) => tx.insert('domains', { userId: 1, domain: 'https://taken.brand.com', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' }));
+    const r = await dns.call('POST', '/api/domain/add', { key: user.key, body: { domain: 'https://taken.brand.com' } });
+    assert.deepEqual([r.status, r.body], [400, { error: 1, message: 'That domain is already in use.' }]);
+  });
+
+  await t.test('deleting a domain answers the compat message', async () => {
+    const id = (await add({ domain: 'https://gone.brand.com' })).body.id;
+    const r = await call('DELETE', `/api/domain/${id}/delete`, { key: alice.key });
+    assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Domain has been deleted successfully.' }]);
+    assert.equal(store.get('domains', id), undefined);
+    assert.equal((await add({ domain: 'https://gone.brand.com' }, bob.key)).status, 200);
+  });
+});

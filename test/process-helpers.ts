@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The key real-process tests start their servers with. */
+export const PROCESS_ADMIN_KEY = 'sk_process_test_admin_000000000000000000000';
+
+/** A server running in its own process. */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Runs `src/main.ts` with `args` and waits for it to exit; returns its code and output. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts a server on a free port with data in `dataDir`; resolves once it listens. */
+export function startProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_API_KEY: PROCESS_ADMIN_KEY, LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
+  });
+  let out = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child, output: () => out, exit });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exit.then((code) => reject(new Error(`server exited with ${code} before listening:\n${out}`)));
+  });
+}
+
+/** A JSON request with the admin key. */
+export async function api(url: string, method: string, path: string, body?: unknown, key = PROCESS_ADMIN_KEY): Promise<{ status: number; body: any }> {
+  // any: callers read whichever fields the endpoint answers, asserting each one
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}

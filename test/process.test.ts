@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { api, runCli, startProcess } from './process-helpers.ts';
+
+const tmp = () => mkdtemp(join(tmpdir(), 'process-test-'));
+
+test('every acknowledged write survives SIGKILL; ids never repeat', async () => {
+  const dir = await tmp();
+  const first = await startProcess(dir);
+  const acked = new Map<number, string>();
+  await Promise.all(
+    Array.from({ length: 40 }, async (_, i) => {
+      const r = await api(first.url, 'POST', '/api/pixel/add', { type: 'gapixel', name: `p${i}`, tag: `T-${i}` });
+      assert.equal(r.status, 200);
+      acked.set(r.body.id, `p${i}`);
+    }),
+  );
+  first.child.kill('SIGKILL');
+  await first.exit;
+  const second = await startProcess(dir);
+  try {
+    const list = await api(second.url, 'GET', '/api/pixels?limit=100');
+    const names = new Map<number, string>(list.body.data.pixels.map((p: { id: number; name: string }) => [p.id, p.name]));
+    for (const [id, name] of acked) assert.equal(names.get(id), name, `pixel ${id}`);
+    const next = await api(second.url, 'POST', '/api/pixel/add', { type: 'bing', name: 'after', tag: 'A' });
+    assert.ok(next.body.id > Math.max(...acked.keys()));
+  } finally {
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exit, 0);
+  }
+});
+
+test('SIGTERM flushes, releases the lock and exits 0', async () => {
+  const dir = await tmp();
+  const s = await startProcess(dir);
+  await api(s.url, 'POST', '/api/pixel/add', { type: 'bing', name: 'kept', tag: 'K' });
+  s.child.kill('SIGTERM');
+  assert.equal(await s.exit, 0);
+  const files = await readdir(dir);
+  assert.ok(!files.includes('.lock'));
+  const pixels = JSON.parse(await readFile(join(dir, 'pixels.json'), 'utf8'));
+  assert.deepEqual(pixels.records.map((p: { name: string }) => p.name), ['kept']);
+});
+
+test('a second server on the same data directory refuses to start', async () => {
+  const dir = await tmp();
+  const s = await startProcess(dir);
+  try {
+    await assert.rejects(startProcess(dir), /in use by another server/);
+  } finally {
+    s.child.kill('SIGTERM');
+    await s.exit;
+  }
+});
+
+test('a corrupt data file refuses the start, is named, and is left as it was', async () => {
+  const dir = await tmp();
+  const file = join(dir, 'pixels.json');
+  await writeFile(file, '{"collection":"pixels", oops');
+  await assert.rejects(startProcess(dir), (err: Error) => err.message.includes('exited with 1') && err.message.includes(file));
+  assert.equal(await readFile(file, 'utf8'), '{"collection":"pixels", oops');
+});
+
+test('an invalid setting stops the start with exit code 1 and names it', async () => {
+  const r = await runCli(['serve'], { PORT: 'eighty', DATA_DIR: ':memory:' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Invalid PORT/);
+});
+
+test('the first start prints a generated admin key once; it works', async () => {
+  const dir = await tmp();
+  const s = await startProcess(dir, { ADMIN_API_KEY: '' });
+  try {
+    const key = /Admin API key: (sk_\S+)/.exec(s.output())?.[1];
+    assert.ok(key);
+    assert.equal((await api(s.url, 'GET', '/api/account', undefined, key)).status, 200);
+  } finally {
+    s.child.kill('SIGTERM');
+    await s.exit;
+  }
+});
+
+test('CLI: users:add prints a key, users:list lists without keys, users:rotate-key replaces it', async () => {
+  const dir = await tmp();
+  const env = { DATA_DIR: dir };
+  const add = await runCli(['users:add', '--email', 'cli@example.com', '--admin'], env);
+  assert.equal(add.code, 0, add.stderr);
+  const key = /API key: (sk_\S+)/.exec(add.stdout)?.[1];
+  assert.ok(key);
+  const list = await runCli(['users:list'], env);
+  assert.match(list.stdout, /cli@example\.com .* admin/);
+  assert.ok(!list.stdout.includes(key));
+  const rotated = await runCli(['users:rotate-key', '--email', 'cli@example.com'], env);
+  const newKey = /API key: (sk_\S+)/.exec(rotated.stdout)?.[1];
+  assert.ok(newKey && newKey !== key);
+  const dup = await runCli(['users:add', '--email', 'cli@example.com'], env);
+  assert.equal(dup.code, 1);
+  assert.match(dup.stderr, /already associated/);
+  const help = await runCli(['users:add', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /--email/);
+  const unknown = await runCli(['users:nope']);
+  assert.equal(unknown.code, 2);
+  const s = await startProcess(dir, { ADMIN_API_KEY: '' });
+  try {
+    assert.equal((await api(s.url, 'GET', '/api/account', undefined, newKey)).status, 200);
+    assert.equal((await api(s.url, 'GET', '/api/account', undefined, key)).status, 401);
+  } finally {
+    s.child.kill('SIGTERM');
+    await s.exit;
+  }
+});

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fixedClock } from '../src/clock.ts';
+import { FixedWindowLimiter } from '../src/http/rate-limit.ts';
+import { testApp } from './helpers.ts';
+
+test('the limiter lets exactly `limit` requests through per aligned window, then resets', () => {
+  const clock = fixedClock(60_000 * 1000 + 5_000);
+  const l = new FixedWindowLimiter(3, 60_000, clock);
+  const seen = [1, 2, 3, 4].map(() => l.hit('k'));
+  assert.deepEqual(seen.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0]]);
+  assert.equal(seen[0]!.reset, 60_000 + 60);
+  assert.equal(l.hit('other').allowed, true);
+  clock.advance(55_000);
+  assert.equal(l.hit('k').allowed, true);
+  assert.equal(l.size, 1, 'counters of the finished window are dropped');
+});
+
+test('over the limit: 429 with Retry-After and the headers; the next window lets requests through', async () => {
+  const { call, clock, makeUser } = await testApp({ rateLimit: 3, rateLimitWindow: 60 });
+  const u = await makeUser('limited');
+  const statuses: number[] = [];
+  let last;
+  for (let i = 0; i < 4; i++) {
+    last = await call('GET', '/api/account', { key: u.key });
+    statuses.push(last.status);
+  }
+  assert.deepEqual(statuses, [200, 200, 200, 429]);
+  assert.deepEqual(last!.body, { error: 1, message: 'Too Many API Requests.' });
+  assert.equal(last!.headers.get('x-ratelimit-limit'), '3');
+  assert.equal(last!.headers.get('x-ratelimit-remaining'), '0');
+  const reset = Number(last!.headers.get('x-ratelimit-reset'));
+  assert.equal(reset, Math.ceil((clock.now() - (clock.now() % 60_000) + 60_000) / 1000));
+  assert.equal(Number(last!.headers.get('retry-after')), reset - Math.floor(clock.now() / 1000));
+  clock.advance(60_000);
+  const again = await call('GET', '/api/account', { key: u.key });
+  assert.equal(again.status, 200);
+  assert.equal(again.headers.get('x-ratelimit-remaining'), '2');
+});
+
+test('each key has its own window; RATE_LIMIT=0 disables the limiter and its headers', async () => {
+  const { call, makeUser } = await testApp({ rateLimit: 0 });
+  const u = await makeUser('free');
+  for (let i = 0; i < 40; i++) assert.equal((await call('GET', '/api/account', { key: u.key })).status, 200);
+  assert.equal((await call('GET', '/api/account', { key: u.key })).headers.get('x-ratelimit-limit'), null);
+});
+
+test('failed authentications are limited per client IP', async () => {
+  const { call } = await testApp({ authFailureLimit: 3, trustProxy: true });
+  const from = (ip: string) => ({ key: 'sk_wrong_key_guess_000000000000', headers: { 'x-forwarded-for': ip } });
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push((await call('GET', '/api/account', from('10.0.0.1'))).status);
+  assert.deepEqual(statuses, [401, 401, 401, 429]);
+  const blockedEvenWithAGoodKey = await call('GET', '/api/account', { headers: { 'x-forwarded-for': '10.0.0.1' } });
+  assert.equal(blockedEvenWithAGoodKey.status, 429);
+  assert.equal((await call('GET', '/api/account', from('10.0.0.2'))).status, 401);
+});

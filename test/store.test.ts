@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../src/store/store.ts';
+import { DataFileError } from '../src/store/atomic-file.ts';
+
+const tmp = () => mkdtemp(join(tmpdir(), 'store-test-'));
+const open = (dir: string, snapshotEvery = 1000) => Store.open({ dir, collections: ['things', 'others'], snapshotEvery });
+
+test('acknowledged writes survive a reopen; ids continue and are never reused', async () => {
+  const dir = await tmp();
+  const a = await open(dir);
+  const one = await a.write((tx) => tx.insert('things', { name: 'one', userId: 7 }));
+  const two = await a.write((tx) => tx.insert('things', { name: 'two', userId: 7 }));
+  await a.write((tx) => tx.remove('things', two.id));
+  await a.close();
+  const b = await open(dir);
+  assert.deepEqual(b.all('things'), [{ id: 1, name: 'one', userId: 7 }]);
+  const three = await b.write((tx) => tx.insert('things', { name: 'three' }));
+  assert.equal(three.id, 3, 'id 2 was used once and is not reused');
+  assert.equal(one.id, 1);
+  await b.close();
+});
+
+test('a store that was never closed (a crash) is rebuilt from its journal', async () => {
+  const dir = await tmp();
+  const a = await open(dir);
+  for (let i = 0; i < 5; i++) await a.write((tx) => tx.insert('things', { i }));
+  await a.write((tx) => tx.update('things', 2, { i: 20 }));
+  // No close: the same process takes over its own lock, as a restarted server would.
+  const b = await open(dir);
+  assert.deepEqual(b.all('things').map((r) => r.i), [0, 20, 2, 3, 4]);
+  assert.equal((await b.write((tx) => tx.insert('things', {}))).id, 6);
+  await b.close();
+});
+
+test('snapshots write one human-readable JSON file per collection and drop the journal they cover', async () => {
+  const dir = await tmp();
+  const s = await open(dir, 10);
+  for (let i = 0; i < 25; i++) await s.write((tx) => tx.insert('things', { i }));
+  await s.close();
+  const text = await readFile(join(dir, 'things.json'), 'utf8');
+  const parsed = JSON.parse(text);
+  assert.equal(parsed.records.length, 25);
+  assert.equal(parsed.nextId, 26);
+  assert.equal(text.split('\n').length, 25 + 3, 'one record per line');
+  const journals = (await readdir(dir)).filter((f) => f.startsWith('journal-'));
+  assert.equal(journals.length, 1, 'only the fresh segment is left');
+  assert.equal(await readFile(join(dir, journals[0]!), 'utf8'), '');
+  assert.ok(!(await readdir(dir)).includes('.lock'), 'the lock is released');
+});
+
+test('concurrent writes are grouped into fewer fsynced flushes', async () => {
+  const dir = await tmp();
+  const s = await open(dir);
+  await Promise.all(Array.from({ length: 200 }, (_, i) => s.write((tx) => tx.insert('things', { i }))));
+  const stats = s.journalStats;
+  assert.equal(stats.entries, 200);
+  assert.ok(stats.flushes < 200 / 4, `200 writes took ${stats.flushes} flushes`);
+  await s.close();
+});
+
+test('a transaction that throws leaves nothing behind', async () => {
+  const s = await Store.open({ dir: ':memory:', collections: ['things'] });
+  await s.write((tx) => tx.insert('things', { keep: true }));
+  await assert.rejects(
+    s.write((tx) => {
+      tx.insert('things', { partial: true });
+      tx.update('things', 1, { keep: false });
+      tx.remove('things', 1);
+      throw new Error('no');
+    }),
+    /no/,
+  );
+  assert.deepEqual(s.all('things'), [{ id: 1, keep: true }]);
+  assert.equal((await s.write((tx) => tx.insert('things', {}))).id, 2);
+});
+
+test('a torn last journal line (crash mid-append) is dropped', async () => {
+  const dir = await tmp();
+  const a = await open(dir);
+  await a.write((tx) => tx.insert('things', { ok: true }));
+  const seg = (await readdir(dir)).filter((f) => f.startsWith('journal-')).sort().at(-1)!;
+  await appendFile(join(dir, seg), '{"s":99,"ops":[{"c":"things","op":"put","r":{"id":5');
+  const b = await open(dir);
+  assert.deepEqual(b.all('things'), [{ id: 1, ok: true }]);
+  await b.close();
+});
+
+test('a corrupt data file refuses the open, names the file, and is left untouched', async () => {
+  const dir = await tmp();
+  const file = join(dir, 'others.json');
+  await writeFile(file, '{"collection":"others","seq":0,"nextId":1,"records":[{"id":1},');
+  const before = await readFile(file, 'utf8');
+  await assert.rejects(open(dir), (err: unknown) => err instanceof DataFileError && err.message.includes(file));
+  assert.equal(await readFile(file, 'utf8'), before);
+  assert.ok(!(await readdir(dir)).includes('.lock'), 'a refused open releases the lock');
+  await writeFile(file, '{"records":"nope","seq":0,"nextId":1}');
+  await assert.rejects(open(dir), /"records" must be an array/);
+});
+
+test('a corrupt line in the middle of the journal refuses the open', async () => {
+  const dir = await tmp();
+  const a = await open(dir);
+  await a.write((tx) => tx.insert('things', {}));
+  const seg = (await readdir(dir)).filter((f) => f.startsWith('journal-')).sort().at(-1)!;
+  await appendFile(join(dir, seg), 'garbage\n{"s":50,"ops":[]}\n');
+  await assert.rejects(open(dir), (err: unknown) => err instanceof DataFileError && /line 2/.test(err.message));
+});
