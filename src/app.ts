@@ -78,7 +78,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   app.route('/', campaignRoutes(s));
   app.route('/', channelRoutes(s));
   app.route('/', linkRoutes(s));
-  app.route('/', analyticsRoutes(s, counters));
+  app.route('/', analyticsRoutes(s));
   for (const row of s.resources) {
     if (row.api !== 'analytics') app.route('/', crudRoutes(s, row));
   }

@@ -5,20 +5,18 @@ import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { findVisible, hookContext } from '../http/crud-routes.ts';
 import type { HookContext, Resource, Services } from '../resources/define.ts';
-import type { StoredRecord, Tx } from '../store/store.ts';
+import type { StoredRecord } from '../store/store.ts';
 import { readFormOrJson } from './form-body.ts';
 import { parseOr422 } from './laravel-errors.ts';
 import { laravelPage, listQuery, sentQuery, sortRows } from './list-page.ts';
 import type { ListQuery } from './list-page.ts';
 
-/** What an analytics row needs beyond the table: its input rules and its cascade. */
+/** What an analytics row needs beyond the table: its input rules and list filters. */
 export interface AnalyticsCrud {
   /** Validated fields of a create (no `existing`) or update body; throws the 422. */
   parse(raw: Record<string, unknown>, ctx: HookContext, existing?: StoredRecord): Record<string, unknown>;
   /** Query filters of the list beyond search, sort and paging (validated, then handed to `row.filter`). */
   filters?: v.ObjectEntries;
-  /** Removes what belongs to a deleted record, inside the delete's transaction. */
-  onDelete?(tx: Tx, record: StoredRecord, ctx: HookContext): void;
 }
 
 /** The list/get/create/update/delete routes of an analytics row in the API's Laravel dialect. */
@@ -93,7 +91,7 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
       const record = findVisible(s, row, c.req.param('id'), ctx.user.id);
       await s.store.write((tx) => {
         if (!tx.remove(row.collection, record.id)) throw new ApiError(404, row.messages.notFound);
-        rules.onDelete?.(tx, record, ctx);
+        row.onDelete?.(tx, record, ctx);
       });
       return c.json({ id: record.id, object: row.name, deleted: true, status: 200 });
     });

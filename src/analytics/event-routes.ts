@@ -5,7 +5,6 @@ import { clientIp } from '../http/client-ip.ts';
 import { FixedWindowLimiter } from '../http/rate-limit.ts';
 import { parseWith } from '../http/validate.ts';
 import type { Services } from '../resources/define.ts';
-import type { DailyCounters } from '../stats/daily-counters.ts';
 import { hostOfUrl } from '../visits/domain.ts';
 import { ipInRanges } from '../visits/ip-range.ts';
 import { isBotAgent } from '../visits/user-agent.ts';
@@ -26,7 +25,8 @@ const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods
  * since /api/event is outside /api/v1. Accepted, dropped (bot, excluded IP) and counted events
  * all answer 202 with no body, so the answer tells a visitor nothing about the settings.
  */
-export function eventRoutes(s: Services, counters: DailyCounters, websites: WebsiteIndex): Hono<AppEnv> {
+export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
+  const counters = s.counters;
   const routes = new Hono<AppEnv>();
   const limit = s.config.eventRateLimit;
   const limiter = limit > 0 ? new FixedWindowLimiter(limit, s.config.rateLimitWindow * 1000, s.clock) : null;

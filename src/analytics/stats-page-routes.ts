@@ -9,7 +9,6 @@ import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { FixedWindowLimiter } from '../http/rate-limit.ts';
 import type { Services, UserRecord } from '../resources/define.ts';
-import type { DailyCounters } from '../stats/daily-counters.ts';
 import { totalOf } from '../stats/counts.ts';
 import { normalizeDomain } from '../visits/domain.ts';
 import { metricRows, topRows } from './metrics.ts';
@@ -65,7 +64,7 @@ function html(c: Context, body: string, status: ContentfulStatusCode, headers: R
  * signed in by posting the API key; 2 anyone with the page password (and the owner). Signing in
  * sets a signed HttpOnly cookie scoped to the page's path.
  */
-export function statsPageRoutes(s: Services, counters: DailyCounters, websites: WebsiteIndex): Hono<AppEnv> {
+export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const access = new PageAccess(s.random.bytes(32));
   const keys = new KeyIndex(s.store);
@@ -90,7 +89,7 @@ export function statsPageRoutes(s: Services, counters: DailyCounters, websites: 
     if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password'), 401);
 
     const range = pageRange(c.req.query(), s.clock.now());
-    const stored = counters.days(websiteSubject(website.id), range.from, range.to);
+    const stored = s.counters.days(websiteSubject(website.id), range.from, range.to);
     const byDay = new Map(stored.map((d) => [d.day, d.counts]));
     const days = daysBetween(range.from, range.to);
     const series = (name: string) => days.map((d) => (byDay.has(d) ? totalOf(byDay.get(d)!, name) : 0));

@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import type { AppEnv } from '../http/app-env.ts';
 import { findVisible } from '../http/crud-routes.ts';
 import type { Services } from '../resources/define.ts';
-import type { DailyCounters } from '../stats/daily-counters.ts';
 import { dateField } from './form-fields.ts';
 import { addError, throwIfAny, validate } from './laravel-errors.ts';
 import { laravelPage, listQuery, sentQuery, sortRows } from './list-page.ts';
@@ -21,7 +20,7 @@ const statsQuery = listQuery(['value'], ['count', 'value'], {
  * `GET /api/v1/stats/{id}`: one metric of a website over a date range, as `{value, count}` rows
  * in the list shape; by default the largest counts first, ties by value.
  */
-export function statsRoutes(s: Services, counters: DailyCounters): Hono<AppEnv> {
+export function statsRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get('/api/v1/stats/:id', (c) => {
     const id = c.req.param('id');
@@ -32,7 +31,7 @@ export function statsRoutes(s: Services, counters: DailyCounters): Hono<AppEnv> 
     throwIfAny(errors);
     const query = q as v.InferOutput<typeof statsQuery>;
 
-    let rows = metricRows(counters.days(websiteSubject(website.id), query.from, query.to), query.name);
+    let rows = metricRows(s.counters.days(websiteSubject(website.id), query.from, query.to), query.name);
     const needle = query.search?.toLowerCase();
     if (needle) rows = rows.filter((r) => r.value.toLowerCase().includes(needle));
     const sort = query.sort ?? 'desc';

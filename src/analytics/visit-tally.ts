@@ -24,6 +24,7 @@ export const TrackedEvent = v.object({
     }),
   ),
 });
+/** A tracking event after validation. */
 export type TrackedEvent = v.InferOutput<typeof TrackedEvent>;
 
 /** What the request says about the visitor besides the body. */

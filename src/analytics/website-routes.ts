@@ -2,32 +2,30 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv } from '../http/app-env.ts';
 import type { Services } from '../resources/define.ts';
-import type { DailyCounters } from '../stats/daily-counters.ts';
 import { analyticsCrudRoutes } from './crud.ts';
 import { eventRoutes } from './event-routes.ts';
 import { booleanField } from './form-fields.ts';
 import { statsPageRoutes } from './stats-page-routes.ts';
 import { statsRoutes } from './stats-routes.ts';
-import { WebsiteIndex, websiteSubject } from './website-index.ts';
+import { WebsiteIndex } from './website-index.ts';
 import { parseWebsite, websites } from './websites.ts';
 import type { Website } from './websites.ts';
 
-/** `/api/v1/websites`: list, get, create, update (PUT and PATCH), delete; deleting a website deletes its statistics. */
-export function websiteRoutes(s: Services, counters: DailyCounters): Hono<AppEnv> {
+/** `/api/v1/websites`: list, get, create, update (PUT and PATCH), delete (the row's onDelete drops the statistics). */
+export function websiteRoutes(s: Services): Hono<AppEnv> {
   return analyticsCrudRoutes(s, websites, {
     parse: (raw, ctx, existing) => parseWebsite(websites, raw, ctx, existing as Website | undefined),
     filters: { favorite: v.optional(booleanField('favorite')) },
-    onDelete: (tx, record) => counters.dropSubject(tx, websiteSubject(record.id)),
   });
 }
 
 /** The whole website-analytics side: websites and stats APIs, the tracking script and events, the stats page. */
-export function analyticsRoutes(s: Services, counters: DailyCounters): Hono<AppEnv> {
+export function analyticsRoutes(s: Services): Hono<AppEnv> {
   const index = new WebsiteIndex(s.store);
   const routes = new Hono<AppEnv>();
-  routes.route('/', websiteRoutes(s, counters));
-  routes.route('/', statsRoutes(s, counters));
-  routes.route('/', eventRoutes(s, counters, index));
-  routes.route('/', statsPageRoutes(s, counters, index));
+  routes.route('/', websiteRoutes(s));
+  routes.route('/', statsRoutes(s));
+  routes.route('/', eventRoutes(s, index));
+  routes.route('/', statsPageRoutes(s, index));
   return routes;
 }

@@ -8,6 +8,7 @@ import { normalizeDomain } from '../visits/domain.ts';
 import { parseIpRanges } from '../visits/ip-range.ts';
 import { booleanField, choiceField, linesField, textField } from './form-fields.ts';
 import { addError, throwIfAny, validate } from './laravel-errors.ts';
+import { websiteSubject } from './website-index.ts';
 import type { FieldErrors } from './laravel-errors.ts';
 
 const TAKEN = 'The domain has already been taken.';
@@ -135,6 +136,9 @@ export const websites = defineResource<typeof websiteFields, Website>({
     }
     if (typeof input.password === 'string') fields.password = await hashPassword(input.password);
     return { fields };
+  },
+  onDelete(tx, website, ctx) {
+    ctx.counters.dropSubject(tx, websiteSubject(website.id));
   },
   check(fields, ctx, existing) {
     // Again inside the write: two requests racing for one domain cannot both pass.

@@ -38,16 +38,16 @@ export function shortUrlOf(link: Link, ctx: Pick<HookContext, 'store' | 'config'
   return `${originOf(link, ctx)}/${link.alias}`;
 }
 
+/** The fields list entries and single-link details share. */
+function common(link: Link, ctx: HookContext) {
+  return { id: link.id, alias: link.alias, shorturl: shortUrlOf(link, ctx), longurl: link.url, title: link.title, description: link.description ?? '' };
+}
+
 /** A link in lists (the real product's entry shape). */
 export function linkEntry(link: Link, ctx: HookContext): Record<string, unknown> {
   const stats = clickTotals(ctx, subjectOf('link', link.id));
   return {
-    id: link.id,
-    alias: link.alias,
-    shorturl: shortUrlOf(link, ctx),
-    longurl: link.url,
-    title: link.title,
-    description: link.description ?? '',
+    ...common(link, ctx),
     clicks: stats.clicks,
     uniqueclicks: stats.uniqueClicks,
     domain: originOf(link, ctx),
@@ -62,12 +62,7 @@ export function linkSingle(link: Link, ctx: HookContext): Record<string, unknown
   return {
     id: link.id,
     details: {
-      id: link.id,
-      alias: link.alias,
-      shorturl: shortUrlOf(link, ctx),
-      longurl: link.url,
-      title: link.title,
-      description: link.description ?? '',
+      ...common(link, ctx),
       location: link.geotarget ?? [],
       device: link.devicetarget ?? [],
       language: link.languagetarget ?? [],
