@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { ApiError } from '../errors.ts';
+import { jsonObjectBody } from '../http/validate.ts';
 
 /**
  * The fields of a write to the analytics API: form fields (`application/x-www-form-urlencoded`,
@@ -15,17 +16,5 @@ export async function readFormOrJson(c: Context): Promise<Record<string, unknown
     // An uploaded file is no field value of this API: keep it as an object so validation names the field.
     return Object.fromEntries(Object.entries(form).map(([k, value]) => [k, typeof value === 'string' ? value : { file: true }]));
   }
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  if (!/^application\/([\w.+-]+\+)?json\b/.test(type)) {
-    throw new ApiError(415, 'Unsupported Media Type: send form fields (application/x-www-form-urlencoded) or JSON.');
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'The request body is not valid JSON.');
-  }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The request body must be a JSON object.');
-  return body as Record<string, unknown>;
+  return jsonObjectBody(await c.req.text(), type, 'Unsupported Media Type: send form fields (application/x-www-form-urlencoded) or JSON.');
 }

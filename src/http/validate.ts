@@ -31,14 +31,13 @@ export function parseWith<T>(schema: v.GenericSchema<unknown, T>, input: unknown
   throw new ApiError(status, first ? issueMessage(first) : 'Invalid input.', issueFields(result.issues));
 }
 
-/** The JSON object body of a request: 415 when it is not JSON, 400 when it does not parse or is not an object. */
-export async function readJson(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+/**
+ * A request body that must be a JSON object: `{}` when empty, 415 with `unsupported` when the
+ * content type is not JSON, 400 when it does not parse or is not an object.
+ */
+export function jsonObjectBody(text: string, contentType: string, unsupported: string): Record<string, unknown> {
   if (text.trim() === '') return {};
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
-    throw new ApiError(415, 'Unsupported Media Type: send the body as JSON with Content-Type: application/json.');
-  }
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) throw new ApiError(415, unsupported);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -47,6 +46,11 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The request body must be a JSON object.');
   return body as Record<string, unknown>;
+}
+
+/** The JSON object body of a link-API request. */
+export async function readJson(c: Context): Promise<Record<string, unknown>> {
+  return jsonObjectBody(await c.req.text(), c.req.header('content-type') ?? '', 'Unsupported Media Type: send the body as JSON with Content-Type: application/json.');
 }
 
 /** A path id: a positive integer; anything else is treated as an id that does not exist. */
