@@ -44,6 +44,9 @@ test('short links', async (t) => {
     { name: 'unknown device', body: { url: 'https://e.com', devicetarget: [{ device: 'toaster', link: 'https://n.com' }] }, message: /device/ },
     { name: 'foreign domain', body: { url: 'https://e.com', domain: 'https://not-mine.com' }, message: /not one of your branded domains/ },
     { name: 'bad status', body: { url: 'https://e.com', status: 'secret' }, message: 'Invalid status: must be public or private.' },
+    { name: 'unknown channel', body: { url: 'https://e.com', channel: 4242 }, message: 'Invalid channel: channel 4242 does not exist.' },
+    { name: 'unknown splash page', body: { url: 'https://e.com', type: '4242' }, message: 'Invalid type: splash 4242 does not exist.' },
+    { name: 'unknown overlay', body: { url: 'https://e.com', type: 'overlay-4242' }, message: 'Invalid type: overlay 4242 does not exist.' },
   ];
   for (const c of rejected) {
     await t.test(`rejects ${c.name} with a 400 and stores nothing`, async () => {

@@ -55,3 +55,25 @@ test('failed authentications are limited per client IP', async () => {
   assert.equal(blockedEvenWithAGoodKey.status, 429);
   assert.equal((await call('GET', '/api/account', from('10.0.0.2'))).status, 401);
 });
+
+test('the analytics API has its own budget: exactly ANALYTICS_RATE_LIMIT pass, then 429 in its shape; the window resets', async () => {
+  const { call, clock, makeUser } = await testApp({ rateLimit: 2, analyticsRateLimit: 3, rateLimitWindow: 60 });
+  const u = await makeUser('both-apis');
+  const got = [];
+  for (let i = 0; i < 4; i++) got.push(await call('GET', '/api/v1/websites', { key: u.key }));
+  assert.deepEqual(got.map((r) => [r.status, r.headers.get('x-ratelimit-remaining')]), [[200, '2'], [200, '1'], [200, '0'], [429, '0']]);
+  const last = got[3]!;
+  assert.deepEqual(last.body, { message: 'Too Many Attempts.', status: 429 });
+  assert.equal(last.headers.get('x-ratelimit-limit'), '3');
+  const reset = Math.ceil((clock.now() - (clock.now() % 60_000) + 60_000) / 1000);
+  assert.equal(Number(last.headers.get('x-ratelimit-reset')), reset);
+  assert.equal(Number(last.headers.get('retry-after')), reset - Math.floor(clock.now() / 1000));
+  const link = [];
+  for (let i = 0; i < 3; i++) link.push(await call('GET', '/api/account', { key: u.key }));
+  assert.deepEqual(link.map((r) => r.status), [200, 200, 429], 'the link API counts apart, with its own limit');
+  assert.deepEqual(link[2]!.body, { error: 1, message: 'Too Many API Requests.' });
+  clock.advance(60_000);
+  const again = await call('GET', '/api/v1/websites', { key: u.key });
+  assert.deepEqual([again.status, again.headers.get('x-ratelimit-remaining')], [200, '2']);
+  assert.equal((await call('GET', '/api/account', { key: u.key })).status, 200);
+});

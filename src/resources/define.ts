@@ -71,7 +71,7 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
    * Fields holding ids of the user's other records (`pixels: [ids]`, `campaign: id`). On create and
    * update each id must exist and belong to the user; deleting a target removes it from here.
    */
-  references?: Record<string, { collection: string; many?: boolean }>;
+  references?: Record<string, { collection: string; many?: boolean; /** The request field it comes from, when named otherwise. */ from?: string }>;
   /** Secondary indexes the store keeps for this collection: name → key of a record (null: not indexed). */
   indexes?: Record<string, (record: R) => string | null>;
   /** A valid create body, different for each `n`: drives the table tests and the docs' examples. */

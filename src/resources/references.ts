@@ -16,7 +16,7 @@ export function checkReferences(row: Resource, fields: Record<string, unknown>, 
       const target = typeof id === 'number' ? ctx.store.get(ref.collection, id) : undefined;
       if (!target || target.userId !== ctx.user.id) {
         const label = rowOf(ctx, ref.collection)?.name ?? ref.collection;
-        throw new ApiError(400, `Invalid ${field}: ${label} ${String(id)} does not exist.`);
+        throw new ApiError(400, `Invalid ${ref.from ?? field}: ${label} ${String(id)} does not exist.`);
       }
     }
   }

@@ -17,7 +17,12 @@ export function linkByShortUrl(s: Services, userId: number, shortUrl: string): L
   } catch {
     return undefined;
   }
-  const alias = decodeURIComponent(url.pathname.slice(1));
+  let alias: string;
+  try {
+    alias = decodeURIComponent(url.pathname.slice(1));
+  } catch {
+    return undefined; // a malformed %-escape names no alias
+  }
   let domainId: number | null = null;
   if (url.origin !== new URL(s.config.baseUrl).origin) {
     const domain = s.store.owned<StoredRecord & { domain: string }>('domains', userId).find((d) => d.domain === url.origin);

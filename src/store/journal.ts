@@ -1,4 +1,4 @@
-import { open, readdir, readFile, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, truncate, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataFileError, syncDir } from './atomic-file.ts';
@@ -44,26 +44,31 @@ export class Journal {
 
   private constructor(private readonly dir: string) {}
 
-  /** Reads every segment in order. A torn last line (a crash mid-append) is dropped; any other bad line is corruption. */
+  /** Reads every segment in order. A torn last line (a crash mid-append) is cut off; any other bad line is corruption. */
   static async open(dir: string): Promise<{ journal: Journal; entries: JournalEntry[] }> {
     const journal = new Journal(dir);
     const names = (await readdir(dir)).filter((n) => n.startsWith(PREFIX) && n.endsWith(SUFFIX)).sort();
     const entries: JournalEntry[] = [];
     for (const name of names) {
       const file = join(dir, name);
-      const lines = (await readFile(file, 'utf8')).split('\n');
-      const lastLine = lines.findLastIndex((l) => l !== '');
-      lines.forEach((line, i) => {
-        if (line === '') return;
-        const last = i === lastLine;
-        try {
-          const entry = JSON.parse(line) as JournalEntry;
-          if (!Number.isInteger(entry.s) || !Array.isArray(entry.ops)) throw new Error('not a journal entry');
-          entries.push(entry);
-        } catch (err) {
-          if (!last) throw new DataFileError(file, `line ${i + 1}: ${(err as Error).message}`);
-        }
-      });
+      const text = await readFile(file, 'utf8');
+      // Every acknowledged entry ends with a newline; bytes after the last one are a write torn by a
+      // crash (never acknowledged). Cut them off, or the next append would be glued onto them.
+      const end = text.lastIndexOf('\n') + 1;
+      if (end < text.length) await truncate(file, Buffer.byteLength(text.slice(0, end)));
+      text
+        .slice(0, end)
+        .split('\n')
+        .forEach((line, i) => {
+          if (line === '') return;
+          try {
+            const entry = JSON.parse(line) as JournalEntry;
+            if (!Number.isInteger(entry.s) || !Array.isArray(entry.ops)) throw new Error('not a journal entry');
+            entries.push(entry);
+          } catch (err) {
+            throw new DataFileError(file, `line ${i + 1}: ${(err as Error).message}`);
+          }
+        });
       journal.segments.push(file);
     }
     return { journal, entries };

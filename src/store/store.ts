@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Logger } from '../log.ts';
@@ -69,6 +69,7 @@ export class Store {
     await mkdir(dir, { recursive: true });
     const release = acquireLock(dir);
     try {
+      await removeStaleTempFiles(dir);
       const loaded = await Journal.open(dir);
       const store = new Store(dir, loaded.journal, every, log);
       for (const name of options.collections) {
@@ -241,7 +242,10 @@ export class Store {
     await this.snapshotting;
   }
 
-  /** Replaces every collection's content (test mode and fixtures); durable like any write. */
+  /**
+   * Replaces every collection's content (test mode and fixtures); durable like any write. Ids
+   * continue after the new content's largest, so a reset to the same content hands out the same ids.
+   */
   async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
     await this.write((tx) => {
       for (const [name, col] of this.collections) {
@@ -249,6 +253,11 @@ export class Store {
       }
       for (const [name, records] of Object.entries(data)) {
         for (const r of records) tx.put(name, r);
+      }
+      for (const col of this.collections.values()) {
+        let max = 0;
+        for (const id of col.records.keys()) max = Math.max(max, id);
+        col.nextId = max + 1;
       }
     });
   }
@@ -277,6 +286,13 @@ export class Store {
   /** Where the data lives, or null in memory. */
   get directory(): string | null {
     return this.dir;
+  }
+}
+
+// A crash during a snapshot leaves its temp file behind; with the lock held, none is in use.
+async function removeStaleTempFiles(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (/^\..+\.json\.\d+\.tmp$/.test(name)) await unlink(join(dir, name)).catch(() => {});
   }
 }
 

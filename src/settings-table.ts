@@ -1,0 +1,7 @@
+import { SETTINGS, flagName } from './config.ts';
+
+/** The README's configuration table, made from the settings themselves so the two cannot drift. */
+export function settingsTable(): string {
+  const rows = SETTINGS.map((s) => `| \`${s.env}\` | \`${flagName(s.env)}\` | ${s.fallback === undefined ? '(unset)' : `\`${s.fallback}\``} | ${s.help.replace(/\|/g, '\\|')} |`);
+  return ['| Variable | Flag | Default | Meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}

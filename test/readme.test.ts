@@ -1,0 +1,18 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { settingsTable } from '../src/settings-table.ts';
+
+const readme = () => readFile(new URL('../README.md', import.meta.url), 'utf8');
+
+test('the README starts with the two commands a newcomer runs', async () => {
+  const head = (await readme()).split('\n').slice(0, 20).join('\n');
+  assert.match(head, /npm install && npm start/);
+  assert.match(head, /npm test/);
+});
+
+test("the README's configuration table is the settings' own (regenerate: npm run readme:settings)", async () => {
+  const text = await readme();
+  const between = /<!-- settings:start[^>]*-->\n([\s\S]*?)\n<!-- settings:end -->/.exec(text)?.[1];
+  assert.equal(between, settingsTable());
+});
