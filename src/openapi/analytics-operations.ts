@@ -1,0 +1,105 @@
+import * as v from 'valibot';
+import { booleanField, dateField } from '../analytics/form-fields.ts';
+import { listQuery } from '../analytics/list-page.ts';
+import { METRICS } from '../analytics/metrics.ts';
+import type { Resource } from '../resources/define.ts';
+import type { Components } from './components.ts';
+import { laravelListSchema } from './components.ts';
+import { bodySchema, inputSchema, shapeSchema } from './json-schema.ts';
+import type { Schema } from './json-schema.ts';
+import { entryRef, pascal, shapesOf, titleOf, updateExample } from './link-operations.ts';
+import type { OpSpec, Param } from './operation.ts';
+import { statRowShape } from './shapes.ts';
+
+/** Form fields (as the reference sends them) or JSON. */
+export const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'] as const;
+
+const QUERY_NOTES: Record<string, string> = {
+  search: 'Only rows whose `search_by` field contains this text.',
+  search_by: 'The field `search` looks in.',
+  sort_by: 'The field to sort by.',
+  sort: 'Sort order.',
+  per_page: 'Rows per page: 10, 25, 50 (default) or 100.',
+  page: 'Page requested; a page past the end is empty.',
+  favorite: 'Only favourite (true) or other (false) websites.',
+  name: 'The metric.',
+  from: 'First day, YYYY-MM-DD (UTC).',
+  to: 'Last day, YYYY-MM-DD (UTC), not before `from`.',
+};
+
+/** The query parameters of a Valibot query object, one per field, converted like request bodies. */
+export function queryParams(schema: v.GenericSchema, examples: Record<string, unknown> = {}): Param[] {
+  const json = inputSchema(schema);
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries((json.properties ?? {}) as Record<string, Schema>).map(([name, prop]) => ({
+    name,
+    ...(QUERY_NOTES[name] ? { description: QUERY_NOTES[name] } : {}),
+    required: required.has(name),
+    schema: prop,
+    ...(name in examples ? { example: examples[name] } : {}),
+  }));
+}
+
+// The list filters of src/analytics/website-routes.ts and the query of stats-routes.ts, from the same parts.
+const LIST_FILTERS: Record<string, v.ObjectEntries> = { website: { favorite: v.optional(booleanField('favorite')) } };
+const statsQuery = listQuery(['value'], ['count', 'value'], { name: v.picklist(METRICS), from: dateField('from'), to: dateField('to') });
+
+const single = (entry: Schema, status: 200 | 201): Schema => ({
+  type: 'object',
+  properties: { data: entry, status: { const: status } },
+  required: ['data', 'status'],
+  additionalProperties: false,
+});
+
+/** The operations of an analytics row in the API's Laravel dialect: list, show, create (201), update (PUT and PATCH), delete. */
+export function analyticsRowOperations(row: Resource, c: Components): OpSpec[] {
+  shapesOf(row);
+  const { tag, noun } = titleOf(row);
+  const name = pascal(row.name);
+  const entry = entryRef(row, c);
+  const base = { tag, dialect: 'analytics' as const };
+  const { list, get, create, update, remove } = row.paths;
+  const ops: OpSpec[] = [];
+  const one = c.schema(`${name}Single`, () => single(entry, 200));
+  if (list) {
+    const query = listQuery((row.searchable ?? ['id']) as [string], (row.sortable ?? ['id']) as [string], LIST_FILTERS[row.name] ?? {});
+    const schema = c.schema(`${name}List`, () => laravelListSchema(entry));
+    ops.push({ ...base, operationId: `list${name}s`, method: 'get', path: list, summary: `List ${noun}s`, query: queryParams(query), responses: { '200': { description: 'A page of the list.', schema } } });
+  }
+  if (get) ops.push({ ...base, operationId: `get${name}`, method: 'get', path: get, summary: `Show a ${noun}`, responses: { '200': { description: `The ${noun}.`, schema: one } } });
+  if (create && row.create) {
+    const body = { ...c.body(`${name}Create`, () => bodySchema(row, 'create')), example: row.example(1), types: FORM_OR_JSON };
+    const schema = c.schema(`${name}Created`, () => single(entry, 201));
+    ops.push({ ...base, operationId: `create${name}`, method: 'post', path: create, summary: `Create a ${noun}`, body, responses: { '201': { description: `The new ${noun}.`, schema } } });
+  }
+  if (update && row.update) {
+    const body = { ...c.body(`${name}Update`, () => bodySchema(row, 'update')), example: updateExample(row, 2), types: FORM_OR_JSON };
+    for (const method of ['put', 'patch'] as const) {
+      const operationId = `${method === 'put' ? 'update' : 'patch'}${name}`;
+      ops.push({ ...base, operationId, method, path: update, summary: `Update a ${noun} (${method.toUpperCase()})`, description: 'Fields left out keep their values.', body, responses: { '200': { description: `The updated ${noun}.`, schema: one } } });
+    }
+  }
+  if (remove) {
+    const schema = c.schema(`${name}Deleted`, () =>
+      shapeSchema(v.strictObject({ id: v.pipe(v.number(), v.integer()), object: v.literal(row.name), deleted: v.literal(true), status: v.literal(200) })),
+    );
+    ops.push({ ...base, operationId: `delete${name}`, method: 'delete', path: remove, summary: `Delete a ${noun}`, description: 'Its statistics go with it.', responses: { '200': { description: 'Deleted.', schema } } });
+  }
+  return ops;
+}
+
+/** `GET /api/v1/stats/{id}`: one metric of a website over a date range. */
+export function statsOperation(c: Components): OpSpec {
+  return {
+    operationId: 'getWebsiteStats',
+    tag: 'Statistics',
+    dialect: 'analytics',
+    method: 'get',
+    path: '/api/v1/stats/:id',
+    summary: 'One metric of a website over a date range',
+    description:
+      '`{value, count}` rows, largest counts first by default. Country values look like `US:United States`; for `pageviews` and `visitors` the value is the day, for the `_hour` metrics the hour.',
+    query: queryParams(statsQuery, { name: 'pageviews', from: '2026-11-01', to: '2026-11-30' }),
+    responses: { '200': { description: 'A page of rows.', schema: c.schema('StatRowList', () => laravelListSchema(c.schema('StatRow', () => shapeSchema(statRowShape)))) } },
+  };
+}

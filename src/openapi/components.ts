@@ -1,0 +1,122 @@
+import * as v from 'valibot';
+import { MESSAGES } from '../errors.ts';
+import { shapeSchema } from './json-schema.ts';
+import type { Schema } from './json-schema.ts';
+
+/** A `$ref` to a schema of the document's components. */
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * The components of the document under construction: schemas are registered as operations are
+ * derived, so each shape is written once and referenced by name.
+ */
+export class Components {
+  readonly schemas: Record<string, Schema> = {};
+
+  /** Registers `schema` under `name` (once) and returns a reference to it. */
+  schema(name: string, schema: Schema | (() => Schema)): Schema {
+    this.schemas[name] ??= typeof schema === 'function' ? schema() : schema;
+    return ref(name);
+  }
+
+  /** A request body schema registered under `name`, and whether it requires any field. */
+  body(name: string, schema: () => Schema): { schema: Schema; required: boolean } {
+    const ref = this.schema(name, schema);
+    const required = (this.schemas[name]?.required as unknown[] | undefined) ?? [];
+    return { schema: ref, required: required.length > 0 };
+  }
+
+  /** The `components` object of the document. */
+  toJSON(): Record<string, unknown> {
+    return { schemas: this.schemas, securitySchemes: SECURITY_SCHEMES, headers: HEADERS };
+  }
+}
+
+const int = v.pipe(v.number(), v.integer());
+
+/** Schemas every document has: the two APIs' error bodies and list envelopes. */
+export function baseSchemas(c: Components): void {
+  c.schema('LinkError', shapeSchema(v.strictObject({ error: v.literal(1), message: v.string() })));
+  c.schema('Message', shapeSchema(v.strictObject({ error: v.literal(0), message: v.string() })));
+  c.schema('AnalyticsError', shapeSchema(v.strictObject({ message: v.string(), status: int })));
+  c.schema('AnalyticsValidationError', {
+    ...shapeSchema(v.strictObject({ message: v.record(v.string(), v.array(v.string())), status: v.literal(422) })),
+    description: 'Every invalid field with its messages, as Laravel reports them.',
+  });
+  c.schema('LaravelLinks', shapeSchema(v.strictObject({ first: v.string(), last: v.string(), prev: v.nullable(v.string()), next: v.nullable(v.string()) })));
+  c.schema(
+    'LaravelMeta',
+    shapeSchema(
+      v.strictObject({ current_page: int, from: v.nullable(int), last_page: int, path: v.string(), per_page: int, to: v.nullable(int), total: int }),
+    ),
+  );
+}
+
+/** The link-management API's list envelope around `entry` items under `listKey`. */
+export function linkListSchema(listKey: string, entry: Schema): Schema {
+  const page = { type: 'integer', minimum: 0 };
+  return {
+    type: 'object',
+    properties: {
+      error: { const: '0', description: 'The string "0" in list responses (the reference).' },
+      data: {
+        type: 'object',
+        properties: {
+          result: { ...page, description: 'Number of matching records.' },
+          perpage: page,
+          currentpage: page,
+          nextpage: { anyOf: [page, { type: 'null' }], description: 'null on the last page.' },
+          maxpage: page,
+          [listKey]: { type: 'array', items: entry },
+        },
+        required: ['result', 'perpage', 'currentpage', 'nextpage', 'maxpage', listKey],
+        additionalProperties: false,
+      },
+    },
+    required: ['error', 'data'],
+    additionalProperties: false,
+  };
+}
+
+/** The analytics API's list envelope (Laravel's paginator) around `item` rows. */
+export function laravelListSchema(item: Schema): Schema {
+  return {
+    type: 'object',
+    properties: { data: { type: 'array', items: item }, links: ref('LaravelLinks'), meta: ref('LaravelMeta'), status: { const: 200 } },
+    required: ['data', 'links', 'meta', 'status'],
+    additionalProperties: false,
+  };
+}
+
+/** `{error: 0, ...entries}`: a successful link-management response. */
+export function linkSuccessSchema(entries: v.ObjectEntries): Schema {
+  return shapeSchema(v.strictObject({ error: v.literal(0), ...entries }));
+}
+
+const SECURITY_SCHEMES = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: `The user's API key: \`Authorization: Bearer <API_KEY>\`, for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
+  },
+};
+
+const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+
+const HEADERS = {
+  'X-RateLimit-Limit': intHeader('Requests allowed per window and key (RATE_LIMIT, 30 by default; ANALYTICS_RATE_LIMIT for /api/v1). Absent when the limit is off.'),
+  'X-RateLimit-Remaining': intHeader('Requests left in the current window.'),
+  'X-RateLimit-Reset': intHeader('When the window ends, as a Unix timestamp (seconds).'),
+  'Retry-After': intHeader('Seconds to wait before retrying.'),
+  'WWW-Authenticate': { description: 'The bearer challenge.', schema: { type: 'string' } },
+};
+
+/** The rate-limit headers every response past authentication carries. */
+export const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+
+/** A reference to a header of the components. */
+export const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });

@@ -1,0 +1,72 @@
+import pkg from '../../package.json' with { type: 'json' };
+import type { Services } from '../resources/define.ts';
+import { accountOperations } from './account-operations.ts';
+import { analyticsRowOperations, statsOperation } from './analytics-operations.ts';
+import { Components, baseSchemas } from './components.ts';
+import { linkRowOperations, titleOf } from './link-operations.ts';
+import { operation } from './operation.ts';
+import type { OpSpec } from './operation.ts';
+import { publicOperations, trackingOperations } from './public-operations.ts';
+
+/** An OpenAPI 3.1 document as plain JSON. */
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>>; components: Record<string, unknown> };
+
+const DESCRIPTION = `Two APIs on one server, with one bearer key per user:
+
+- **Link management** under \`/api\` (the "v3" API): JSON bodies; every response has \`error\` (0, or the string "0" in lists) and errors are \`{error: 1, message}\` with a meaningful HTTP status.
+- **Website analytics** under \`/api/v1\`: form fields (or JSON) for writes; Laravel-shaped answers \`{data, status}\` and errors \`{message, status}\` (422: \`{message: {field: [texts]}, status}\`).
+
+Every authenticated response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
+Operations marked \`x-extension\` are not in the API reference this server implements.`;
+
+const TAG_NOTES: Record<string, string> = {
+  Account: 'The account of the key, key rotation, and sign-up.',
+  Statistics: 'Website statistics of the analytics API.',
+  Tracking: 'What tracked websites and their visitors use: the script, the event endpoint, the statistics page. No key.',
+  'Public pages': 'Short links, QR images and campaign pages as visitors see them, and the server\'s own pages. No key.',
+};
+
+/** The operations of the whole server: the rows of the table, then the routes outside the generic ones. */
+export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Components): OpSpec[] {
+  const specs: OpSpec[] = [];
+  for (const row of s.resources) {
+    if (Object.keys(row.paths).length === 0) continue;
+    specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
+  }
+  return [...specs, ...accountOperations(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+}
+
+function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {
+  const rows = new Map(s.resources.map((r) => [titleOf(r).tag, r]));
+  return used.map((name) => {
+    const row = rows.get(name);
+    if (!row) return { name, description: TAG_NOTES[name] ?? '' };
+    const api = row.api === 'analytics' ? 'Analytics API (`/api/v1`).' : row.api === 'admin' ? 'Link-management API, admin keys only.' : 'Link-management API.';
+    const note = row.extension ? ' **Extension:** this resource is wholly or partly ours, beyond the reference.' : '';
+    return { name, description: `${api}${note}`, ...(row.extension ? { 'x-extension': true } : {}) };
+  });
+}
+
+/** The OpenAPI 3.1 document of the server, derived from the resource table and the route definitions. */
+export function openApiDocument(s: Pick<Services, 'resources' | 'config'>): OpenApiDocument {
+  const c = new Components();
+  baseSchemas(c);
+  const paths: OpenApiDocument['paths'] = {};
+  const tags: string[] = [];
+  for (const spec of operationSpecs(s, c)) {
+    const op = operation(spec);
+    const item = (paths[op.path] ??= {});
+    if (item[op.method]) throw new Error(`openapi: ${op.method.toUpperCase()} ${op.path} is described twice`);
+    item[op.method] = op.object;
+    if (!tags.includes(spec.tag)) tags.push(spec.tag);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Short links and website analytics', version: pkg.version, description: DESCRIPTION },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [{ url: s.config.baseUrl }],
+    tags: tagObjects(s, tags),
+    paths,
+    components: c.toJSON(),
+  };
+}

@@ -1,0 +1,174 @@
+import { MESSAGES } from '../errors.ts';
+import { RATE_LIMIT_HEADERS, headerRef, ref } from './components.ts';
+import type { Schema } from './json-schema.ts';
+import { isReferenceOperation } from './reference.ts';
+
+/** Which error dialect and security an operation has: the link API, the analytics API, or none (public pages). */
+export type Dialect = 'link' | 'analytics' | 'public';
+
+/** HTTP methods the server uses. */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+
+/** A query or path parameter. */
+export interface Param {
+  name: string;
+  description?: string;
+  required?: boolean;
+  schema: Schema;
+  example?: unknown;
+}
+
+/** A request body: JSON (link API), form fields or JSON (analytics API), or form fields only (public pages). */
+export interface Body {
+  schema: Schema;
+  /** Whether a body must be sent; by default when the (inline) schema requires a field. */
+  required?: boolean;
+  example?: unknown;
+  types?: readonly string[];
+}
+
+/** One documented response. */
+export interface Reply {
+  description: string;
+  schema?: Schema;
+  /** Content type(s); `application/json` when a schema is given. */
+  type?: string | readonly string[];
+  headers?: Record<string, unknown>;
+}
+
+/** What an operation is, before it becomes an OpenAPI operation object. */
+export interface OpSpec {
+  operationId: string;
+  method: Method;
+  /** Hono path (`/api/qr/:id`). */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  dialect: Dialect;
+  admin?: boolean;
+  query?: readonly Param[];
+  pathParams?: Record<string, Partial<Param>>;
+  body?: Body;
+  responses: Record<string, Reply>;
+  /** Error statuses beyond those derived from the dialect, in the dialect's shape. */
+  errors?: readonly number[];
+}
+
+/** A derived operation: its OpenAPI path and operation object. */
+export interface Operation {
+  method: Method;
+  path: string;
+  object: Record<string, unknown>;
+}
+
+/** `/api/qr/:id` → `/api/qr/{id}`. */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+const pathNames = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1] as string);
+
+const LINK_ERRORS: Record<number, string> = {
+  400: 'Invalid input: a field, a query parameter or the body. `message` names the problem.',
+  401: MESSAGES.invalidKey,
+  403: MESSAGES.forbidden,
+  404: 'The record does not exist or belongs to another user.',
+  410: 'Gone.',
+  413: 'The request body is larger than BODY_LIMIT.',
+  415: 'The body is not sent as `application/json`.',
+  429: `${MESSAGES.tooMany} (per key, or per client IP after repeated failed authentications).`,
+};
+
+const ANALYTICS_ERRORS: Record<number, string> = {
+  400: 'The body is not valid form data or JSON.',
+  401: 'Unauthenticated.',
+  404: 'Resource not found.',
+  413: 'The request body is larger than BODY_LIMIT.',
+  415: 'The body is neither form fields nor JSON.',
+  422: 'The given data was invalid: every field with its messages.',
+  429: 'Too Many Attempts.',
+};
+
+/** The error statuses an operation can answer, from what it takes. */
+function errorStatuses(spec: OpSpec): number[] {
+  const out = new Set(spec.errors ?? []);
+  // BODY_LIMIT holds for every request, before any route or key.
+  if (spec.body) out.add(413);
+  if (spec.dialect === 'public') return [...out];
+  const validated = spec.body !== undefined || (spec.query ?? []).length > 0;
+  [401, 429].forEach((s) => out.add(s));
+  if (spec.admin) out.add(403);
+  if (pathNames(spec.path).length > 0) out.add(404);
+  if (validated) out.add(spec.dialect === 'link' ? 400 : 422);
+  if (spec.body) [400, 415].forEach((s) => out.add(s));
+  return [...out];
+}
+
+function errorReply(dialect: Dialect, status: number): Reply {
+  const analytics = dialect === 'analytics';
+  const description = (analytics ? ANALYTICS_ERRORS : LINK_ERRORS)[status] ?? 'Error.';
+  const schema = analytics ? ref(status === 422 ? 'AnalyticsValidationError' : 'AnalyticsError') : ref('LinkError');
+  const headers: Record<string, unknown> = {};
+  if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+  if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+  return { description, schema, headers };
+}
+
+function responseObject(reply: Reply, limited: boolean, status: string): Record<string, unknown> {
+  const headers = { ...(limited && status !== '401' ? RATE_LIMIT_HEADERS : {}), ...reply.headers };
+  const types = [reply.type ?? (reply.schema ? 'application/json' : [])].flat();
+  return {
+    description: reply.description,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(types.length > 0 ? { content: Object.fromEntries(types.map((t) => [t, reply.schema ? { schema: reply.schema } : {}])) } : {}),
+  };
+}
+
+function parameters(spec: OpSpec): Record<string, unknown>[] {
+  const path = pathNames(spec.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: /id$/i.test(name) ? { type: 'integer', minimum: 1 } : { type: 'string' },
+    ...spec.pathParams?.[name],
+  }));
+  const query = (spec.query ?? []).map((p) => ({ in: 'query', ...p, required: p.required ?? false }));
+  return [...path, ...query];
+}
+
+const EXTENSION_NOTE = '**Extension:** not in the API reference; kept compatible with the products it reproduces.';
+
+/** The OpenAPI operation of `spec`: parameters, body, success and derived error responses, security, extension mark. */
+export function operation(spec: OpSpec): Operation {
+  const extension = !isReferenceOperation(spec.method, spec.path);
+  const limited = spec.dialect !== 'public';
+  const replies: Record<string, Reply> = { ...spec.responses };
+  for (const status of errorStatuses(spec)) replies[String(status)] ??= errorReply(spec.dialect, status);
+  const responses = Object.fromEntries(
+    Object.entries(replies)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([status, reply]) => [status, responseObject(reply, limited, status)]),
+  );
+  const types = spec.body?.types ?? ['application/json'];
+  const description = [extension ? EXTENSION_NOTE : '', spec.description ?? ''].filter(Boolean).join('\n\n');
+  const params = parameters(spec);
+  const object: Record<string, unknown> = {
+    operationId: spec.operationId,
+    tags: [spec.tag],
+    summary: spec.summary,
+    ...(description ? { description } : {}),
+    security: spec.dialect === 'public' ? [] : [{ bearer: [] }],
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(spec.body
+      ? {
+          requestBody: {
+            // An empty body is an empty object to the server: the body is required only when a field is.
+            required: spec.body.required ?? ((spec.body.schema.required as unknown[] | undefined) ?? []).length > 0,
+            content: Object.fromEntries(types.map((t) => [t, { schema: spec.body!.schema, ...(spec.body!.example ? { example: spec.body!.example } : {}) }])),
+          },
+        }
+      : {}),
+    responses,
+    ...(extension ? { 'x-extension': true } : {}),
+  };
+  return { method: spec.method, path: openApiPath(spec.path), object };
+}

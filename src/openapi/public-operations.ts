@@ -1,0 +1,111 @@
+import * as v from 'valibot';
+import { TrackedEvent } from '../analytics/visit-tally.ts';
+import type { Config } from '../config.ts';
+import type { Components } from './components.ts';
+import { inputSchema, shapeSchema } from './json-schema.ts';
+import type { Body, Method, OpSpec, Param, Reply } from './operation.ts';
+
+const page = (description: string): Reply => ({ description, type: 'text/html' });
+const redirect = (description: string): Reply => ({ description, headers: { Location: { description: 'Where to go.', schema: { type: 'string' } } } });
+const form = (fields: Record<string, string>, example: Record<string, string>): Body => ({
+  schema: { type: 'object', properties: Object.fromEntries(Object.entries(fields).map(([k, d]) => [k, { type: 'string', description: d }])) },
+  example,
+  types: ['application/x-www-form-urlencoded'],
+});
+
+/** What a public operation adds to its id, method, path, summary and responses. */
+interface Extra {
+  description?: string;
+  query?: readonly Param[];
+  body?: Body;
+  errors?: readonly number[];
+}
+
+/** An operation that needs no key. */
+function open(tag: string, operationId: string, method: Method, path: string, summary: string, responses: Record<string, Reply>, extra: Extra = {}): OpSpec {
+  return { dialect: 'public', tag, operationId, method, path, summary, responses, ...extra };
+}
+
+const EVENT_EXAMPLE = { page: 'https://site1.example.com/pricing?utm_campaign=launch', referrer: 'https://news.example.org/', screen_resolution: '1920x1080' };
+
+/** The tracking endpoints and pages of the analytics side that need no key. */
+export function trackingOperations(c: Components): OpSpec[] {
+  const tag = 'Tracking';
+  const domainPage = { '301': redirect('To the stored spelling of the domain.'), '404': page('No such website.') };
+  return [
+    open(tag, 'trackEvent', 'post', '/api/event', 'Record a pageview or a custom event', { '202': { description: 'Accepted (no body).' } }, {
+      description:
+        'Sent by the tracking script, without a key. The website is found by the host name of `page`. Counted, dropped (bot, excluded IP) and accepted events all answer 202. ' +
+        'Any content type is read as JSON (`navigator.sendBeacon` sends text/plain). Errors use the link-management shape.',
+      body: { ...c.body('TrackedEvent', () => inputSchema(TrackedEvent)), example: EVENT_EXAMPLE, types: ['application/json', 'text/plain'] },
+      errors: [400, 404, 413, 429],
+    }),
+    open(tag, 'trackEventPreflight', 'options', '/api/event', 'CORS preflight of the event endpoint', { '204': { description: 'Allowed from any origin.' } }),
+    open(tag, 'getTrackerScript', 'get', '/js/script.js', 'The tracking script', { '200': { description: 'The script.', type: 'application/javascript' } }, {
+      description: 'Add `<script defer src="BASE_URL/js/script.js"></script>` to the tracked site.',
+    }),
+    open(tag, 'getStatsPage', 'get', '/stats/:domain', 'The statistics page of a website', { '200': page('The page.'), '401': page('The sign-in form.'), ...domainPage }, {
+      description: 'Public for privacy 0; the owner (privacy 1) or anyone with the page password (privacy 2) sign in through the POST of the same path.',
+      query: [
+        { name: 'from', description: 'First day, YYYY-MM-DD; the last 30 days by default.', schema: { type: 'string' } },
+        { name: 'to', description: 'Last day, YYYY-MM-DD.', schema: { type: 'string' } },
+      ],
+    }),
+    open(
+      tag,
+      'signInStatsPage',
+      'post',
+      '/stats/:domain',
+      'Sign in to a private statistics page',
+      { '303': redirect('Signed in (a cookie is set): back to the page.'), '401': page('Wrong key or password.'), '429': page('Too many failed sign-ins.'), ...domainPage },
+      { body: form({ key: "The owner's API key (privacy 1).", password: 'The page password (privacy 2).' }, { password: 'page-password' }) },
+    ),
+  ];
+}
+
+const QR_QUERY: readonly Param[] = [
+  { name: 'format', schema: { type: 'string', enum: ['png', 'svg'], default: 'png' } },
+  { name: 'size', description: 'Pixels.', schema: { type: 'integer', minimum: 64, maximum: 2048, default: 300 } },
+  { name: 'margin', description: 'Modules of quiet zone.', schema: { type: 'integer', minimum: 0, maximum: 16, default: 2 } },
+  { name: 'ecl', description: 'Error correction level.', schema: { type: 'string', enum: ['L', 'M', 'Q', 'H'], default: 'M' } },
+];
+
+/** The short links themselves, QR images, campaign pages, and the server's own pages. */
+export function publicOperations(c: Components, config: Config): OpSpec[] {
+  const tag = 'Public pages';
+  const go = { [String(config.redirectStatus)]: redirect(`To the target (REDIRECT_STATUS, here ${config.redirectStatus}).`) };
+  const missing = page('Not found (on a branded domain with a 404 redirect: a 302 there instead).');
+  const gone = page('The link has expired.');
+  const health = () => shapeSchema(v.strictObject({ status: v.literal('ok') }));
+  return [
+    open(tag, 'home', 'get', '/', 'Home page', { '200': page('A short page pointing at /docs.'), '302': redirect('On a branded domain with a root redirect: to it.') }),
+    open(tag, 'health', 'get', '/health', 'Health check', { '200': { description: 'The server is up.', schema: c.schema('Health', health) } }),
+    open(tag, 'getOpenApi', 'get', '/openapi.json', 'This document', { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } }),
+    open(tag, 'getDocs', 'get', '/docs', 'The API reference page', { '200': page('This document as a readable page.') }),
+    open(tag, 'followLink', 'get', '/:alias', 'Follow a short link', { ...go, '200': page('The interstitial page, or the password form of a protected link.'), '404': missing, '410': gone }, {
+      description: 'Counts the click. Geo, device and language targets pick the target. Links of type frame, splash or overlay, and links with pixels, answer a page instead of a redirect.',
+    }),
+    open(
+      tag,
+      'unlockLink',
+      'post',
+      '/:alias',
+      'Send the password of a protected link',
+      { '303': redirect('Accepted (a cookie is set), or the link has no password: back to the link.'), '403': page('Wrong password.'), '404': missing, '410': gone },
+      { body: form({ password: 'The link password.' }, { password: 'secret' }) },
+    ),
+    open(tag, 'getQrImage', 'get', '/qr/:alias', 'The image of a QR code', { '200': { description: 'PNG, or SVG with `format=svg`.', type: ['image/png', 'image/svg+xml'] }, '404': page('No such QR code.') }, {
+      query: QR_QUERY,
+      errors: [400],
+    }),
+    open(tag, 'scanQr', 'get', '/qr/:alias/scan', 'Scan of a link QR code', { '302': redirect("To the QR code's link."), '404': page('No such link QR code.') }, {
+      description: 'What link QR codes encode: counts the scan, then redirects.',
+    }),
+    open(tag, 'rotateCampaign', 'get', '/r/:slug', 'Campaign rotator', { ...go, '302': redirect("To a protected link's short URL."), '404': page('No such campaign, or no link to visit.') }, {
+      description: "The campaign's links in turn; a protected link goes through its own short URL.",
+    }),
+    open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '404': page('No such public campaign.') }, {
+      description: "`:ref` is `<id>-<slug>`, as the campaign's `list` URL gives it.",
+    }),
+  ];
+}

@@ -1,0 +1,151 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openApiDocument } from '../src/openapi/document.ts';
+import { RESOURCES } from '../src/resources/table.ts';
+import { ADMIN_KEY, testApp } from './helpers.ts';
+import type { Call } from './helpers.ts';
+import { Contract, operationsOf, world } from './openapi-world.ts';
+import type { DocOp } from './openapi-world.ts';
+
+// Every documented operation is called through the app: as documented (with the document's own
+// examples), and in the ways it can fail. Each answer must be a documented status whose schema it matches.
+const first = await world();
+const doc = openApiDocument({ resources: RESOURCES, config: first.config });
+const contract = new Contract(doc);
+const operations = operationsOf(doc);
+
+type World = Awaited<ReturnType<typeof world>>;
+const secured = (o: DocOp) => Array.isArray(o.op.security) && o.op.security.length > 0;
+const mediaOf = (o: DocOp): [string, { example?: unknown }] | undefined => Object.entries(o.op.requestBody?.content ?? {})[0] as never;
+
+// Bodies that depend on the fixtures rather than on the document's example.
+const BODY_OVERRIDES: Record<string, unknown> = { trackEvent: { page: 'https://fixture.example.org/pricing', referrer: 'https://news.example.com/' } };
+
+/** The URL of an operation with its path parameters filled (`missing`: ids and names that do not exist) and query. */
+function urlOf(w: World, o: DocOp, query: Record<string, string> = {}, missing = false): string {
+  const path = o.path.replace(/\{(\w+)\}/g, (_m, name: string) => (missing ? (/id$/i.test(name) ? '999999' : 'no-such-thing') : w.param(o.path, name)));
+  const required = (o.op.parameters ?? []).filter((p: { in: string; required?: boolean }) => p.in === 'query' && p.required);
+  const params = new URLSearchParams(Object.fromEntries(required.map((p: { name: string; example: unknown }) => [p.name, String(p.example)])));
+  for (const [k, value] of Object.entries(query)) params.set(k, value);
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+/** The request options of a body in the operation's first content type. */
+function bodyCall(type: string, body: unknown): Call {
+  if (type === 'application/x-www-form-urlencoded') {
+    const form = new URLSearchParams(Object.entries(body as Record<string, unknown>).map(([k, value]) => [k, typeof value === 'string' ? value : JSON.stringify(value)]));
+    return { raw: form.toString(), headers: { 'content-type': type } };
+  }
+  return { raw: JSON.stringify(body), headers: { 'content-type': type } };
+}
+
+async function probe(w: World, o: DocOp, what: string, url: string, opts: Call = {}): Promise<void> {
+  const key = opts.key === undefined ? w.keyFor(o) : opts.key;
+  const reply = await w.call(o.method.toUpperCase(), url, { ...opts, key, headers: { accept: 'application/json', ...opts.headers } });
+  contract.check(o, reply, what);
+  // A successful rotation retires the key the next probes would use.
+  if (o.op.operationId === 'rotateAccountKey' && reply.status === 200) w.alice.key = reply.body.apikey;
+  if (what === 'as documented') assert.ok(reply.status < 400, `${o.method} ${o.path} as documented: ${reply.status} ${reply.text.slice(0, 300)}`);
+}
+
+for (const o of operations) {
+  test(`${o.method.toUpperCase()} ${o.path}`, async () => {
+    const w = o === operations[0] ? first : await world();
+    const media = mediaOf(o);
+    if (secured(o)) {
+      await probe(w, o, 'no key', urlOf(w, o), { key: null });
+      await probe(w, o, 'unknown key', urlOf(w, o), { key: 'sk_nope' });
+    }
+    if (o.op.responses['403'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
+    if (o.path.includes('{')) await probe(w, o, 'missing record', urlOf(w, o, {}, true), media ? bodyCall(media[0], media[1].example ?? {}) : {});
+    for (const p of (o.op.parameters ?? []).filter((x: { in: string; schema: { enum?: unknown } }) => x.in === 'path' && x.schema.enum)) {
+      await probe(w, o, `bad ${p.name}`, urlOf(w, o).replace(`/${w.param(o.path, p.name)}/`, '/not-a-kind/'));
+    }
+    for (const p of (o.op.parameters ?? []).filter((x: { in: string }) => x.in === 'query')) {
+      await probe(w, o, `bad ${p.name}`, urlOf(w, o, { [p.name]: '-1.5x' }));
+    }
+    if (media) {
+      const [type, { example }] = media;
+      const fields = Object.keys((example ?? {}) as object);
+      await probe(w, o, 'empty body', urlOf(w, o), bodyCall(type, {}));
+      await probe(w, o, 'wrong types', urlOf(w, o), bodyCall(type, Object.fromEntries(fields.map((f) => [f, type.includes('json') ? { nested: [1] } : '\u0000']))));
+      await probe(w, o, 'array body', urlOf(w, o), { raw: '[1]', headers: { 'content-type': 'application/json' } });
+      await probe(w, o, 'not JSON', urlOf(w, o), { raw: '{oops', headers: { 'content-type': 'application/json' } });
+      await probe(w, o, 'unsupported type', urlOf(w, o), { raw: 'a=1', headers: { 'content-type': 'application/xml' } });
+      await probe(w, o, 'too large', urlOf(w, o), { raw: JSON.stringify({ data: 'x'.repeat(5000) }), headers: { 'content-type': type } });
+    }
+    const body = BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example;
+    await probe(w, o, 'as documented', urlOf(w, o), media ? bodyCall(media[0], body ?? {}) : {});
+    // Each other content type the operation takes, on fresh data so a create does not meet its twin.
+    for (const type of Object.keys(o.op.requestBody?.content ?? {}).slice(1)) {
+      await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, body ?? {}));
+    }
+  });
+}
+
+test('rate limited: every authenticated operation answers a documented 429 with Retry-After', async () => {
+  // The limiter answers before the route: the records named need not exist.
+  const w = { ...first, ...(await testApp({ openRegistration: true, rateLimit: 1, analyticsRateLimit: 1, eventRateLimit: 1, authFailureLimit: 1 })) };
+  await w.call('GET', '/api/account', { key: ADMIN_KEY });
+  await w.call('GET', '/api/v1/websites', { key: ADMIN_KEY });
+  for (const o of operations.filter(secured)) {
+    const reply = await w.call(o.method.toUpperCase(), urlOf(w, o, {}, true), { key: ADMIN_KEY });
+    assert.equal(reply.status, 429, `${o.method} ${o.path}`);
+    assert.ok(reply.headers.get('retry-after'));
+    contract.check(o, reply, 'rate limited');
+  }
+  for (const id of ['trackEvent', 'register']) {
+    const o = operations.find((x) => x.op.operationId === id)!;
+    const [type, { example }] = mediaOf(o)!;
+    for (let i = 0; i < 3; i++) await probe(w, o, 'repeated', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[id] ?? example));
+  }
+});
+
+test('the examples of the document are valid for their schemas', () => {
+  for (const o of operations) {
+    for (const [type, media] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { schema: object; example?: unknown }>)) {
+      assert.ok(media.example !== undefined, `${o.method} ${o.path} ${type} has an example`);
+      assert.equal(contract.errors(media.schema, media.example), null, `${o.method} ${o.path} ${type}`);
+    }
+    for (const p of (o.op.parameters ?? []) as { name: string; example?: unknown; schema: object }[]) {
+      if (p.example !== undefined) assert.equal(contract.errors(p.schema, String(p.example)), null, `${o.method} ${o.path} ${p.name}`);
+    }
+  }
+});
+
+const byId = (id: string) => operations.find((o) => o.op.operationId === id)!;
+
+test('the public pages in their other states answer documented responses', async () => {
+  const w = await world();
+  const at = async (id: string, url: string, opts: Call = {}, expected?: number) => {
+    const reply = await w.call(byId(id).method.toUpperCase(), url, { key: null, ...opts });
+    contract.check(byId(id), reply, 'other state');
+    if (expected) assert.equal(reply.status, expected, `${id} ${url}`);
+  };
+  const form = (fields: Record<string, string>): Call => ({ raw: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  await w.call('PUT', `/api/domain/${w.ids.domain}/update`, { key: w.alice.key, body: { redirectroot: 'https://example.com/root' } });
+  await at('home', '/', { headers: { host: 'fixture.example.net' } }, 302);
+  await at('getQrImage', `/qr/${w.param('/qr/{alias}', 'alias')}?format=svg`, {}, 200);
+  await w.call('POST', '/api/url/add', { key: w.alice.key, body: { url: 'https://example.com/locked', custom: 'locked', password: 'pw', expiry: '2026-12-01' } });
+  await at('followLink', '/locked', {}, 200);
+  await at('unlockLink', '/locked', form({ password: 'wrong' }), 403);
+  await w.call('PUT', `/api/v1/websites/${w.ids.websites}`, { key: w.alice.key, body: { privacy: 1 } });
+  await at('getStatsPage', '/stats/fixture.example.org', {}, 401);
+  await at('getStatsPage', '/stats/FIXTURE.example.org', {}, 301);
+  await at('signInStatsPage', '/stats/FIXTURE.example.org', form({ key: 'nope' }), 301);
+  for (let i = 0; i < 10; i++) await at('signInStatsPage', '/stats/fixture.example.org', form({ key: 'nope' }), 401);
+  await at('signInStatsPage', '/stats/fixture.example.org', form({ key: 'nope' }), 429);
+  w.clock.advance(30 * 86_400_000);
+  await at('followLink', '/locked', {}, 410);
+  await at('unlockLink', '/locked', form({ password: 'pw' }), 410);
+  const closed = await testApp();
+  const register = await closed.call('POST', '/api/register', { key: null, body: { username: 'someone', email: 's@example.com', password: 'secret-pw' } });
+  contract.check(byId('register'), register, 'registration off');
+  assert.equal(register.status, 404);
+});
+
+test('every documented response was produced by some request', () => {
+  const missing = operations.flatMap((o) => Object.keys(o.op.responses).map((status) => `${o.method} ${o.path} ${status}`)).filter((k) => !contract.seen.has(k));
+  assert.deepEqual(missing, []);
+});

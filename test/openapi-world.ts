@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+import type { OpenApiDocument } from '../src/openapi/document.ts';
+import type { Config } from '../src/config.ts';
+import { ADMIN_KEY, testApp } from './helpers.ts';
+import type { Reply } from './helpers.ts';
+
+/** A documented operation. */
+export interface DocOp {
+  path: string;
+  method: string;
+  op: Record<string, any>; // eslint-style escape: an operation object of the document, read field by field
+}
+
+/** The operations of a document. */
+export function operationsOf(doc: OpenApiDocument): DocOp[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+}
+
+/** Checks responses against the document: status documented, content type, body schema, rate-limit headers. */
+export class Contract {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  /** `METHOD path status` of every response checked. */
+  readonly seen = new Set<string>();
+
+  constructor(private readonly doc: OpenApiDocument) {
+    // ajv-formats is CommonJS: its default export arrives as the module object or the plugin itself.
+    const plugin = (formats as unknown as { default?: typeof formats }).default ?? formats;
+    (plugin as unknown as (ajv: Ajv2020) => void)(this.ajv);
+    this.ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc');
+  }
+
+  private validator(pointer: string, schema: object): ValidateFunction {
+    let fn = this.compiled.get(pointer);
+    if (!fn) {
+      // Refs point into the document's components: resolve them against the registered copy.
+      const rebased = JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'));
+      fn = this.ajv.compile(rebased);
+      this.compiled.set(pointer, fn);
+    }
+    return fn;
+  }
+
+  /** The validation errors of `value` against a schema of the document, or null when it is valid. */
+  errors(schema: object, value: unknown): string | null {
+    const validate = this.validator(JSON.stringify(schema), schema);
+    return validate(value) ? null : JSON.stringify(validate.errors);
+  }
+
+  /** Asserts that `reply` to `o` is a documented response and matches its schema and headers. */
+  check(o: DocOp, reply: Reply, what: string): void {
+    const label = `${o.method.toUpperCase()} ${o.path} (${what}) → ${reply.status} ${reply.text.slice(0, 200)}`;
+    const documented = o.op.responses[String(reply.status)];
+    assert.ok(documented, `undocumented status: ${label}`);
+    this.seen.add(`${o.method} ${o.path} ${reply.status}`);
+    const content = Object.entries((documented.content ?? {}) as Record<string, { schema?: object }>);
+    const sent = reply.headers.get('content-type') ?? '';
+    const [type, media] = content.find(([t]) => sent.startsWith(t)) ?? content[0] ?? [];
+    if (!type) {
+      assert.equal(reply.text, '', `documented without a body: ${label}`);
+    } else {
+      assert.ok(sent.startsWith(type), `content type ${sent} is not ${content.map(([t]) => t).join(' or ')}: ${label}`);
+      if (media?.schema) {
+        const validate = this.validator(`${o.method} ${o.path} ${reply.status}`, media.schema);
+        assert.ok(validate(reply.body), `${label}\n${JSON.stringify(validate.errors, null, 1)}`);
+      }
+    }
+    for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) {
+      if (reply.headers.has(header)) assert.ok(documented.headers?.[header], `header ${header} not documented: ${label}`);
+    }
+  }
+}
+
+/** An app with one record of every kind owned by a user, and the values that fill path parameters. */
+export async function world(overrides: Partial<Config> = {}) {
+  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, ...overrides });
+  const alice = await t.makeUser('alice');
+  const add = async (path: string, body: unknown, key = alice.key) => {
+    const r = await t.call('POST', path, { key, body, headers: path.startsWith('/api/v1') ? { accept: 'application/json' } : {} });
+    assert.ok(r.status < 300, `${path}: ${r.text}`);
+    return (r.body.id ?? r.body.data.id) as number;
+  };
+  const campaign = await add('/api/campaign/add', { name: 'Fixture campaign', slug: 'fixture-camp', public: true });
+  const qr = await t.call('POST', '/api/qr/add', { key: alice.key, body: { type: 'link', data: 'https://example.com/qr-target', name: 'Fixture QR' } });
+  const ids: Record<string, number> = {
+    user: alice.id,
+    url: await add('/api/url/add', { url: 'https://example.com/target', custom: 'fixture', campaign }),
+    qr: qr.body.id,
+    pixel: await add('/api/pixel/add', { type: 'gapixel', name: 'Fixture pixel', tag: 'G-1' }),
+    campaign,
+    channel: await add('/api/channel/add', { name: 'Fixture channel' }),
+    bio: await add('/api/bio/add', { name: 'Fixture bio', alias: 'fixture-bio' }),
+    domain: await add('/api/domain/add', { domain: 'https://fixture.example.net' }),
+    overlay: await add('/api/overlay/add', { type: 'message', name: 'Fixture overlay' }),
+    splash: await add('/api/splash/add', { name: 'Fixture splash' }),
+    websites: await add('/api/v1/websites', { domain: 'fixture.example.org' }),
+  };
+  ids.stats = ids.websites!;
+  const values: Record<string, string> = {
+    campaignid: String(campaign),
+    linkid: String(ids.url),
+    channelid: String(ids.channel),
+    itemid: String(ids.url),
+    type: 'links',
+    slug: 'fixture-camp',
+    ref: `${campaign}-fixture-camp`,
+    domain: 'fixture.example.org',
+  };
+  /** The value of a path parameter in `path`: `id` by the segment that names the resource. */
+  const param = (path: string, name: string): string => {
+    if (name === 'alias') return path.startsWith('/qr/') ? String(qr.body.link).split('/').pop()! : 'fixture';
+    if (name !== 'id') return values[name] ?? assert.fail(`no value for :${name}`);
+    const segment = path.replace(/^\/api\/(v1\/)?/, '').split('/')[0]!;
+    return String(ids[segment] ?? assert.fail(`no fixture for ${path}`));
+  };
+  /** The key an operation is called with: the admin's for admin operations, else the user's. */
+  const keyFor = (o: DocOp) => (o.op.responses['403'] ? ADMIN_KEY : alice.key);
+  return { ...t, alice, ids, param, keyFor };
+}
