@@ -36,6 +36,10 @@ export interface Config {
   domainCheck: DomainCheck;
   /** Public addresses of this server, canonical form; branded domains must resolve to one when domainCheck is dns. */
   serverIp: string[];
+  /** Enables POST /__admin/reset, /__admin/seed and /__admin/clock (admin key), a settable clock and a seeded random source. */
+  testMode: boolean;
+  /** A fixtures file or directory loaded at start into an empty data directory. */
+  seed: string | undefined;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
@@ -73,6 +77,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'eventRateLimit', env: 'EVENT_RATE_LIMIT', kind: 'int', fallback: '120', help: 'Tracking events per window and client IP on POST /api/event; 0 disables' },
   { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off, or dns: a branded domain must resolve to SERVER_IP before it is added' },
   { key: 'serverIp', env: 'SERVER_IP', kind: 'ips', fallback: undefined, help: 'Public IP address(es) of this server, comma-separated; required when DOMAIN_CHECK=dns' },
+  { key: 'seed', env: 'SEED', kind: 'string', fallback: undefined, help: 'Fixtures file (or directory of <collection>.json files) loaded at start when the data directory is empty' },
+  { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 
 const TRUE = new Set(['1', 'true', 'on', 'yes']);

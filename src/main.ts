@@ -2,23 +2,28 @@ import { ConfigError, SETTINGS, flagName, loadConfig, processEnv } from './confi
 import { createLogger } from './log.ts';
 import { startServer } from './server.ts';
 import { runUserCommand, USER_COMMANDS } from './cli/users.ts';
+import { DATA_COMMANDS } from './cli/data.ts';
+import { demoEnv, startDemo } from './demo/start.ts';
+import { FixtureError } from './fixtures/read.ts';
 import { DataFileError } from './store/atomic-file.ts';
 import { LockedError } from './store/lock.ts';
+
+const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS];
 
 const HELP = `Usage: npm run cli -- <command> [options]   (npm start runs "serve")
 
 Commands:
-${[['serve', 'Run the server (default)'], ...USER_COMMANDS.map((c) => [c.name, c.summary])].map(([n, d]) => `  ${n!.padEnd(18)} ${d}`).join('\n')}
+${[['serve', 'Run the server (default); --seed <file> loads fixtures into an empty data directory'], ['demo', 'Run an in-memory server full of demo data (npm run demo)'], ...COMMANDS.map((c) => [c.name, c.summary])].map(([n, d]) => `  ${n!.padEnd(18)} ${d}`).join('\n')}
 
 Settings (environment variable, or the flag):
 ${SETTINGS.map((s) => `  ${flagName(s.env).padEnd(24)} ${s.env.padEnd(22)} ${s.help} [${s.fallback ?? 'unset'}]`).join('\n')}
 
-Run "<command> --help" for a command's own options.`;
+Run "<command> --help" for a command's own options. Exit codes: 0 done, 1 failed, 2 bad command line.`;
 
-async function serve(argv: string[]): Promise<void> {
-  const config = loadConfig(processEnv(), argv);
+async function serve(argv: string[], demo = false): Promise<void> {
+  const config = loadConfig(demo ? demoEnv(processEnv()) : processEnv(), argv);
   const log = createLogger(config.logLevel);
-  const running = await startServer(config, { log });
+  const running = demo ? await startDemo(config, { log }) : await startServer(config, { log });
   const stop = (signal: string) => {
     log.info(`${signal}: shutting down`);
     running.close().then(
@@ -41,15 +46,15 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (command === 'serve') {
+  if (command === 'serve' || command === 'demo') {
     if (args.includes('--help')) {
       console.log(HELP);
       return 0;
     }
-    await serve(args);
+    await serve(args, command === 'demo');
     return -1;
   }
-  const user = USER_COMMANDS.find((c) => c.name === command);
+  const user = COMMANDS.find((c) => c.name === command);
   if (!user) {
     console.error(`Unknown command "${command}".\n\n${HELP}`);
     return 2;
@@ -62,7 +67,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError;
+    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError;
     console.error(known ? (err as Error).message : err);
     process.exit(1);
   },

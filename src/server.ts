@@ -7,6 +7,10 @@ import { ensureAdmin } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { TestControl } from './fake/control.ts';
+import { testModeParts } from './fake/test-mode.ts';
+import type { RawFixtures } from './fixtures/read.ts';
+import { seedOnStart } from './fixtures/seed.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -21,6 +25,8 @@ export interface RunningServer {
   app: Hono<AppEnv>;
   store: Store;
   config: Config;
+  /** Reset, seed and clock of a TEST_MODE server (absent otherwise). */
+  testControl?: TestControl;
   /** Stops accepting, finishes in-flight requests, flushes the store and releases the data directory. */
   close(): Promise<void>;
 }
@@ -33,18 +39,23 @@ export interface StartOptions {
   resources?: readonly Resource[];
   /** Where the generated admin key is printed, once. */
   print?: (line: string) => void;
+  /** Fixtures loaded into an empty store (the fake backend, the demo); see seedOnStart for the admin. */
+  fixtures?: RawFixtures;
 }
 
 /** Opens the store, creates the admin on a first start, and listens. */
 export async function startServer(configIn: Config, options: StartOptions): Promise<RunningServer> {
   const config = { ...configIn };
   const resources = options.resources ?? RESOURCES;
-  const clock = options.clock ?? systemClock;
+  const test = config.testMode ? testModeParts(options.clock, options.random) : null;
+  const clock = test?.clock ?? options.clock ?? systemClock;
   const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(resources), snapshotEvery: config.snapshotEvery, log: options.log });
   try {
-    const generated = await ensureAdmin(store, clock, config.adminApiKey);
+    const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
-    const app = createApp({ store, config, clock, random: options.random, log: options.log, resources });
+    const parts = { store, config, clock, random: options.random, log: options.log, resources };
+    const testControl = test ? new TestControl({ ...parts, ...test }) : undefined;
+    const app = testControl?.app ?? createApp(parts);
     const server = await listen(app, config);
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
@@ -59,7 +70,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
         });
         await store.close();
       })());
-    return { url, port, app, store, config, close };
+    return { url, port, app, store, config, testControl, close };
   } catch (err) {
     await store.close();
     throw err;

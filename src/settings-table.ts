@@ -2,6 +2,6 @@ import { SETTINGS, flagName } from './config.ts';
 
 /** The README's configuration table, made from the settings themselves so the two cannot drift. */
 export function settingsTable(): string {
-  const rows = SETTINGS.map((s) => `| \`${s.env}\` | \`${flagName(s.env)}\` | ${s.fallback === undefined ? '(unset)' : `\`${s.fallback}\``} | ${s.help.replace(/\|/g, '\\|')} |`);
+  const rows = SETTINGS.map((s) => `| \`${s.env}\` | \`${flagName(s.env)}\` | ${s.fallback === undefined ? '(unset)' : `\`${s.fallback}\``} | ${s.help.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;')} |`);
   return ['| Variable | Flag | Default | Meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }

@@ -10,6 +10,15 @@ import { checkUserUnique, newUserFields, userFields } from '../resources/users.t
 import { RESOURCES, collectionsOf } from '../resources/table.ts';
 import { Store } from '../store/store.ts';
 import { ApiError } from '../errors.ts';
+import { FixtureError } from '../fixtures/read.ts';
+import type { ProgressSink } from './progress.ts';
+
+/** What a command may use besides its flags: its positional arguments, raw stdout, and stderr for progress. */
+export interface CommandIo {
+  positionals: string[];
+  write(text: string): void;
+  stderr: ProgressSink;
+}
 
 /** A CLI command that works on the data directory (the server must not be running on it). */
 export interface UserCommand {
@@ -17,10 +26,18 @@ export interface UserCommand {
   summary: string;
   options: NonNullable<ParseArgsConfig['options']>;
   usage: string;
-  run(store: Store, values: Record<string, string | boolean | undefined>, out: (line: string) => void): Promise<void>;
+  /** More help after the usage line. */
+  details?: string;
+  /** Whether the command takes positional arguments (`import <file>`). */
+  positionals?: boolean;
+  run(store: Store, values: Record<string, string | boolean | undefined>, out: (line: string) => void, io: CommandIo): Promise<void>;
 }
 
-const common = { 'data-dir': { type: 'string' }, help: { type: 'boolean' } } as const;
+/** A command line that cannot work (a flag missing): exit code 2 with the usage. */
+export class UsageError extends Error {}
+
+/** Flags every data-directory command takes. */
+export const common = { 'data-dir': { type: 'string' }, help: { type: 'boolean' } } as const;
 
 /** The user-management commands. */
 export const USER_COMMANDS: readonly UserCommand[] = [
@@ -71,22 +88,37 @@ export const USER_COMMANDS: readonly UserCommand[] = [
 /** Parses a command's flags, opens the data directory, runs it; returns the exit code. */
 export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    values = parseArgs({ args: argv, options: cmd.options, strict: true }).values as typeof values;
+    const parsed = parseArgs({ args: argv, options: cmd.options, strict: true, allowPositionals: cmd.positionals === true });
+    values = parsed.values as typeof values;
+    positionals = parsed.positionals;
   } catch (err) {
     console.error(`${(err as Error).message}\nUsage: ${cmd.usage}`);
     return 2;
   }
   if (values.help) {
-    console.log(`${cmd.summary}\nUsage: npm run cli -- ${cmd.usage}`);
+    console.log(`${cmd.summary}\nUsage: npm run cli -- ${cmd.usage}${cmd.details ? `\n\n${cmd.details}` : ''}`);
     return 0;
   }
+  // `export ... | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   const config = loadConfig(processEnv(), values['data-dir'] ? ['--data-dir', String(values['data-dir'])] : []);
   const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(RESOURCES) });
   try {
-    await cmd.run(store, values, (line) => console.log(line));
+    await cmd.run(store, values, (line) => console.log(line), { positionals, write: (text) => process.stdout.write(text), stderr: process.stderr });
     return 0;
   } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`${err.message}\nUsage: ${cmd.usage}`);
+      return 2;
+    }
+    if (err instanceof FixtureError) {
+      console.error(err.message);
+      return 1;
+    }
     if (err instanceof v.ValiError || err instanceof ApiError) {
       console.error(err instanceof v.ValiError ? `Invalid ${err.issues[0]?.path?.[0]?.key ?? 'input'}: ${err.message}` : err.message);
       return 1;

@@ -49,7 +49,8 @@ export class DailyCounters {
   private readonly log: Logger;
   private readonly flushMs: number;
   private readonly maxLabels: number;
-  private readonly ledger: VisitorLedger;
+  private readonly random: RandomSource;
+  private ledger: VisitorLedger;
   private readonly pending = new Map<string, Pending>();
   private index = new Map<string, Map<string, number>>();
   private indexedAt = -1;
@@ -63,8 +64,17 @@ export class DailyCounters {
     this.log = options.log ?? silentLogger;
     this.flushMs = options.flushMs ?? 1000;
     this.maxLabels = options.maxLabels ?? 1000;
+    this.random = options.random;
     this.ledger = new VisitorLedger(options.random);
     store.beforeClose(() => this.close());
+  }
+
+  /** Drops what is buffered and the visitors seen today, unwritten (test mode's reset replaces the data anyway). */
+  discard(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.pending.clear();
+    this.ledger = new VisitorLedger(this.random);
   }
 
   /** Counts one event for `subject` (e.g. 'website:3', 'link:7'); visible to reads immediately. */

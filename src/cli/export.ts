@@ -1,0 +1,59 @@
+import type { Resource, UserRecord } from '../resources/define.ts';
+import { publicUser } from '../resources/users.ts';
+import type { StoredRecord, Store } from '../store/store.ts';
+import type { Progress } from './progress.ts';
+import { NO_PROGRESS } from './progress.ts';
+
+/** What `$export` says about an export file. */
+export interface ExportHeader {
+  format: 'shortlink-analytics-server/export';
+  version: 1;
+  exportedAt: string;
+  email: string;
+}
+
+/** An export: a header, the user (public fields only) and every owned collection, statistics included. */
+export type ExportFile = { $export: ExportHeader; users: Record<string, unknown>[] } & Record<string, unknown>;
+
+/** The owned collections of the table, in table order. */
+export function ownedCollections(resources: readonly Resource[]): string[] {
+  return [...new Set(resources.filter((r) => r.owned).map((r) => r.collection))];
+}
+
+/** How many records an export of `user` holds. */
+export function exportSize(store: Store, user: UserRecord, resources: readonly Resource[]): number {
+  return ownedCollections(resources).reduce((n, c) => n + store.owned(c, user.id).length, 0);
+}
+
+/**
+ * Everything `user` owns, in the fixtures shape. The user's API key hash and password hash are
+ * left out; link and stats-page passwords stay as their scrypt hashes, so what was protected is
+ * still protected after an import.
+ */
+export function exportUser(store: Store, user: UserRecord, resources: readonly Resource[], nowMs: number, progress: Progress = NO_PROGRESS): ExportFile {
+  const out: ExportFile = {
+    $export: { format: 'shortlink-analytics-server/export', version: 1, exportedAt: new Date(nowMs).toISOString(), email: user.email },
+    users: [publicUser(user)],
+  };
+  for (const collection of ownedCollections(resources)) {
+    const records: StoredRecord[] = [];
+    for (const r of store.owned(collection, user.id)) {
+      records.push(r);
+      progress.tick();
+    }
+    out[collection] = records;
+  }
+  progress.done();
+  return out;
+}
+
+/** JSON with one record per line, like the data files: readable and diffable at any size. */
+export function serializeExport(file: ExportFile): string {
+  const parts = Object.entries(file).map(([key, value]) => {
+    const head = JSON.stringify(key);
+    if (!Array.isArray(value)) return `${head}:${JSON.stringify(value)}`;
+    if (value.length === 0) return `${head}:[]`;
+    return `${head}:[\n${value.map((r) => JSON.stringify(r)).join(',\n')}\n]`;
+  });
+  return `{\n${parts.join(',\n')}\n}\n`;
+}

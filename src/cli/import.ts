@@ -1,0 +1,160 @@
+import type { Fixtures } from '../fixtures/prepare.ts';
+import type { Resource, UserRecord } from '../resources/define.ts';
+import { STATS_COLLECTION } from '../stats/daily-counters.ts';
+import type { StoredRecord, Store, Tx } from '../store/store.ts';
+import type { Progress } from './progress.ts';
+import { NO_PROGRESS } from './progress.ts';
+
+/** Kinds of counter subject and the collection their ids belong to ('link:7' counts links 7). */
+export const SUBJECT_KINDS: Readonly<Record<string, string>> = { link: 'links', qr: 'qrs', campaign: 'campaigns', website: 'websites' };
+
+/** Fields that must be unique server-wide and may be changed on a clash: a suffix `-2`, `-3`... is added. */
+const RENAMEABLE: Readonly<Record<string, string>> = { links: 'alias', qrs: 'alias', campaigns: 'slug', bios: 'alias' };
+
+/** Names unique per user: a clash with the target user's own gets ` (2)`, ` (3)`... */
+const NAMED: Readonly<Record<string, string>> = { channels: 'name', campaigns: 'name' };
+
+/** What an import did: records stored per collection, and what had to change or be left out. */
+export interface ImportReport {
+  imported: Record<string, number>;
+  notes: string[];
+}
+
+/** Owned rows in an order where every row comes after the rows it refers to; statistics last. */
+export function importOrder(resources: readonly Resource[]): Resource[] {
+  const rows = resources.filter((r) => r.owned);
+  const names = new Set(rows.map((r) => r.collection));
+  const out: Resource[] = [];
+  const placed = new Set<string>([STATS_COLLECTION]);
+  while (out.length < rows.length - (names.has(STATS_COLLECTION) ? 1 : 0)) {
+    const next = rows.find(
+      (r) => !placed.has(r.collection) && Object.values(r.references ?? {}).every((ref) => placed.has(ref.collection) || !names.has(ref.collection)),
+    );
+    if (!next) throw new Error('the resource table has a reference cycle');
+    out.push(next);
+    placed.add(next.collection);
+  }
+  const stats = rows.find((r) => r.collection === STATS_COLLECTION);
+  return stats ? [...out, stats] : out;
+}
+
+/** A store lookup by every index of a row: the record `candidate` would clash with, if any. */
+function clashOf(store: Store, row: Resource, candidate: StoredRecord): StoredRecord | undefined {
+  for (const [index, keyOf] of Object.entries(row.indexes ?? {})) {
+    const key = keyOf(candidate);
+    const other = key === null ? undefined : store.lookup(row.collection, index, key);
+    if (other) return other;
+  }
+  return undefined;
+}
+
+/**
+ * Imports validated records into `target` in one transaction: every record gets a fresh id and
+ * the target as owner; references between imported records (a link's campaign, pixels,
+ * channels, domain, splash page, overlay; a QR code's channels; statistics subjects like
+ * 'link:7') follow their records to the new ids. Clashes with what the server already holds are
+ * resolved and reported: aliases and slugs get a suffix, a branded domain or website the target
+ * already has is reused, one another user has is left out (its links move to the main host).
+ */
+export async function importInto(store: Store, data: Fixtures, target: UserRecord, resources: readonly Resource[], progress: Progress = NO_PROGRESS): Promise<ImportReport> {
+  for (const row of resources) {
+    for (const [name, keyOf] of Object.entries(row.indexes ?? {})) store.addIndex(row.collection, name, keyOf as (r: StoredRecord) => string | null);
+  }
+  const report: ImportReport = { imported: {}, notes: [] };
+  // collection → old id → new id (null: left out, references to it are dropped)
+  const ids = new Map<string, Map<number, number | null>>();
+  const statsless = new Set<string>();
+  await store.write((tx) => {
+    for (const row of importOrder(resources)) {
+      const map = new Map<number, number | null>();
+      ids.set(row.collection, map);
+      for (const r of data[row.collection] ?? []) {
+        const stored = row.collection === STATS_COLLECTION ? importStats(tx, r, target, ids, statsless, report) : importRecord(store, tx, row, r, target, ids, statsless, report);
+        if (row.collection !== STATS_COLLECTION) map.set(r.id, stored);
+        progress.tick();
+      }
+    }
+  });
+  progress.done();
+  return report;
+}
+
+function remapReferences(row: Resource, record: StoredRecord, ids: Map<string, Map<number, number | null>>, report: ImportReport): void {
+  for (const [field, ref] of Object.entries(row.references ?? {})) {
+    const value = record[field];
+    if (value === undefined || value === null) continue;
+    const map = ids.get(ref.collection);
+    const newId = (old: unknown) => (typeof old === 'number' ? (map?.get(old) ?? null) : null);
+    if (Array.isArray(value)) {
+      record[field] = value.map(newId).filter((id): id is number => id !== null);
+      if ((record[field] as number[]).length < value.length) report.notes.push(`${row.collection} ${record.id}: ${field} lost ids that were not imported`);
+    } else {
+      record[field] = newId(value);
+      if (record[field] === null) report.notes.push(`${row.collection} ${record.id}: ${field} ${JSON.stringify(value)} was not imported; set to none`);
+    }
+  }
+}
+
+function importRecord(
+  store: Store,
+  tx: Tx,
+  row: Resource,
+  original: StoredRecord,
+  target: UserRecord,
+  ids: Map<string, Map<number, number | null>>,
+  statsless: Set<string>,
+  report: ImportReport,
+): number | null {
+  const record: StoredRecord = { ...structuredClone(original), userId: target.id };
+  remapReferences(row, record, ids, report);
+  const nameField = NAMED[row.collection];
+  if (nameField && typeof record[nameField] === 'string') {
+    const taken = new Set(store.owned(row.collection, target.id).map((r) => String(r[nameField]).toLowerCase()));
+    const name = record[nameField] as string;
+    for (let n = 2; taken.has(String(record[nameField]).toLowerCase()); n++) record[nameField] = `${name} (${n})`;
+    if (record[nameField] !== name) report.notes.push(`${row.collection} ${original.id}: name "${name}" is taken; now "${String(record[nameField])}"`);
+  }
+  let clash = clashOf(store, row, record);
+  const field = RENAMEABLE[row.collection];
+  if (clash && field && typeof record[field] === 'string') {
+    const value = record[field] as string;
+    for (let n = 2; clash; n++) {
+      record[field] = `${value}-${n}`;
+      clash = clashOf(store, row, record);
+    }
+    report.notes.push(`${row.collection} ${original.id}: ${field} "${value}" is taken; now "${String(record[field])}"`);
+  }
+  if (clash) {
+    // A branded domain or website can belong to one user only.
+    statsless.add(`${row.collection}:${original.id}`);
+    const mine = clash.userId === target.id;
+    const outcome = mine ? 'the user already has it: the existing one is used' : 'another user has it: left out';
+    const consequence = row.collection === 'domains' ? (mine ? 'its links use it' : 'its links use the main host') : 'the statistics in the file are not imported';
+    report.notes.push(`${row.collection} ${original.id}: ${outcome}; ${consequence}`);
+    return mine ? clash.id : null;
+  }
+  const { id: _old, ...fields } = record;
+  report.imported[row.collection] = (report.imported[row.collection] ?? 0) + 1;
+  return tx.insert(row.collection, fields).id;
+}
+
+function importStats(
+  tx: Tx,
+  original: StoredRecord,
+  target: UserRecord,
+  ids: Map<string, Map<number, number | null>>,
+  statsless: Set<string>,
+  report: ImportReport,
+): number | null {
+  const [kind, rawId] = String(original.subject).split(':');
+  const collection = SUBJECT_KINDS[kind ?? ''];
+  const oldId = Number(rawId);
+  const newId = collection && !statsless.has(`${collection}:${oldId}`) ? ids.get(collection)?.get(oldId) : null;
+  if (newId === null || newId === undefined) {
+    if (!collection || !statsless.has(`${collection}:${oldId}`)) report.notes.push(`stats ${original.id}: subject "${String(original.subject)}" was not imported; left out`);
+    return null;
+  }
+  const { id: _old, ...fields } = structuredClone(original);
+  report.imported[STATS_COLLECTION] = (report.imported[STATS_COLLECTION] ?? 0) + 1;
+  return tx.insert(STATS_COLLECTION, { ...fields, subject: `${kind}:${newId}`, userId: target.id }).id;
+}

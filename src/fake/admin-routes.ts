@@ -1,0 +1,80 @@
+import { Hono } from 'hono';
+import type { MiddlewareHandler } from 'hono';
+import { KeyIndex } from '../auth/key-index.ts';
+import { bearerToken } from '../auth/keys.ts';
+import { ApiError, MESSAGES } from '../errors.ts';
+import { FixtureError } from '../fixtures/read.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { renderError, toApiError } from '../http/error-body.ts';
+import { jsonObjectBody } from '../http/validate.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import type { TestControl } from './control.ts';
+
+/** Lets only admin keys through: 401 without a valid key, 403 for another user's. */
+function requireAdminKey(store: Store): MiddlewareHandler<AppEnv> {
+  const keys = new KeyIndex(store);
+  return async (c, next) => {
+    const token = bearerToken(c.req.header('authorization'));
+    const user = token ? keys.lookup(token) : null;
+    if (!user) {
+      c.header('WWW-Authenticate', 'Bearer');
+      throw new ApiError(401, MESSAGES.invalidKey);
+    }
+    if (!user.admin) throw new ApiError(403, MESSAGES.forbidden);
+    await next();
+  };
+}
+
+// Test clients in any language: the body is read as JSON whatever its content type says.
+async function body(c: { req: { text(): Promise<string> } }): Promise<Record<string, unknown>> {
+  return jsonObjectBody(await c.req.text(), 'application/json', '');
+}
+
+/** Moves the clock as a POST /__admin/clock body says: `{now}` (ISO date or epoch ms) stops it there, `{advance}` (ms) moves it. */
+function moveClock(control: TestControl, input: Record<string, unknown>): void {
+  const { now, advance } = input;
+  if ((now === undefined) === (advance === undefined)) throw new ApiError(400, 'Send either "now" (an ISO date or epoch milliseconds) or "advance" (milliseconds).');
+  if (now !== undefined) {
+    const ms = typeof now === 'number' ? now : typeof now === 'string' ? Date.parse(now) : NaN;
+    if (!Number.isFinite(ms)) throw new ApiError(400, 'Invalid now: must be an ISO date like 2026-01-01T00:00:00Z or epoch milliseconds.');
+    control.clock.set(ms);
+  } else {
+    if (typeof advance !== 'number' || !Number.isFinite(advance)) throw new ApiError(400, 'Invalid advance: must be a number of milliseconds.');
+    control.clock.advance(advance);
+  }
+}
+
+/** `/__admin/reset`, `/__admin/seed` and `/__admin/clock`: test mode's controls, for admin keys only. */
+export function adminRoutes(control: TestControl, store: Store, log: Logger): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.use('/__admin/*', requireAdminKey(store));
+
+  routes.post('/__admin/reset', async (c) => {
+    await control.reset();
+    log.info('test mode: reset');
+    return c.json({ error: 0, message: 'Data, clock and random source are back to their start.', clock: control.clockState() });
+  });
+
+  routes.post('/__admin/seed', async (c) => {
+    const fixtures = await body(c);
+    try {
+      const counts = await control.seed(fixtures);
+      log.info('test mode: fixtures loaded', counts);
+      return c.json({ error: 0, message: 'Fixtures loaded.', counts });
+    } catch (err) {
+      if (err instanceof FixtureError) throw new ApiError(400, err.message);
+      throw err;
+    }
+  });
+
+  routes.get('/__admin/clock', (c) => c.json({ error: 0, clock: control.clockState() }));
+
+  routes.post('/__admin/clock', async (c) => {
+    moveClock(control, await body(c));
+    return c.json({ error: 0, clock: control.clockState() });
+  });
+
+  routes.onError((err, c) => renderError(c, toApiError(err, log, c)));
+  return routes;
+}

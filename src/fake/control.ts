@@ -1,0 +1,93 @@
+import { Hono } from 'hono';
+import { createApp } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import type { Logger } from '../log.ts';
+import type { Resource } from '../resources/define.ts';
+import type { Fixtures } from '../fixtures/prepare.ts';
+import type { RawFixtures } from '../fixtures/read.ts';
+import { seedFixtures } from '../fixtures/seed.ts';
+import type { SeedCounts } from '../fixtures/seed.ts';
+import { DailyCounters } from '../stats/daily-counters.ts';
+import type { Store } from '../store/store.ts';
+import { adminRoutes } from './admin-routes.ts';
+import type { ResettableRandom, TestClock } from './test-clock.ts';
+
+/** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
+export interface TestParts {
+  store: Store;
+  config: Config;
+  log: Logger;
+  resources: readonly Resource[];
+  clock: TestClock;
+  random: ResettableRandom;
+}
+
+/** The clock as the admin endpoints report it. */
+export interface ClockState {
+  now: string;
+  ms: number;
+  frozen: boolean;
+}
+
+/** Every record of every collection, copied: the state a reset goes back to. */
+export function snapshotStore(store: Store, resources: readonly Resource[]): Fixtures {
+  const collections = [...new Set(resources.map((r) => r.collection))];
+  return Object.fromEntries(collections.map((c) => [c, structuredClone(store.all(c))]));
+}
+
+/**
+ * Test mode: the app behind a thin front that adds `/__admin/*` and forwards everything else.
+ * A reset puts back the data the control started with, rewinds the clock and the random source,
+ * and builds the app afresh, so rate-limit windows, today's visitors and buffered counts start
+ * over too: the same requests after a reset give the same answers, aliases and ids included.
+ */
+export class TestControl {
+  /** The app to serve or to call with `app.request()`. */
+  readonly app: Hono<AppEnv>;
+  private inner: Hono<AppEnv>;
+  // One counter buffer for the control's life: a new one per rebuild would stay registered with the store.
+  private readonly counters: DailyCounters;
+  private readonly initial: Fixtures;
+
+  constructor(private readonly parts: TestParts) {
+    parts.log.warn('TEST_MODE is on: POST /__admin/reset, /__admin/seed and /__admin/clock are enabled; never use it in production');
+    this.initial = snapshotStore(parts.store, parts.resources);
+    this.counters = new DailyCounters(parts.store, { clock: parts.clock, random: parts.random, log: parts.log });
+    this.inner = this.build();
+    this.app = new Hono<AppEnv>();
+    this.app.route('/', adminRoutes(this, parts.store, parts.log));
+    this.app.all('*', (c) => this.inner.fetch(c.req.raw, c.env));
+  }
+
+  private build(): Hono<AppEnv> {
+    return createApp({ ...this.parts, counters: this.counters });
+  }
+
+  /** Back to the start: the initial records, clock and random source, and a fresh app. */
+  async reset(): Promise<void> {
+    this.counters.discard();
+    this.parts.random.reset();
+    this.parts.clock.reset();
+    await this.parts.store.replaceAll(structuredClone(this.initial));
+    this.inner = this.build();
+  }
+
+  /** Adds fixtures to the current data (a record replaces the one with its id); see src/fixtures. */
+  async seed(fixtures: RawFixtures): Promise<SeedCounts> {
+    // Counts buffered for records the fixtures replace must not be written over them later.
+    await this.counters.flush();
+    return seedFixtures(this.parts.store, fixtures, { resources: this.parts.resources, now: this.parts.clock.now() });
+  }
+
+  /** The clock. */
+  get clock(): TestClock {
+    return this.parts.clock;
+  }
+
+  /** The clock's time and mode. */
+  clockState(): ClockState {
+    const ms = this.parts.clock.now();
+    return { now: new Date(ms).toISOString(), ms, frozen: this.parts.clock.frozen };
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The fake backend: this server, in memory on a loopback port, for other projects' tests.
+ * See ./README.md for a complete node:test example.
+ */
+import type { Hono } from 'hono';
+import { loadConfig } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { RawFixtures } from '../fixtures/read.ts';
+import { readFixtures } from '../fixtures/read.ts';
+import type { SeedCounts } from '../fixtures/seed.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import { startServer } from '../server.ts';
+import type { Store } from '../store/store.ts';
+import { resettableRandom, testClock } from './test-clock.ts';
+
+export type { RawFixtures as Fixtures } from '../fixtures/read.ts';
+export type { SeedCounts } from '../fixtures/seed.ts';
+export { FixtureError } from '../fixtures/read.ts';
+
+/** The admin key of a fake started without `users` (its admin is admin@localhost). */
+export const FAKE_ADMIN_KEY = 'sk_fake_admin_key_0000000000000000000000000';
+
+/** Where a fake's clock stands until moved. */
+export const FAKE_NOW = '2026-01-01T00:00:00Z';
+
+/** A user of the fake, with its plain API key (stored hashed, as the server always does). */
+export interface FakeUser {
+  email: string;
+  apikey: string;
+  username?: string;
+  admin?: boolean;
+  password?: string;
+  /** Default: the next free user id, in the order given. */
+  id?: number;
+}
+
+/** Rate limits of the fake, per window; an absent limit is off. */
+export interface FakeRateLimits {
+  /** Requests per key on the link-management API. */
+  link?: number;
+  /** Requests per key on the analytics API. */
+  analytics?: number;
+  /** Tracking events per client IP on POST /api/event. */
+  events?: number;
+  /** Failed authentications per client IP before 429. */
+  authFailures?: number;
+  /** Window length, seconds (default 60); the fake's clock decides when a window ends. */
+  windowSeconds?: number;
+}
+
+/** How to start a fake. Everything is optional. */
+export interface FakeServerOptions {
+  /** The users and their keys; default: one admin, admin@localhost, with FAKE_ADMIN_KEY. */
+  users?: FakeUser[];
+  /** Initial data, `{ "<collection>": [records...] }` (the data directory's shape), or a path to a fixtures file or directory. */
+  fixtures?: RawFixtures | string;
+  /** Where the clock stands (ISO date or epoch ms); it moves only when told. Default FAKE_NOW. */
+  now?: string | number;
+  /** Seed of the random source: the same seed gives the same aliases. Default 'fake'. */
+  seed?: string | number;
+  /** Rate limits; default: all off. */
+  rateLimit?: FakeRateLimits | false;
+  /** Public origin of the short URLs; default http://localhost:<port>. */
+  baseUrl?: string;
+  /** Any other setting (see src/config.ts). */
+  config?: Partial<Config>;
+  /** Default: silent. */
+  log?: Logger;
+}
+
+/** A running fake. */
+export interface FakeServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  /** The Hono app, for `app.request(path, init)` without a socket. */
+  app: Hono<AppEnv>;
+  /** The in-memory store, to inspect what was stored. */
+  store: Store;
+  config: Config;
+  /** Back to the initial users, fixtures, clock and random source (the same aliases and ids come out again). */
+  reset(): Promise<void>;
+  /** Adds fixtures (an object or a path) to the current data; a record replaces the one with its id. */
+  seed(fixtures: RawFixtures | string): Promise<SeedCounts>;
+  /** The fake's clock: it stands still until set or advanced. */
+  clock: { now(): number; set(at: string | number): void; advance(ms: number): void };
+  /** Stops the server. */
+  close(): Promise<void>;
+}
+
+function usersOf(fixtures: RawFixtures, users: readonly FakeUser[]): RawFixtures {
+  if (users.length === 0) return fixtures;
+  const given = Array.isArray(fixtures.users) ? (fixtures.users as { id?: unknown }[]) : [];
+  let next = Math.max(0, ...given.map((u) => (typeof u.id === 'number' ? u.id : 0)), ...users.map((u) => u.id ?? 0)) + 1;
+  return { ...fixtures, users: [...given, ...users.map((u) => ({ ...u, id: u.id ?? next++ }))] };
+}
+
+function limitsOf(limits: FakeRateLimits | false | undefined): Partial<Config> {
+  const l = limits || {};
+  return { rateLimit: l.link ?? 0, analyticsRateLimit: l.analytics ?? 0, eventRateLimit: l.events ?? 0, authFailureLimit: l.authFailures ?? 0, rateLimitWindow: l.windowSeconds ?? 60 };
+}
+
+/** Starts the fake backend on a free loopback port, in memory, in test mode. */
+export async function startFakeServer(options: FakeServerOptions = {}): Promise<FakeServer> {
+  const raw = typeof options.fixtures === 'string' ? await readFixtures(options.fixtures) : (options.fixtures ?? {});
+  const base = loadConfig({ DATA_DIR: ':memory:', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOGO_FETCH: 'off', ADMIN_API_KEY: FAKE_ADMIN_KEY, TEST_MODE: 'on' });
+  const config: Config = { ...base, ...limitsOf(options.rateLimit), ...options.config, testMode: true, seed: undefined };
+  if (options.baseUrl !== undefined) Object.assign(config, { baseUrl: loadConfig({ BASE_URL: options.baseUrl }).baseUrl, baseUrlExplicit: true });
+  const clock = testClock(options.now ?? FAKE_NOW);
+  const random = resettableRandom(options.seed ?? 'fake');
+  const running = await startServer(config, { log: options.log ?? silentLogger, clock, random, fixtures: usersOf(raw, options.users ?? []), print: () => {} });
+  const control = running.testControl!;
+  return {
+    url: running.url,
+    port: running.port,
+    app: running.app,
+    store: running.store,
+    config: running.config,
+    reset: () => control.reset(),
+    seed: async (fixtures) => control.seed(typeof fixtures === 'string' ? await readFixtures(fixtures) : fixtures),
+    clock: { now: () => clock.now(), set: (at) => clock.set(at), advance: (ms) => clock.advance(ms) },
+    close: () => running.close(),
+  };
+}

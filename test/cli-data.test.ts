@@ -1,0 +1,182 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../src/app.ts';
+import { SUBJECT_KINDS } from '../src/cli/import.ts';
+import { fixedClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import { seedFixtures } from '../src/fixtures/seed.ts';
+import { seededRandom } from '../src/random.ts';
+import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
+import type { StoredRecord } from '../src/store/store.ts';
+import { Store } from '../src/store/store.ts';
+import { runCli } from './process-helpers.ts';
+
+const tmp = () => mkdtemp(join(tmpdir(), 'cli-data-'));
+const ALICE = 'sk_test_alice_0000000000000000';
+const NOW = Date.parse('2026-03-01T10:00:00Z');
+const open = (dir: string) => Store.open({ dir, collections: collectionsOf(RESOURCES) });
+
+/** A data directory where alice has one of everything, made through the API, with real clicks, scans and pageviews. */
+async function sourceDir(): Promise<string> {
+  const dir = await tmp();
+  const store = await open(dir);
+  await seedFixtures(store, { users: [{ id: 1, email: 'admin@example.com', admin: true }, { id: 2, email: 'alice@example.com', apikey: ALICE }, { id: 3, email: 'dave@example.com' }] }, { resources: RESOURCES, now: NOW });
+  const app = createApp({ store, config: loadConfig({ DATA_DIR: dir, BASE_URL: 'http://sho.rt', RATE_LIMIT: '0', LOGO_FETCH: 'off' }), clock: fixedClock(NOW), random: seededRandom('cli') });
+  const post = async (path: string, body: unknown) => {
+    const res = await app.request(path, { method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = await res.json();
+    assert.ok(res.status < 300 && !json.error, `${path}: ${JSON.stringify(json)}`);
+    return json.id as number;
+  };
+  const pixel = await post('/api/pixel/add', { type: 'gapixel', name: 'GA', tag: 'G-1' });
+  const campaign = await post('/api/campaign/add', { name: 'Launch', slug: 'launch' });
+  const channel = await post('/api/channel/add', { name: 'News' });
+  const domain = await post('/api/domain/add', { domain: 'https://go.alice.example' });
+  const splash = await post('/api/splash/add', { name: 'Wait' });
+  const overlay = await post('/api/overlay/add', { type: 'message', name: 'Hey' });
+  await post('/api/url/add', { url: 'https://example.com/a', custom: 'alpha', pixels: [pixel], campaign, channel, type: String(splash) });
+  await post('/api/url/add', { url: 'https://example.com/b', custom: 'beta', domain: 'https://go.alice.example', type: `overlay-${overlay}` });
+  const qr = await post('/api/qr/add', { type: 'link', data: 'https://example.com/qr', name: 'Poster' });
+  await app.request(`/api/channel/${channel}/assign/qr/${qr}`, { method: 'POST', headers: { authorization: `Bearer ${ALICE}` } });
+  await app.request('/api/v1/websites', { method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' }, body: JSON.stringify({ domain: 'alice.example' }) });
+  const ua = { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36', 'cf-ipcountry': 'FR' };
+  for (let i = 0; i < 3; i++) await app.request('/alpha', { headers: ua });
+  await app.request('/beta', { headers: { ...ua, host: 'go.alice.example' } });
+  await app.request(`/qr/${store.get('qrs', qr)!.alias}/scan`, { headers: ua });
+  await app.request('/r/launch', { headers: ua });
+  await app.request('/api/event', { method: 'POST', headers: ua, body: JSON.stringify({ page: 'https://alice.example/pricing' }) });
+  assert.equal(domain, 1);
+  await store.close(); // flushes the counters
+  return dir;
+}
+
+/** An export with its ids replaced by positions and references by the positions of their targets: what must survive a round trip. */
+function normalized(file: Record<string, StoredRecord[]>): Record<string, unknown[]> {
+  const position = new Map<string, Map<number, number>>();
+  for (const [c, records] of Object.entries(file)) if (Array.isArray(records)) position.set(c, new Map(records.map((r, i) => [r.id, i])));
+  const out: Record<string, unknown[]> = {};
+  for (const row of RESOURCES.filter((r) => r.owned)) {
+    out[row.collection] = (file[row.collection] ?? []).map((r) => {
+      const { id, userId: _owner, ...rest } = r;
+      const copy: Record<string, unknown> = { ...rest, id: position.get(row.collection)!.get(id) };
+      for (const [field, ref] of Object.entries(row.references ?? {})) {
+        const at = (x: unknown) => position.get(ref.collection)?.get(x as number);
+        if (Array.isArray(copy[field])) copy[field] = (copy[field] as unknown[]).map(at);
+        else if (copy[field] !== null && copy[field] !== undefined) copy[field] = at(copy[field]);
+      }
+      if (typeof copy.subject === 'string') {
+        const [kind, n] = copy.subject.split(':');
+        copy.subject = `${kind}:${position.get(SUBJECT_KINDS[kind!]!)?.get(Number(n))}`;
+      }
+      return copy;
+    });
+  }
+  return out;
+}
+
+test('export → import into another user of another server → export: the same data, with fresh ids and references that follow', async () => {
+  const source = await sourceDir();
+  const exported = await runCli(['export', '--email', 'alice@example.com', '--data-dir', source]);
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.equal(exported.stderr, '', 'no progress when stderr is not a terminal');
+  const file = JSON.parse(exported.stdout);
+  assert.equal(file.$export.email, 'alice@example.com');
+  assert.deepEqual(Object.keys(file.users[0]).sort(), ['admin', 'avatar', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
+  assert.ok(!exported.stdout.includes('keyHash') && !exported.stdout.includes('"password":"!"'), 'neither the key nor the account password');
+  assert.deepEqual(file.links.map((l: { alias: string }) => l.alias), ['alpha', 'beta']);
+  const statsOf = (f: { stats: { subject: string; counts: { clicks?: number; pageviews?: number } }[] }) => Object.fromEntries(f.stats.map((s) => [s.subject, s.counts.clicks ?? s.counts.pageviews]));
+  assert.deepEqual(statsOf(file), { 'link:1': 4, 'link:2': 1, 'qr:1': 1, 'campaign:1': 1, 'website:1': 1 });
+
+  // The target server already has records, so every id moves.
+  const target = await tmp();
+  const store = await open(target);
+  await seedFixtures(store, { users: [{ id: 1, email: 'carol@example.com' }, { id: 2, email: 'bob@example.com' }], pixels: [1, 2, 3].map((id) => ({ id, userId: 1, type: 'bing', name: `c${id}`, tag: 'T' })), links: [{ id: 1, userId: 1, alias: 'carol', url: 'https://c.example' }] }, { resources: RESOURCES, now: NOW });
+  await store.close();
+  const backup = join(target, '..', `backup-${Date.now()}.json`);
+  await writeFile(backup, exported.stdout);
+  const imported = await runCli(['import', backup, '--email', 'bob@example.com', '--data-dir', target]);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stdout, /Imported into user 2 <bob@example.com>: 1 pixels, 1 campaigns, 1 channels, 1 qrs, 1 domains, 1 overlays, 1 splash, 2 links, 1 websites, 5 stats\n$/);
+
+  const after = await open(target);
+  const bobLinks = after.owned('links', 2);
+  assert.deepEqual(bobLinks.map((l) => [l.id, l.alias]), [[2, 'alpha'], [3, 'beta']]);
+  assert.deepEqual(bobLinks[0]!.pixels, [4], 'pixel 1 of the file is pixel 4 here');
+  assert.equal(bobLinks[0]!.splashId, after.owned('splash', 2)[0]!.id);
+  assert.equal(bobLinks[1]!.domainId, after.owned('domains', 2)[0]!.id);
+  assert.deepEqual(after.owned('stats', 2).map((s) => s.subject).sort(), ['campaign:1', 'link:2', 'link:3', 'qr:1', 'website:1']);
+  assert.equal(after.get('links', 1)!.alias, 'carol', "the target's own data is untouched");
+  await after.close();
+
+  const again = await runCli(['export', '--email', 'bob@example.com', '--data-dir', target]);
+  assert.equal(again.code, 0, again.stderr);
+  const second = JSON.parse(again.stdout);
+  assert.deepEqual(normalized(second), normalized(file));
+  assert.notDeepEqual(second.pixels.map((p: StoredRecord) => p.id), file.pixels.map((p: StoredRecord) => p.id));
+});
+
+test('import into another user of the same server: taken aliases and slugs get a suffix, a domain and website stay with their owner', async () => {
+  const dir = await sourceDir();
+  const file = join(dir, '..', `alice-${Date.now()}.json`);
+  const out = await runCli(['export', '--email', 'alice@example.com', '--output', file, '--progress', '--data-dir', dir]);
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stdout, /Exported \d+ records of alice@example.com to /);
+  assert.match(out.stderr, /Exporting alice@example.com \d+\/\d+ \(100%\)/);
+  const r = await runCli(['import', file, '--email', 'dave@example.com', '--progress', '--data-dir', dir]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Importing into dave@example.com \d+\/\d+ \(100%\)/);
+  assert.match(r.stdout, /links 1: alias "alpha" is taken; now "alpha-2"/);
+  assert.match(r.stdout, /campaigns 1: slug "launch" is taken; now "launch-2"/);
+  assert.match(r.stdout, /domains 1: another user has it: left out; its links use the main host/);
+  assert.match(r.stdout, /websites 1: another user has it: left out; the statistics in the file are not imported/);
+  const store = await open(dir);
+  try {
+    const dave = store.all('users').find((u) => u.email === 'dave@example.com')!;
+    const links = store.owned('links', dave.id);
+    assert.deepEqual(links.map((l) => [l.alias, l.domainId]), [['alpha-2', null], ['beta', null]]);
+    assert.equal(store.owned('websites', dave.id).length, 0);
+    assert.deepEqual(store.owned('links', 2).map((l) => l.alias), ['alpha', 'beta'], "alice's links are untouched");
+  } finally {
+    await store.close();
+  }
+});
+
+test('export and import: help, clear errors, exit codes, and nothing written on a failed import', async () => {
+  const dir = await sourceDir();
+  const bad = join(dir, '..', `bad-${Date.now()}.json`);
+  await writeFile(bad, JSON.stringify({ users: [{ id: 1, email: 'alice@example.com' }], links: [{ id: 1, alias: 'x', url: 'https://e.com' }], gadgets: [] }));
+  const linksBefore = await readFile(join(dir, 'links.json'), 'utf8');
+  const mem = { DATA_DIR: ':memory:' };
+  const cases: [string[], number, RegExp, Record<string, string>?][] = [
+    [['import', '--help'], 0, /Usage: npm run cli -- import <file>[\s\S]*new id/],
+    [['export'], 2, /Missing --email/, mem],
+    [['export', '--email', 'nobody@example.com'], 1, /No user has the email "nobody@example.com"/, mem],
+    [['import', 'a.json', 'b.json'], 2, /One file at a time/, mem],
+    [['import', '/nonexistent/backup.json'], 1, /does not exist/, mem],
+  ];
+  const results = await Promise.all(cases.map(([args, , , env]) => runCli(args, env)));
+  results.forEach((r, i) => {
+    const [args, code, pattern] = cases[i]!;
+    assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stdout + r.stderr, pattern, args.join(' '));
+  });
+  const refused = await runCli(['import', bad, '--data-dir', dir]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /unknown collection "gadgets"/);
+  assert.equal(await readFile(join(dir, 'links.json'), 'utf8'), linksBefore);
+});
+
+test('the bin shim runs the same CLI', async () => {
+  const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, ['bin/shortlink-server.js', 'export', '--help'], { cwd: new URL('..', import.meta.url) });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+  assert.equal(r.code, 0);
+  assert.match(r.out, /Usage: npm run cli -- export --email <email>[\s\S]*Exit codes: 0 done/);
+});

@@ -1,0 +1,179 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashApiKey } from '../src/auth/keys.ts';
+import { FAKE_ADMIN_KEY, FixtureError, startFakeServer } from '../src/fake/index.ts';
+import type { FakeServer } from '../src/fake/index.ts';
+
+const ALICE = 'sk_test_alice_0000000000000000';
+const BOB = 'sk_test_bob_00000000000000000';
+
+async function call(fake: FakeServer, method: string, path: string, key: string | null = ALICE, body?: unknown) {
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fake.app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text, headers: res.headers };
+}
+
+const twoUsers = { users: [{ email: 'alice@example.com', apikey: ALICE, admin: true }, { email: 'bob@example.com', apikey: BOB }] };
+
+test('the README example is test/fake-example.test.ts, word for word', async () => {
+  const readme = await readFile(new URL('../src/fake/README.md', import.meta.url), 'utf8');
+  const example = await readFile(new URL('./fake-example.test.ts', import.meta.url), 'utf8');
+  const block = /## A complete example \(node:test\)[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.equal(block, example);
+});
+
+test('without users the fake has one admin with FAKE_ADMIN_KEY; it listens on loopback and closes', async () => {
+  const fake = await startFakeServer();
+  const account = await fetch(`${fake.url}/api/account`, { headers: { authorization: `Bearer ${FAKE_ADMIN_KEY}` } });
+  assert.equal(account.status, 200);
+  assert.equal((await account.json()).data.email, 'admin@localhost');
+  assert.match(fake.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(fake.config.baseUrl, `http://localhost:${fake.port}`);
+  await fake.close();
+  await assert.rejects(fetch(`${fake.url}/health`));
+});
+
+test('users get their keys (stored hashed), ids in the order given, and only admins see users', async () => {
+  const fake = await startFakeServer(twoUsers);
+  try {
+    const users = fake.store.all('users');
+    assert.deepEqual(users.map((u) => [u.id, u.email, u.admin]), [[1, 'alice@example.com', true], [2, 'bob@example.com', false]]);
+    assert.equal(users[0]!.keyHash, hashApiKey(ALICE));
+    assert.ok(!JSON.stringify(users).includes(ALICE), 'no plain key is stored');
+    assert.equal((await call(fake, 'GET', '/api/users', BOB)).status, 403);
+    assert.equal((await call(fake, 'GET', '/api/users', ALICE)).body.data.users.length, 2);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('the same seed gives the same aliases in two fakes; another seed other aliases', async () => {
+  const aliasesOf = async (seed?: string) => {
+    const fake = await startFakeServer({ ...twoUsers, seed });
+    try {
+      const out = [];
+      for (const n of [1, 2, 3]) out.push((await call(fake, 'POST', '/api/url/add', ALICE, { url: `https://example.com/${n}` })).body.shorturl.split('/').pop());
+      const qr = (await call(fake, 'POST', '/api/qr/add', ALICE, { type: 'text', data: 'hi' })).body.link;
+      return [...out, qr.split('/').pop()];
+    } finally {
+      await fake.close();
+    }
+  };
+  const first = await aliasesOf();
+  assert.deepEqual(await aliasesOf(), first);
+  assert.notDeepEqual(await aliasesOf('another'), first);
+});
+
+test('reset() restores the initial data exactly: records, ids, aliases, clock, statistics, visitors', async () => {
+  const fake = await startFakeServer({
+    ...twoUsers,
+    fixtures: { links: [{ id: 1, userId: 1, alias: 'guide', url: 'https://example.com/guide' }], pixels: [{ id: 4, userId: 2, type: 'bing', name: 'B', tag: 'T' }] },
+  });
+  try {
+    const initial = JSON.stringify(['users', 'links', 'pixels', 'stats'].map((c) => fake.store.all(c)));
+    const ua = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0' };
+    const firstRun = async () => {
+      const made = (await call(fake, 'POST', '/api/url/add', ALICE, { url: 'https://example.com/new' })).body;
+      assert.equal((await fake.app.request('/guide', { headers: ua })).status, 302);
+      const link = (await call(fake, 'GET', '/api/url/1')).body.data;
+      return { made, clicks: [link.clicks, link.uniqueClicks] };
+    };
+    const run1 = await firstRun();
+    assert.deepEqual(run1.clicks, [1, 1]);
+    assert.equal(run1.made.id, 2);
+    await call(fake, 'DELETE', '/api/pixel/4/delete', BOB);
+    fake.clock.advance(86_400_000);
+    await fake.reset();
+
+    assert.equal(JSON.stringify(['users', 'links', 'pixels', 'stats'].map((c) => fake.store.all(c))), initial);
+    assert.equal(fake.clock.now(), Date.parse('2026-01-01T00:00:00Z'));
+    // The click buffered before the reset is gone, and the same visitor is new again.
+    const run2 = await firstRun();
+    assert.deepEqual(run2, run1);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('seed() adds fixtures, from an object or a file; invalid fixtures throw and store nothing', async () => {
+  const fake = await startFakeServer(twoUsers);
+  try {
+    assert.deepEqual(await fake.seed({ links: [{ id: 7, userId: 2, alias: 'bobs', url: 'https://example.org/b' }] }), { links: 1 });
+    assert.equal((await fake.app.request('/bobs')).headers.get('location'), 'https://example.org/b');
+    const file = join(await mkdtemp(join(tmpdir(), 'fake-test-')), 'more.json');
+    await writeFile(file, JSON.stringify({ channels: [{ id: 1, userId: 1, name: 'Reading' }] }));
+    await fake.seed(file);
+    assert.deepEqual((await call(fake, 'GET', '/api/channels')).body.data.channels.map((c: { name: string }) => c.name), ['Reading']);
+    const before = JSON.stringify(fake.store.all('links'));
+    await assert.rejects(fake.seed({ links: [{ id: 8, userId: 1, alias: 'ok', url: 'https://example.org' }, { id: 'x' }] }), FixtureError);
+    await assert.rejects(fake.seed({ links: [{ id: 9, userId: 99, alias: 'nobody', url: 'https://example.org' }] }), /userId 99 is not a user/);
+    await assert.rejects(fake.seed({ users: [{ id: 5, email: 'Alice@example.com', apikey: 'sk_test_other_000000000000' }] }), /email "Alice@example.com" is also user 1's/);
+    assert.equal(fake.store.count('users'), 2);
+    assert.equal(JSON.stringify(fake.store.all('links')), before);
+    // seed() is not part of the initial state.
+    await fake.reset();
+    assert.equal(fake.store.count('links'), 0);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('the clock is fixed at `now`, moves only when told, and dates follow it', async () => {
+  const fake = await startFakeServer({ ...twoUsers, now: '2026-05-01T08:00:00Z' });
+  try {
+    const dateOf = async () => (await call(fake, 'GET', `/api/url/${(await call(fake, 'POST', '/api/url/add', ALICE, { url: `https://example.com/${Math.random()}` })).body.id}`)).body.details.date;
+    assert.equal(await dateOf(), '2026-05-01 08:00:00');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await dateOf(), '2026-05-01 08:00:00');
+    fake.clock.advance(90_000);
+    assert.equal(await dateOf(), '2026-05-01 08:01:30');
+    fake.clock.set('2027-02-03T04:05:06Z');
+    assert.equal(await dateOf(), '2027-02-03 04:05:06');
+    assert.equal(fake.clock.now(), Date.parse('2027-02-03T04:05:06Z'));
+  } finally {
+    await fake.close();
+  }
+});
+
+test('rate limits are off by default, configurable, windowed by the fake clock, and cleared by reset', async () => {
+  const off = await startFakeServer(twoUsers);
+  try {
+    for (let i = 0; i < 50; i++) assert.equal((await call(off, 'GET', '/api/account')).status, 200);
+  } finally {
+    await off.close();
+  }
+  const fake = await startFakeServer({ ...twoUsers, rateLimit: { link: 2, windowSeconds: 60 } });
+  try {
+    const statuses = async () => [0, 1, 2].map(async () => (await call(fake, 'GET', '/api/account')).status);
+    assert.deepEqual(await Promise.all(await statuses()), [200, 200, 429]);
+    fake.clock.advance(60_000);
+    assert.equal((await call(fake, 'GET', '/api/account')).status, 200);
+    await call(fake, 'GET', '/api/account');
+    assert.equal((await call(fake, 'GET', '/api/account')).status, 429);
+    await fake.reset();
+    assert.equal((await call(fake, 'GET', '/api/account')).status, 200);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('fixtures given as a path load at start; bad fixtures refuse the start', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fake-test-'));
+  const file = join(dir, 'fixtures.json');
+  await writeFile(file, JSON.stringify({ users: [{ id: 3, email: 'carol@example.com', apikey: 'sk_test_carol_000000000000' }], pixels: [{ id: 1, userId: 3, type: 'bing', name: 'P', tag: 'T' }] }));
+  const fake = await startFakeServer({ fixtures: file });
+  try {
+    assert.equal((await call(fake, 'GET', '/api/pixels', 'sk_test_carol_000000000000')).body.data.pixels[0].name, 'P');
+    // The fixtures have users: no admin@localhost is added.
+    assert.deepEqual(fake.store.all('users').map((u) => u.email), ['carol@example.com']);
+  } finally {
+    await fake.close();
+  }
+  await assert.rejects(startFakeServer({ fixtures: { nope: [] } }), /unknown collection "nope"/);
+  await assert.rejects(startFakeServer({ fixtures: join(dir, 'missing.json') }), /does not exist/);
+});
