@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { KeyIndex } from './auth/key-index.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -7,6 +6,7 @@ import type { Config } from './config.ts';
 import { ApiError } from './errors.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { requireUser } from './http/auth.ts';
+import { requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './http/crud-routes.ts';
 import { isAnalyticsPath, renderError, toApiError } from './http/error-body.ts';
 import { FixedWindowLimiter } from './http/rate-limit.ts';
@@ -17,6 +17,7 @@ import { cryptoRandom } from './random.ts';
 import type { Resource, Services } from './resources/define.ts';
 import { RESOURCES } from './resources/table.ts';
 import { accountRoutes } from './routes/account.ts';
+import { docsRoutes } from './openapi/routes.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { channelRoutes } from './routes/channels.ts';
 import { linkRoutes } from './routes/links.ts';
@@ -36,6 +37,8 @@ export interface AppParts {
   random?: RandomSource;
   log?: Logger;
   resources?: readonly Resource[];
+  /** The statistics counters (test mode keeps one across app rebuilds); default: new ones on the store. */
+  counters?: DailyCounters;
 }
 
 /** Paths under /api that need no key. */
@@ -47,7 +50,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const random = parts.random ?? cryptoRandom;
   const log = parts.log ?? silentLogger;
   // One counter buffer per app, shared by website and link statistics: one batched write per flush.
-  const counters = new DailyCounters(parts.store, { clock, random, log });
+  const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters };
   for (const row of s.resources) {
     for (const [name, keyOf] of Object.entries(row.indexes ?? {})) s.store.addIndex(row.collection, name, keyOf);
@@ -66,7 +69,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     // Path only: query strings and headers (keys, passwords) are never logged.
     s.log.info(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
   });
-  app.use(bodyLimit({ maxSize: s.config.bodyLimit, onError: () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); } }));
+  app.use(requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.use('/api/*', (c, next) => {
     if (PUBLIC_API.has(c.req.path)) return next();
@@ -75,6 +78,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
 
   app.route('/', registerRoutes(s, failures));
   app.route('/', accountRoutes(s));
+  app.route('/', docsRoutes(s));
   app.route('/', campaignRoutes(s));
   app.route('/', channelRoutes(s));
   app.route('/', linkRoutes(s));

@@ -25,11 +25,33 @@ export function findVisible<R extends StoredRecord>(s: Services, row: Resource, 
   return record;
 }
 
+/**
+ * The records a user may list, newest first, without copying the collection on every request: the
+ * last list is kept until the collection changes (one per row, so memory stays bounded). Read only.
+ */
+export function newestFirst(s: Services, row: Resource): (userId: number) => readonly StoredRecord[] {
+  let last: { userId: number; version: number; records: StoredRecord[] } | null = null;
+  return (userId) => {
+    const version = s.store.version(row.collection);
+    if (last?.userId !== userId || last.version !== version) {
+      const records = row.owned ? s.store.owned(row.collection, userId) : s.store.all(row.collection);
+      last = { userId, version, records: records.reverse() };
+    }
+    return last.records;
+  };
+}
+
 /** The records a user may list, newest first, narrowed by the row's filter and `q` search. */
-export function visibleRecords(s: Services, row: Resource, ctx: HookContext, query: Record<string, string | undefined>): StoredRecord[] {
-  let records = row.owned ? s.store.owned(row.collection, ctx.user.id) : s.store.all(row.collection);
-  records.reverse();
-  if (row.filter) records = row.filter(records, query, ctx);
+export function visibleRecords(
+  s: Services,
+  row: Resource,
+  ctx: HookContext,
+  query: Record<string, string | undefined>,
+  listed: (userId: number) => readonly StoredRecord[] = newestFirst(s, row),
+): readonly StoredRecord[] {
+  let records = listed(ctx.user.id);
+  // Filters may sort in place: they get their own copy.
+  if (row.filter) records = row.filter([...records], query, ctx);
   const q = query.q?.trim().toLowerCase();
   if (q && row.searchable) {
     const fields = row.searchable;
@@ -39,7 +61,7 @@ export function visibleRecords(s: Services, row: Resource, ctx: HookContext, que
 }
 
 /** The link-management API's list envelope around one page of entries. */
-export function listBody(row: Resource, ctx: HookContext, records: StoredRecord[], query: Record<string, string | undefined>) {
+export function listBody(row: Resource, ctx: HookContext, records: readonly StoredRecord[], query: Record<string, string | undefined>) {
   const { page, limit } = pageQuery(query);
   const { items, ...meta } = paginate(records, page, limit);
   return { error: '0', data: { ...meta, [row.listKey]: items.map((r) => row.entry(r, ctx)) } };
@@ -56,10 +78,11 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   const updating = row.update ? updateSchema(row) : null;
 
   if (paths.list) {
+    const listed = newestFirst(s, row);
     routes.get(paths.list, (c) => {
       const ctx = hookContext(s, c);
       const query = c.req.query();
-      return c.json(listBody(row, ctx, visibleRecords(s, row, ctx, query), query));
+      return c.json(listBody(row, ctx, visibleRecords(s, row, ctx, query, listed), query));
     });
   }
 

@@ -8,6 +8,8 @@ import { pixelTag } from './pixel-tags.ts';
 
 /** The page a link's type asks for, with its pixels fired on it; null for a plain redirect. */
 export function linkPage(s: Services, link: Link, target: string): string | null {
+  // The common case, answered before the helpers below are built (this runs on every redirect).
+  if (link.type === 'direct' && link.pixels.length === 0) return null;
   const owned = <T extends StoredRecord>(collection: string, id: number | null): T | undefined => {
     const r = id === null ? undefined : s.store.get<T>(collection, id);
     return r?.userId === link.userId ? r : undefined;
