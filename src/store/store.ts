@@ -5,24 +5,17 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { AtomicJsonFile } from './atomic-file.ts';
 import { Journal } from './journal.ts';
-import type { JournalEntry, JournalOp } from './journal.ts';
+import type { JournalEntry } from './journal.ts';
 import { acquireLock } from './lock.ts';
 import { Collection, checkCollectionFile, serializeCollectionFile } from './collection.ts';
 import type { CollectionFile, StoredRecord } from './collection.ts';
+import { recordingTx } from './transaction.ts';
+
+import type { Tx } from './transaction.ts';
+
+export type { Tx } from './transaction.ts';
 
 export type { StoredRecord } from './collection.ts';
-
-/** What a transaction may do; every change goes through one of these. */
-export interface Tx {
-  /** Adds a record with the collection's next id and returns it. */
-  insert<T extends object>(collection: string, data: T): T & { id: number };
-  /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
-  update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): T | undefined;
-  /** Removes a record; false when it was missing. */
-  remove(collection: string, id: number): boolean;
-  /** Stores a record under its own id (seeding and imports); later ids continue after it. */
-  put<T extends StoredRecord>(collection: string, record: T): T;
-}
 
 /** How to open a store. */
 export interface StoreOptions {
@@ -155,53 +148,7 @@ export class Store {
    */
   async write<R>(fn: (tx: Tx) => R): Promise<R> {
     if (this.closed) throw new Error('store is closed');
-    const ops: JournalOp[] = [];
-    const undo: (() => void)[] = [];
-    const tx: Tx = {
-      insert: (name, data) => {
-        const col = this.col(name);
-        const record = Object.assign({ id: col.nextId }, data, { id: col.nextId }) as StoredRecord;
-        col.put(record);
-        undo.push(() => {
-          col.delete(record.id);
-          col.nextId = record.id;
-        });
-        ops.push({ c: name, op: 'put', r: record });
-        return record as never;
-      },
-      update: (name, id, patch) => {
-        const col = this.col(name);
-        const before = col.records.get(id);
-        if (!before) return undefined;
-        const after = { ...before, ...patch, id } as StoredRecord;
-        col.put(after);
-        undo.push(() => col.put(before));
-        ops.push({ c: name, op: 'put', r: after });
-        return after as never;
-      },
-      put: (name, record) => {
-        const col = this.col(name);
-        const before = col.records.get(record.id);
-        const nextId = col.nextId;
-        col.put(record);
-        undo.push(() => {
-          if (before) col.put(before);
-          else col.delete(record.id);
-          col.nextId = nextId;
-        });
-        ops.push({ c: name, op: 'put', r: record });
-        return record;
-      },
-      remove: (name, id) => {
-        const col = this.col(name);
-        const before = col.records.get(id);
-        if (!before) return false;
-        col.delete(id);
-        undo.push(() => col.put(before));
-        ops.push({ c: name, op: 'del', id });
-        return true;
-      },
-    };
+    const { tx, ops, undo } = recordingTx((name) => this.col(name));
     let result: R;
     try {
       result = fn(tx);
