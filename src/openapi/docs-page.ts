@@ -4,20 +4,20 @@ import { curlExample, fieldRows, fieldTable, markdown, resolve, rulesText, typeT
 import type { Schema } from './json-schema.ts';
 
 const STYLE = `*{box-sizing:border-box}body{margin:0;font:15px/1.55 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2328;background:#f6f8fa}
-.wrap{display:grid;grid-template-columns:280px 1fr;gap:24px;max-width:1280px;margin:0 auto;padding:24px}
-nav{position:sticky;top:16px;align-self:start;max-height:calc(100vh - 32px);overflow:auto;font-size:13px}
+.wrap{display:grid;grid-template-columns:280px minmax(0,1fr);gap:24px;max-width:1280px;margin:0 auto;padding:24px}
+nav{position:sticky;top:16px;align-self:start;max-height:calc(100vh - 32px);overflow:auto;overflow-wrap:anywhere;font-size:13px}
 nav h2{font-size:13px;margin:14px 0 4px;text-transform:uppercase;color:#59636e}nav ul{list-style:none;margin:0;padding:0}nav li{margin:2px 0}
 nav a{color:#1f2328;text-decoration:none}nav a:hover{text-decoration:underline}
 header,section>article,.tag{background:#fff;border:1px solid #d0d7de;border-radius:10px;padding:18px 22px;margin-bottom:16px}
 h1{margin:0 0 6px;font-size:1.6rem}h2{margin:28px 0 8px}h3{margin:0 0 6px;font-size:1.05rem;word-break:break-all}h4{margin:14px 0 6px;font-size:.95rem}
 code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code{background:#eff2f5;padding:1px 4px;border-radius:4px}
 pre{background:#0d1117;color:#e6edf3;padding:12px;border-radius:8px;overflow:auto}
-table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}th,td{border-bottom:1px solid #e4e7eb;padding:5px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}th,td{border-bottom:1px solid #e4e7eb;padding:5px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f6f8fa}.m{display:inline-block;min-width:64px;text-align:center;border-radius:5px;color:#fff;font:600 12px/22px ui-monospace,monospace;margin-right:8px}
 .get{background:#0969da}.post{background:#1f883d}.put{background:#9a6700}.patch{background:#8250df}.delete{background:#cf222e}.options{background:#59636e}
 .ext{display:inline-block;background:#fff8c5;border:1px solid #d4a72c;border-radius:10px;padding:0 8px;font-size:12px;margin-left:6px}
 .req{color:#cf222e;font-size:11px}.muted{color:#59636e}details summary{cursor:pointer}
-@media(max-width:900px){.wrap{grid-template-columns:1fr}nav{position:static;max-height:none}}`;
+@media(max-width:900px){.wrap{grid-template-columns:minmax(0,1fr)}nav{position:static;max-height:none}}`;
 
 type Op = Record<string, unknown>;
 interface Entry {
