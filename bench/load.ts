@@ -1,0 +1,84 @@
+/** One round of load with autocannon, reduced to the figures the table needs. */
+import autocannon from 'autocannon';
+import { cpuSeconds, rssMb } from './processes.ts';
+import type { Proc } from './processes.ts';
+
+/**
+ * What a scenario sends. `vary(i)` gives the path or body of variant `i` of `variants`; autocannon
+ * builds every variant once and cycles through them (a per-request setupRequest would cost the
+ * load generator more CPU than a bare server spends answering, and make the baseline client-bound).
+ */
+export interface Load {
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  path: string;
+  body?: string;
+  variants?: number;
+  vary?: (i: number) => { path?: string; body?: string };
+  /** The status every answer must have (e.g. 200, 302, 202). */
+  expect: number;
+}
+
+/** How hard and how long. */
+export interface LoadOptions {
+  connections: number;
+  /** Seconds; ignored when `amount` is set. */
+  duration: number;
+  amount?: number;
+}
+
+/** The figures of one round. */
+export interface Round {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Answers with another status than expected, plus socket errors and timeouts. */
+  bad: number;
+  /** Server CPU over the round, % of one core. */
+  cpu: number;
+  /** The load generator's own CPU (this process), % of one core: near 100 means the client was the limit. */
+  clientCpu: number;
+  rssMb: number;
+}
+
+/** Runs one round against `proc` and measures the server process alongside. */
+export async function runRound(proc: Proc, load: Load, options: LoadOptions): Promise<Round> {
+  const base: autocannon.Request = { method: load.method, path: load.path, headers: load.headers, body: load.body };
+  const requests = load.vary ? Array.from({ length: load.variants ?? 1 }, (_, i) => ({ ...base, ...load.vary!(i) })) : [base];
+  const cpuBefore = cpuSeconds(proc.pid);
+  const clientBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const result = await autocannon({
+    url: proc.url,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
+    requests,
+    timeout: 30,
+  });
+  const wall = (performance.now() - wallBefore) / 1000;
+  const cpu = ((cpuSeconds(proc.pid) - cpuBefore) / wall) * 100;
+  const client = process.cpuUsage(clientBefore);
+  const clientCpu = ((client.user + client.system) / 1e6 / wall) * 100;
+  const codes = (result.statusCodeStats ?? {}) as Record<string, { count?: number }>;
+  const good = codes[String(load.expect)]?.count ?? 0;
+  const answered = Object.values(codes).reduce((sum, c) => sum + (c.count ?? 0), 0);
+  return {
+    rps: good / (result.duration || wall),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: answered,
+    bad: answered - good + result.errors + result.timeouts,
+    cpu,
+    clientCpu,
+    rssMb: rssMb(proc.pid),
+  };
+}
+
+/** The median of a list of numbers. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -1,0 +1,142 @@
+/** The benchmark's table and its targets (issue 7). */
+import { median } from './load.ts';
+import type { Round } from './load.ts';
+
+/** One scenario's rounds and what it was run against. */
+export interface ScenarioResult {
+  id: string;
+  label: string;
+  records: string;
+  rounds: Round[];
+}
+
+/** Medians over a scenario's rounds. */
+export interface Summary {
+  id: string;
+  label: string;
+  records: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpu: number;
+  clientCpu: number;
+  rssMb: number;
+  bad: number;
+  rounds: number;
+}
+
+/** Measures outside the load rounds. */
+export interface Extras {
+  rss100kLinksIdleMb: number | null;
+  rss100kLinksLoadedMb: number | null;
+  coldStartMs: number[];
+}
+
+/** One target: its measured value, its threshold and the verdict. */
+export interface Target {
+  name: string;
+  /** From the medians: what the verdict is based on. */
+  measured: string;
+  /** Median of the per-round ratios, for ratio targets. */
+  paired: string;
+  wanted: string;
+  pass: boolean | null;
+}
+
+/** Medians of each scenario's rounds. */
+export function summarize(results: readonly ScenarioResult[]): Summary[] {
+  return results.map((r) => ({
+    id: r.id,
+    label: r.label,
+    records: r.records,
+    rps: median(r.rounds.map((x) => x.rps)),
+    p50: median(r.rounds.map((x) => x.p50)),
+    p99: median(r.rounds.map((x) => x.p99)),
+    cpu: median(r.rounds.map((x) => x.cpu)),
+    clientCpu: median(r.rounds.map((x) => x.clientCpu)),
+    rssMb: Math.max(...r.rounds.map((x) => x.rssMb)),
+    bad: r.rounds.reduce((s, x) => s + x.bad, 0),
+    rounds: r.rounds.length,
+  }));
+}
+
+const rpsOf = (rows: readonly Summary[], id: string) => rows.find((r) => r.id === id)?.rps ?? NaN;
+
+/** The median over rounds of a/b, each round's pair measured back to back (steadier than a ratio of medians on a noisy machine). */
+function pairedRatio(results: readonly ScenarioResult[], a: string, b: string): number {
+  const ra = results.find((r) => r.id === a)?.rounds ?? [];
+  const rb = results.find((r) => r.id === b)?.rounds ?? [];
+  return median(ra.slice(0, rb.length).map((x, i) => x.rps / rb[i]!.rps));
+}
+
+function ratioTarget(name: string, ratio: number, paired: number, min: number, unit: '%' | '×'): Target {
+  const show = (r: number) => (!Number.isFinite(r) ? 'n/a' : unit === '%' ? `${(r * 100).toFixed(0)}%` : `${r.toFixed(1)}×`);
+  const wanted = unit === '%' ? `≥ ${(min * 100).toFixed(0)}%` : `≥ ${min}×`;
+  return { name, measured: show(ratio), paired: show(paired), wanted, pass: Number.isFinite(ratio) ? ratio >= min : null };
+}
+
+function maxTarget(name: string, value: number | null, max: number, unit: string): Target {
+  const ok = value !== null && Number.isFinite(value);
+  return { name, measured: ok ? `${value.toFixed(0)} ${unit}` : 'n/a', paired: '', wanted: `< ${max} ${unit}`, pass: ok ? value < max : null };
+}
+
+function peakRss(extras: Extras): number | null {
+  const values = [extras.rss100kLinksIdleMb, extras.rss100kLinksLoadedMb].filter((v): v is number => v !== null);
+  return values.length ? Math.max(...values) : null;
+}
+
+/** The issue's targets, judged from the medians of this run (the per-round ratios are shown alongside). */
+export function judge(results: readonly ScenarioResult[], rows: readonly Summary[], extras: Extras): Target[] {
+  const ratio = (name: string, a: string, b: string, min: number, unit: '%' | '×') =>
+    ratioTarget(name, rpsOf(rows, a) / rpsOf(rows, b), pairedRatio(results, a, b), min, unit);
+  return [
+    ratio('List (GET /api/qr, 10k) vs baseline', 'list', 'baseline', 0.6, '%'),
+    ratio('Redirect with click recording vs baseline', 'redirect', 'baseline', 0.5, '%'),
+    ratio('Durable create at 10k vs json-server create', 'create-10k', 'json-server-create', 20, '×'),
+    ratio('Create at 100k vs create at 1k', 'create-100k', 'create-1k', 0.5, '%'),
+    // The larger of the two: right after start the heap still holds the parsed files' garbage.
+    maxTarget('Server RSS with 100k links (idle or loaded, larger)', peakRss(extras), 300, 'MB'),
+    maxTarget('Cold start to first answer, 100k records (median)', extras.coldStartMs.length ? median(extras.coldStartMs) : null, 1000, 'ms'),
+  ];
+}
+
+function table(head: string[], rows: string[][], right: boolean[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const fixed = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+
+/** The printed report: scenarios, other measures, targets. */
+export function render(rows: readonly Summary[], extras: Extras, targets: readonly Target[]): string {
+  const base = rpsOf(rows, 'baseline');
+  const scenarioTable = table(
+    ['Scenario', 'Records', 'req/s (median)', 'p50 ms', 'p99 ms', 'vs baseline', 'server CPU %', 'server CPU µs/req', 'client CPU %', 'server RSS MB', 'bad answers'],
+    rows.map((r) => [
+      r.label,
+      r.records,
+      fixed(r.rps),
+      fixed(r.p50, 1),
+      fixed(r.p99, 1),
+      `${fixed((r.rps / base) * 100)}%`,
+      fixed(r.cpu),
+      fixed((r.cpu * 1e4) / r.rps),
+      fixed(r.clientCpu),
+      fixed(r.rssMb),
+      String(r.bad),
+    ]),
+    [false, true, true, true, true, true, true, true, true, true, true],
+  );
+  const cold = extras.coldStartMs;
+  const others = [
+    `Server RSS with 100,000 links: ${fixed(extras.rss100kLinksIdleMb ?? NaN)} MB idle after start, ${fixed(extras.rss100kLinksLoadedMb ?? NaN)} MB after the redirect rounds`,
+    `Cold start to first 200 from /health with 100,000 records: median ${fixed(median(cold))} ms over ${cold.length} starts (${cold.map((c) => c.toFixed(0)).join(', ')} ms)`,
+  ].join('\n');
+  const targetTable = table(
+    ['Target', 'Measured', 'Per-round median', 'Wanted', 'Verdict'],
+    targets.map((t) => [t.name, t.measured, t.paired, t.wanted, t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'FAIL']),
+    [false, true, true, true, false],
+  );
+  return `${scenarioTable}\n\n${others}\n\n${targetTable}`;
+}

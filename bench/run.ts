@@ -1,0 +1,150 @@
+/**
+ * `npm run bench`: seeds data, starts every server on loopback in its own process, loads each
+ * with autocannon in interleaved rounds, and prints the table (also written to bench/results.json).
+ * Flags: --quick, --rounds N, --duration S, --connections N, --cold-starts N, --only id,id,
+ * --profile id (server of that scenario runs with --cpu-prof into bench/profiles; `cold-start` for the
+ * starts), --log-level L, --hot-links N (distinct links the redirect rounds click), --keep (the temp data).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runRound } from './load.ts';
+import { ROOT, appSpec, rssMb, startProc } from './processes.ts';
+import type { Proc } from './processes.ts';
+import { judge, render, summarize } from './report.ts';
+import type { Extras, ScenarioResult } from './report.ts';
+import { SIZES, scenarios, seededPaths, serverData, serverSpec } from './scenarios.ts';
+import { BENCH_KEY, BENCH_SITE, copyDir, seedDataDir, seedJsonServerDb } from './seed.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    'cold-starts': { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'string' },
+    'log-level': { type: 'string', default: 'warn' },
+    'hot-links': { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 4));
+const duration = Number(flags.duration ?? (flags.quick ? 2 : 3));
+const warmup = flags.quick ? 1 : 2;
+const connections = Number(flags.connections);
+const coldStarts = Number(flags['cold-starts'] ?? (flags.quick ? 3 : 5));
+const logLevel = flags['log-level']!;
+const only = flags.only ? new Set(flags.only.split(',')) : null;
+const profileDir = join(ROOT, 'bench', 'profiles');
+const WARMUP_WRITES = 200;
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+const root = await mkdtemp(join(tmpdir(), 'shortlink-bench-'));
+const paths = seededPaths(root);
+const chosen = scenarios(root, flags['hot-links'] ? Number(flags['hot-links']) : undefined).filter((s) => !only || only.has(s.id));
+const running = new Map<string, Proc>();
+const nodeArgsFor = (server: string) => (flags.profile && chosen.find((s) => s.id === flags.profile)?.server === server ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
+
+async function seed(): Promise<void> {
+  const started = performance.now();
+  await seedDataDir(paths.list, { qrs: SIZES.list });
+  await seedDataDir(paths.links, { links: SIZES.links });
+  await seedDataDir(paths.event, {});
+  for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
+  await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
+  log(`seeded ${root} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Cold start of the real server process with 100k records, several times; also leaves nothing running. */
+async function coldStart(): Promise<number[]> {
+  const dir = join(root, 'cold-100k');
+  await copyDir(paths.links, dir);
+  const times: number[] = [];
+  for (let i = 0; i < coldStarts; i++) {
+    const nodeArgs = flags.profile === 'cold-start' ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+    const proc = await startProc(appSpec('cold', dir, { nodeArgs }));
+    times.push(proc.readyMs);
+    await proc.stop();
+  }
+  log(`cold starts: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+  return times;
+}
+
+async function createWebsite(proc: Proc): Promise<void> {
+  const res = await fetch(`${proc.url}/api/v1/websites`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ domain: BENCH_SITE, exclude_bots: 1 }),
+  });
+  if (!res.ok) throw new Error(`creating the website answered ${res.status}: ${await res.text()}`);
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0]!;
+  await seed();
+  const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [] };
+  if (!only || only.has('cold-start')) extras.coldStartMs = await coldStart();
+
+  for (const server of new Set(chosen.filter((s) => !s.freshFrom).map((s) => s.server))) {
+    const proc = await startProc(serverSpec(server, serverData(server, root), nodeArgsFor(server), logLevel));
+    running.set(server, proc);
+    if (server === 'event') await createWebsite(proc);
+  }
+  const links = running.get('links');
+  if (links) {
+    await new Promise((r) => setTimeout(r, 1000));
+    extras.rss100kLinksIdleMb = rssMb(links.pid);
+  }
+
+  const results: ScenarioResult[] = chosen.map((s) => ({ id: s.id, label: s.label, records: s.records.toLocaleString('en'), rounds: [] }));
+  const warm = new Set<string>();
+  const grownTo: number[] = [];
+  for (let r = 1; r <= rounds; r++) {
+    for (const [i, s] of chosen.entries()) {
+      let proc = running.get(s.server);
+      if (s.freshFrom) {
+        const copy = join(root, `${s.id}-round-${r}`);
+        await copyDir(s.freshFrom, copy);
+        proc = await startProc(serverSpec(s.server, copy, nodeArgsFor(s.server), logLevel));
+        // A short fixed warm-up, so the collection barely grows before the measured round.
+        await runRound(proc, s.load, { connections, duration: 0, amount: WARMUP_WRITES });
+      } else if (!warm.has(s.id)) {
+        await runRound(proc!, s.load, { connections, duration: warmup });
+        warm.add(s.id);
+      }
+      const round = await runRound(proc!, s.load, { connections, duration });
+      results[i]!.rounds.push(round);
+      log(`round ${r}/${rounds} ${s.id}: ${round.rps.toFixed(0)} req/s, p50 ${round.p50} ms, p99 ${round.p99} ms, CPU ${round.cpu.toFixed(0)}% (client ${round.clientCpu.toFixed(0)}%), RSS ${round.rssMb.toFixed(0)} MB${round.bad ? `, ${round.bad} bad` : ''}`);
+      if (s.freshFrom) {
+        // Each round starts again from the seeded size; show how far the collection grew during it.
+        grownTo[i] = Math.max(grownTo[i] ?? 0, s.records + WARMUP_WRITES + round.requests);
+        await proc!.stop(flags.profile === s.id ? 'SIGTERM' : 'SIGKILL');
+        await rm(join(root, `${s.id}-round-${r}`), { recursive: true, force: true });
+      }
+    }
+  }
+  if (links) extras.rss100kLinksLoadedMb = rssMb(links.pid);
+
+  grownTo.forEach((n, i) => {
+    if (n) results[i]!.records += ` (→${Math.round(n / 1000)}k)`;
+  });
+  const rows = summarize(results);
+  const targets = judge(results, rows, extras);
+  const machine = { node: process.version, cpus: cpus().length, loadBefore, loadAfter: loadavg()[0]! };
+  console.log(`\n${render(rows, extras, targets)}\n`);
+  console.log(`${machine.cpus} CPUs, Node ${machine.node}, 1-minute load average ${loadBefore.toFixed(1)} before and ${machine.loadAfter.toFixed(1)} after the run (other work on the machine shares the cores).`);
+  const settings = { rounds, duration, warmup, connections, coldStarts, logLevel, ...machine };
+  await writeFile(join(ROOT, 'bench', 'results.json'), JSON.stringify({ at: new Date().toISOString(), settings, scenarios: rows, rounds: results, extras, targets }, null, 2) + '\n');
+  log('wrote bench/results.json');
+}
+
+try {
+  await main();
+} finally {
+  await Promise.all([...running.values()].map((p) => p.stop()));
+  if (flags.keep) log(`kept ${root}`);
+  else await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,119 @@
+/** The benchmark's scenarios: what is loaded, on which server, with which data. */
+import { join } from 'node:path';
+import type { Load } from './load.ts';
+import { appSpec, baselineSpec, jsonServerSpec } from './processes.ts';
+import type { ProcSpec } from './processes.ts';
+import { BENCH_KEY, BENCH_SITE, linkAlias } from './seed.ts';
+
+/** How many records each seeded directory holds. */
+export const SIZES = { list: 10_000, links: 100_000, create: [1_000, 10_000, 100_000] } as const;
+
+/** One line of the table. */
+export interface Scenario {
+  id: string;
+  label: string;
+  records: number;
+  /** Which server process serves it; scenarios naming the same server share one process. */
+  server: string;
+  load: Load;
+  /** Started from a fresh copy of this seeded directory (or file) before every round, so writes do not pile up. */
+  freshFrom?: string;
+}
+
+/** Paths of the seeded data inside the run's temporary folder. */
+export function seededPaths(root: string) {
+  return {
+    list: join(root, 'qrs-10k'),
+    links: join(root, 'links-100k'),
+    event: join(root, 'event'),
+    create: (n: number) => join(root, `create-seed-${n / 1000}k`),
+    jsonServerDb: join(root, 'json-server-10k.json'),
+  };
+}
+
+const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const AUTH = { authorization: `Bearer ${BENCH_KEY}` };
+const JSON_TYPE = { 'content-type': 'application/json' };
+const PAGES = SIZES.list / 25;
+/** Clicks go to a hot set spread over all 100,000 links (traffic is skewed; each clicked link also gets a statistics record). */
+export const HOT_LINKS = 2000;
+const NEW_QR = JSON.stringify({ type: 'text', data: 'Hello bench', name: 'Bench QR' });
+
+/** Every scenario, in table order. */
+export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
+  const p = seededPaths(root);
+  const page = (n: number) => n + 1;
+  const create = (n: number): Scenario => ({
+    id: `create-${n / 1000}k`,
+    label: `POST /api/qr/add (durable)`,
+    records: n,
+    server: `create-${n / 1000}k`,
+    freshFrom: p.create(n),
+    load: { method: 'POST', path: '/api/qr/add', headers: { ...AUTH, ...JSON_TYPE }, body: NEW_QR, expect: 200 },
+  });
+  return [
+    { id: 'baseline', label: 'baseline node:http JSON', records: 0, server: 'baseline', load: { method: 'GET', path: '/', variants: PAGES, vary: (n) => ({ path: `/?page=${page(n)}` }), expect: 200 } },
+    // Not a target: the same server's cheapest route, to show what the framework and middleware cost alone.
+    { id: 'health', label: 'GET /health (framework floor)', records: SIZES.list, server: 'list', load: { method: 'GET', path: '/health', variants: PAGES, vary: (n) => ({ path: `/health?page=${page(n)}` }), expect: 200 } },
+    {
+      id: 'list',
+      label: 'GET /api/qr?limit=25&page=N',
+      records: SIZES.list,
+      server: 'list',
+      load: { method: 'GET', path: '/api/qr', headers: AUTH, variants: PAGES, vary: (n) => ({ path: `/api/qr?limit=25&page=${page(n)}` }), expect: 200 },
+    },
+    {
+      id: 'json-server-list',
+      label: 'json-server GET /qrs?_page=N',
+      records: SIZES.list,
+      server: 'json-server-list',
+      load: { method: 'GET', path: '/qrs', variants: PAGES, vary: (n) => ({ path: `/qrs?_page=${page(n)}&_per_page=25` }), expect: 200 },
+    },
+    ...SIZES.create.map(create),
+    {
+      id: 'json-server-create',
+      label: 'json-server POST /qrs',
+      records: SIZES.list,
+      server: 'json-server-create',
+      freshFrom: p.jsonServerDb,
+      load: { method: 'POST', path: '/qrs', headers: JSON_TYPE, body: JSON.stringify({ userId: 1, ...JSON.parse(NEW_QR) }), expect: 201 },
+    },
+    {
+      id: 'redirect',
+      label: 'GET /<alias> (click recorded)',
+      records: SIZES.links,
+      server: 'links',
+      load: { method: 'GET', path: '/', headers: { 'user-agent': BROWSER }, variants: hotLinks, vary: (n) => ({ path: `/${linkAlias(((n * 7919) % SIZES.links) + 1)}` }), expect: 302 },
+    },
+    {
+      id: 'event',
+      label: 'POST /api/event',
+      records: 1,
+      server: 'event',
+      load: {
+        method: 'POST',
+        path: '/api/event',
+        headers: { 'user-agent': BROWSER, 'content-type': 'text/plain' },
+        variants: 50, vary: (n) => ({ body: JSON.stringify({ page: `https://${BENCH_SITE}/p/${n}`, referrer: 'https://www.google.com/', screen_resolution: '1920x1080' }) }),
+        expect: 202,
+      },
+    },
+  ];
+}
+
+/** How to start the server a scenario names, given the directory (or file) it serves. */
+export function serverSpec(server: string, data: string, nodeArgs: string[], logLevel: string): ProcSpec {
+  if (server === 'baseline') return { ...baselineSpec(), args: [...nodeArgs, ...baselineSpec().args] };
+  if (server.startsWith('json-server')) {
+    const spec = jsonServerSpec(server, data);
+    return { ...spec, args: [...nodeArgs, ...spec.args] };
+  }
+  return appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel } });
+}
+
+/** The data a long-lived server serves. */
+export function serverData(server: string, root: string): string {
+  const p = seededPaths(root);
+  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'json-server-list': p.jsonServerDb };
+  return map[server] ?? '';
+}

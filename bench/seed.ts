@@ -1,0 +1,96 @@
+/** Seeds data directories for the benchmark by writing the store's JSON files directly (no HTTP). */
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatDateTime } from '../src/clock.ts';
+import type { UserRecord } from '../src/resources/define.ts';
+import { newUserFields } from '../src/resources/users.ts';
+import { serializeCollectionFile } from '../src/store/collection.ts';
+import type { StoredRecord } from '../src/store/collection.ts';
+
+/** The admin key of every benchmarked server. */
+export const BENCH_KEY = 'sk_bench_admin_00000000000000000000000000000';
+
+/** The domain of the website events are posted for. */
+export const BENCH_SITE = 'bench.example.com';
+
+const DATE = formatDateTime(Date.UTC(2026, 0, 1));
+
+/** A stored QR code of the admin, as `POST /api/qr/add` would have made it. */
+export function qrRecord(id: number): StoredRecord {
+  return {
+    id,
+    userId: 1,
+    name: `QR ${id}`,
+    alias: `q${id.toString(36).padStart(7, '0')}`,
+    type: 'text',
+    data: `Hello ${id}`,
+    background: 'rgb(255,255,255)',
+    foreground: 'rgb(0,0,0)',
+    logo: null,
+    channels: [],
+    date: DATE,
+  };
+}
+
+/** The alias of seeded link `id`. */
+export const linkAlias = (id: number) => `b${id.toString(36)}`;
+
+/** A stored short link of the admin, as `POST /api/url/add` would have made it. */
+export function linkRecord(id: number): StoredRecord {
+  return {
+    id,
+    userId: 1,
+    url: `https://example.com/page/${id}`,
+    description: '',
+    title: '',
+    domainId: null,
+    type: 'direct',
+    splashId: null,
+    overlayId: null,
+    channels: [],
+    campaign: null,
+    pixels: [],
+    status: 'public',
+    password: null,
+    alias: linkAlias(id),
+    date: DATE,
+  };
+}
+
+let admin: Promise<UserRecord> | null = null;
+
+/** The admin user record (hashed once: scrypt is slow on purpose). */
+function adminRecord(): Promise<UserRecord> {
+  admin ??= newUserFields(
+    { email: 'admin@localhost', username: 'admin', password: 'bench-password', admin: true, planid: 1, apikey: BENCH_KEY },
+    Date.UTC(2026, 0, 1),
+  ).then((made) => ({ id: 1, ...made.fields }) as UserRecord);
+  return admin;
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i + 1);
+}
+
+async function writeCollection(dir: string, name: string, records: StoredRecord[]): Promise<void> {
+  const nextId = records.length === 0 ? 1 : records[records.length - 1]!.id + 1;
+  await writeFile(join(dir, `${name}.json`), serializeCollectionFile({ collection: name, seq: 0, nextId, records }));
+}
+
+/** Writes a data directory holding the admin, `qrs` QR codes and `links` short links. */
+export async function seedDataDir(dir: string, counts: { qrs?: number; links?: number }): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeCollection(dir, 'users', [await adminRecord()]);
+  if (counts.qrs) await writeCollection(dir, 'qrs', range(counts.qrs).map(qrRecord));
+  if (counts.links) await writeCollection(dir, 'links', range(counts.links).map(linkRecord));
+}
+
+/** Writes json-server's database file with the same QR codes. */
+export async function seedJsonServerDb(file: string, qrs: number): Promise<void> {
+  await writeFile(file, JSON.stringify({ qrs: range(qrs).map(qrRecord) }, null, 2));
+}
+
+/** A fresh copy of a seeded directory (each create round starts from the same state). */
+export async function copyDir(from: string, to: string): Promise<void> {
+  await cp(from, to, { recursive: true });
+}
