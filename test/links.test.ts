@@ -26,6 +26,12 @@ test('short links', async (t) => {
     assert.equal(store.count('links'), before);
     const otherUser = await add({ url: 'https://example.com/dup' }, bob.key);
     assert.notEqual(otherUser.body.id, first.body.id);
+    const framed = await add({ url: 'https://example.com/dup', type: 'frame' });
+    assert.notEqual(framed.body.id, first.body.id, 'another type is another link');
+    const locked = await add({ url: 'https://example.com/dup', password: 'pw-one' });
+    assert.notEqual(locked.body.id, first.body.id, 'a password makes another link');
+    assert.equal((await add({ url: 'https://example.com/dup', password: 'pw-one' })).body.id, locked.body.id);
+    assert.notEqual((await add({ url: 'https://example.com/dup', password: 'pw-two' })).body.id, locked.body.id);
   });
 
   const rejected: { name: string; body: unknown; message: string | RegExp }[] = [

@@ -18,8 +18,7 @@ export const subjectOf = (kind: 'link' | 'qr' | 'campaign', id: number) => `${ki
 
 /** All-time clicks and unique clicks of a subject (cheap: no top lists). */
 export function clickTotals(s: Pick<Services, 'counters'>, subject: string): { clicks: number; uniqueClicks: number } {
-  const sum = s.counters.sum(subject);
-  return { clicks: totalOf(sum, 'clicks'), uniqueClicks: totalOf(sum, 'uniqueClicks') };
+  return s.counters.totals(subject, ['clicks', 'uniqueClicks']);
 }
 
 /** The statistics of a subject over all days: totals, top 10 per dimension (counts as strings), social referrers. */

@@ -26,13 +26,19 @@ function typeFields(type: string): Record<string, unknown> {
   return { type, splashId: null, overlayId: null };
 }
 
+/** What makes two links of a user "identical" for the create-or-return rule (passwords aside). */
+const sameLinkKey = (l: Pick<Link, 'userId' | 'url' | 'domainId' | 'type' | 'splashId' | 'overlayId'>) =>
+  `${l.userId}\n${l.url}\n${l.domainId ?? 0}\n${l.type}\n${l.splashId ?? 0}\n${l.overlayId ?? 0}`;
+
 async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, password: string | undefined): Promise<Link | undefined> {
+  // Links without a password are indexed, so this costs the same at any size; a protected one
+  // must be compared by its salted hash, which no index can do (protected creates are rare).
+  if (!password) return ctx.store.lookup<Link>('links', 'same', sameLinkKey({ ...(f as Link), userId: ctx.user.id }));
   const same = ctx.store.owned<Link>('links', ctx.user.id).filter(
     (l) => l.url === f.url && l.domainId === f.domainId && l.type === f.type && l.splashId === f.splashId && l.overlayId === f.overlayId,
   );
   for (const l of same) {
-    if (!l.password && !password) return l;
-    if (l.password && password && (await verifyPassword(password, l.password))) return l;
+    if (l.password && (await verifyPassword(password, l.password))) return l;
   }
   return undefined;
 }
@@ -58,7 +64,7 @@ export const links = defineResource<typeof linkFields, Link>({
     splashId: { collection: 'splash', from: 'type' },
     overlayId: { collection: 'overlays', from: 'type' },
   },
-  indexes: { alias: (l) => aliasKey(l.domainId, l.alias) },
+  indexes: { alias: (l) => aliasKey(l.domainId, l.alias), same: (l) => (l.password ? null : sameLinkKey(l)) },
   messages: { notFound: 'Link does not exist.', updated: 'Link has been successfully updated.', deleted: 'Link has been successfully deleted.' },
   example: (n) => ({ url: `https://example.com/page/${n}`, custom: `link-${n}`, description: `Example ${n}` }),
   entry: linkEntry,

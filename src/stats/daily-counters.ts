@@ -4,11 +4,14 @@ import { silentLogger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { Store, Tx } from '../store/store.ts';
 import { dayOf } from '../visits/visitor.ts';
-import { copyCounts, emptyCounts, foldInto, mergeCounts } from './counts.ts';
+import { copyCounts, emptyCounts, foldInto, mergeCounts, totalOf } from './counts.ts';
 import type { DayCounts, Tally } from './counts.ts';
 import type { StatsDay } from './stats-row.ts';
 import type { Sighting } from './visitor-ledger.ts';
 import { VisitorLedger } from './visitor-ledger.ts';
+
+// What a subject that was never counted has: read only, shared, never written to.
+const NO_DAYS: ReadonlyMap<string, number> = new Map();
 
 /** The collection day counters are kept in. */
 export const STATS_COLLECTION = 'stats';
@@ -51,7 +54,9 @@ export class DailyCounters {
   private readonly maxLabels: number;
   private readonly random: RandomSource;
   private ledger: VisitorLedger;
-  private readonly pending = new Map<string, Pending>();
+  /** Buffered days, by subject then day, so reads of one subject never scan the others. */
+  private readonly pending = new Map<string, Map<string, Pending>>();
+  private pendingCount = 0;
   private index = new Map<string, Map<string, number>>();
   private indexedAt = -1;
   private timer: NodeJS.Timeout | null = null;
@@ -74,18 +79,21 @@ export class DailyCounters {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.pending.clear();
+    this.pendingCount = 0;
     this.ledger = new VisitorLedger(this.random);
   }
 
   /** Counts one event for `subject` (e.g. 'website:3', 'link:7'); visible to reads immediately. */
   record(subject: string, tally: Tally, meta: CountedFor = {}): void {
     const day = dayOf(meta.at ?? this.clock.now());
-    const key = `${subject}\n${day}`;
-    let entry = this.pending.get(key);
+    let days = this.pending.get(subject);
+    if (!days) this.pending.set(subject, (days = new Map()));
+    let entry = days.get(day);
     if (!entry) {
       const stored = this.storedDay(subject, day);
       entry = { subject, day, owner: meta.owner ?? stored?.userId, counts: stored ? copyCounts(stored.counts) : emptyCounts() };
-      this.pending.set(key, entry);
+      days.set(day, entry);
+      this.pendingCount++;
     }
     foldInto(entry.counts, tally, this.maxLabels);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
@@ -98,17 +106,31 @@ export class DailyCounters {
 
   /** One day's counts of a subject (read-only), or undefined when nothing was counted. */
   day(subject: string, day: string): DayCounts | undefined {
-    return this.pending.get(`${subject}\n${day}`)?.counts ?? this.storedDay(subject, day)?.counts;
+    return this.pending.get(subject)?.get(day)?.counts ?? this.storedDay(subject, day)?.counts;
   }
 
   /** The counted days of a subject between `from` and `to` (inclusive, 'YYYY-MM-DD', both optional), oldest first. */
   days(subject: string, from = '0000-00-00', to = '9999-99-99'): { day: string; counts: DayCounts }[] {
     const days = new Set(this.indexOf(subject).keys());
-    for (const entry of this.pending.values()) if (entry.subject === subject) days.add(entry.day);
+    for (const day of this.pending.get(subject)?.keys() ?? []) days.add(day);
     return [...days]
       .filter((d) => d >= from && d <= to)
       .sort()
       .map((d) => ({ day: d, counts: this.day(subject, d) ?? emptyCounts() }));
+  }
+
+  /** Some totals of a subject over all days, without merging label maps (list entries need only these). */
+  totals<K extends string>(subject: string, names: readonly K[]): Record<K, number> {
+    const out = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;
+    const buffered = this.pending.get(subject);
+    const add = (counts: DayCounts) => {
+      for (const n of names) out[n] += totalOf(counts, n);
+    };
+    for (const [day, id] of this.indexOf(subject)) {
+      if (!buffered?.has(day)) add(this.store.get<StatsDay>(STATS_COLLECTION, id)?.counts ?? emptyCounts());
+    }
+    for (const entry of buffered?.values() ?? []) add(entry.counts);
+    return out;
   }
 
   /** A subject's counts summed over `from`..`to` (default: all days): totals and merged label maps. */
@@ -119,7 +141,8 @@ export class DailyCounters {
   /** Removes a subject's counts, stored (inside `tx`) and buffered; call when the subject is deleted. */
   dropSubject(tx: Tx, subject: string): void {
     for (const id of this.indexOf(subject).values()) tx.remove(STATS_COLLECTION, id);
-    for (const [key, entry] of this.pending) if (entry.subject === subject) this.pending.delete(key);
+    this.pendingCount -= this.pending.get(subject)?.size ?? 0;
+    this.pending.delete(subject);
     this.ledger.forget(subject);
   }
 
@@ -127,10 +150,11 @@ export class DailyCounters {
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()];
+    if (this.pendingCount === 0) return;
+    const entries = [...this.pending.values()].flatMap((days) => [...days.values()]);
     this.pending.clear();
-    const index = entries.map((e) => this.indexOf(e.subject));
+    this.pendingCount = 0;
+    const index = entries.map((e) => this.indexOf(e.subject, true) as Map<string, number>);
     const written = this.store.write((tx) => {
       entries.forEach((e, i) => {
         // A user deleted since the event took its statistics along; do not bring them back.
@@ -158,7 +182,7 @@ export class DailyCounters {
 
   /** How many (subject, day) entries wait for the next write. */
   get buffered(): number {
-    return this.pending.size;
+    return this.pendingCount;
   }
 
   private storedDay(subject: string, day: string): StatsDay | undefined {
@@ -167,7 +191,7 @@ export class DailyCounters {
   }
 
   // Rebuilt only when someone else changed the collection (a cascade, an import).
-  private indexOf(subject: string): Map<string, number> {
+  private indexOf(subject: string, create = false): ReadonlyMap<string, number> {
     const version = this.store.version(STATS_COLLECTION);
     if (version !== this.indexedAt) {
       this.index = new Map();
@@ -179,7 +203,7 @@ export class DailyCounters {
       this.indexedAt = version;
     }
     let days = this.index.get(subject);
-    if (!days) this.index.set(subject, (days = new Map()));
-    return days;
+    if (!days && create) this.index.set(subject, (days = new Map()));
+    return days ?? NO_DAYS;
   }
 }

@@ -16,6 +16,8 @@ export class VisitorLedger {
   private day = '';
   private salt = '';
   private seen = new Set<string>();
+  // One hash per visitor and day, whichever subjects the visitor sees.
+  private hashes = new Map<string, string>();
 
   constructor(private readonly random: RandomSource) {}
 
@@ -26,8 +28,12 @@ export class VisitorLedger {
       this.day = day;
       this.salt = Buffer.from(this.random.bytes(16)).toString('hex');
       this.seen = new Set();
+      this.hashes = new Map();
     }
-    const visitor = `${subject}|${visitorHash(this.salt, ip, ua, day)}`;
+    const who = `${ip}\n${ua}`;
+    let hash = this.hashes.get(who);
+    if (hash === undefined) this.hashes.set(who, (hash = visitorHash(this.salt, ip, ua, day)));
+    const visitor = `${subject}|${hash}`;
     const hour = `${visitor}|${hourOf(at).slice(11)}`;
     const newToday = !this.seen.has(visitor);
     const newThisHour = !this.seen.has(hour);
