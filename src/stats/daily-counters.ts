@@ -121,15 +121,18 @@ export class DailyCounters {
 
   /** Some totals of a subject over all days, without merging label maps (list entries need only these). */
   totals<K extends string>(subject: string, names: readonly K[]): Record<K, number> {
-    const out = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;
+    // Hot (every list entry): plain loops, no closures.
+    const out = {} as Record<K, number>;
+    for (const n of names) out[n] = 0;
+    const days = this.indexOf(subject);
     const buffered = this.pending.get(subject);
-    const add = (counts: DayCounts) => {
-      for (const n of names) out[n] += totalOf(counts, n);
-    };
-    for (const [day, id] of this.indexOf(subject)) {
-      if (!buffered?.has(day)) add(this.store.get<StatsDay>(STATS_COLLECTION, id)?.counts ?? emptyCounts());
+    if (days.size === 0 && !buffered) return out;
+    for (const [day, id] of days) {
+      if (buffered?.has(day)) continue;
+      const counts = this.store.get<StatsDay>(STATS_COLLECTION, id)?.counts;
+      if (counts) for (const n of names) out[n] += totalOf(counts, n);
     }
-    for (const entry of buffered?.values() ?? []) add(entry.counts);
+    if (buffered) for (const entry of buffered.values()) for (const n of names) out[n] += totalOf(entry.counts, n);
     return out;
   }
 
