@@ -53,6 +53,8 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
   });
   return [
     { id: 'baseline', label: 'baseline node:http JSON', records: 0, server: 'baseline', load: { method: 'GET', path: '/', variants: PAGES, vary: (n) => ({ path: `/?page=${page(n)}` }), expect: 200 } },
+    // Not a target: the bare server answering a list page of the same shape, serialised per request.
+    { id: 'baseline-list', label: 'baseline node:http, 25-entry list', records: 0, server: 'baseline', load: { method: 'GET', path: '/list', variants: PAGES, vary: (n) => ({ path: `/list?page=${page(n)}` }), expect: 200 } },
     // Not a target: the same server's cheapest route, to show what the framework and middleware cost alone.
     { id: 'health', label: 'GET /health (framework floor)', records: SIZES.list, server: 'list', load: { method: 'GET', path: '/health', variants: PAGES, vary: (n) => ({ path: `/health?page=${page(n)}` }), expect: 200 } },
     {
