@@ -27,6 +27,7 @@ export interface Config {
   bodyLimit: number;
   trustProxy: boolean;
   snapshotEvery: number;
+  snapshotBytes: number;
   redirectStatus: number;
   logoFetch: boolean;
   /** Request header holding the visitor's two-letter country code, set by a trusted proxy or CDN. */
@@ -73,6 +74,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
   { key: 'logoFetch', env: 'LOGO_FETCH', kind: 'bool', fallback: 'on', help: 'Fetch QR logos given as URLs (public addresses only) when rendering QR images' },
   { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
+  { key: 'snapshotBytes', env: 'SNAPSHOT_BYTES', kind: 'int', fallback: String(64 * 1024 * 1024), help: 'Journal bytes between two JSON snapshots (whichever of SNAPSHOT_EVERY and this comes first)' },
   { key: 'countryHeader', env: 'COUNTRY_HEADER', kind: 'string', fallback: 'cf-ipcountry', help: 'Request header with the visitor country code, set by your proxy or CDN (clients must not be able to set it)' },
   { key: 'eventRateLimit', env: 'EVENT_RATE_LIMIT', kind: 'int', fallback: '120', help: 'Tracking events per window and client IP on POST /api/event; 0 disables' },
   { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off, or dns: a branded domain must resolve to SERVER_IP before it is added' },

@@ -49,7 +49,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
-  const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(resources), snapshotEvery: config.snapshotEvery, log: options.log });
+  const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
   try {
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);

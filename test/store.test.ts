@@ -109,3 +109,15 @@ test('a corrupt line in the middle of the journal refuses the open', async () =>
   await appendFile(join(dir, seg), 'garbage\n{"s":50,"ops":[]}\n');
   await assert.rejects(open(dir), (err: unknown) => err instanceof DataFileError && /line 2/.test(err.message));
 });
+
+test('large journal entries trigger a snapshot by size before the entry count is reached', async () => {
+  const dir = await tmp();
+  const s = await Store.open({ dir, collections: ['things'], snapshotEvery: 1_000_000, snapshotBytes: 20_000 });
+  const big = 'x'.repeat(5_000);
+  for (let i = 0; i < 6; i++) await s.write((tx) => tx.insert('things', { big, i }));
+  // The snapshot runs in the background after the write that crossed the limit.
+  for (let i = 0; i < 50 && (await readdir(dir)).every((f) => f !== 'things.json'); i++) await new Promise((r) => setTimeout(r, 20));
+  const saved = JSON.parse(await readFile(join(dir, 'things.json'), 'utf8'));
+  assert.ok(saved.records.length >= 4, `a snapshot was written by size (${saved.records.length} records)`);
+  await s.close();
+});

@@ -39,8 +39,8 @@ export class Journal {
   private running: Promise<void> | null = null;
   private rotation: { firstSeq: number; resolve: (old: string[]) => void; reject: (e: unknown) => void } | null = null;
   private segments: string[] = [];
-  /** Counters for tests and diagnostics: how many entries went out in how many fsynced flushes. */
-  readonly stats = { entries: 0, flushes: 0 };
+  /** Counters: entries written in how many fsynced flushes, and bytes held (segments read at open included). */
+  readonly stats = { entries: 0, flushes: 0, bytes: 0 };
 
   private constructor(private readonly dir: string) {}
 
@@ -52,6 +52,7 @@ export class Journal {
     for (const name of names) {
       const file = join(dir, name);
       const text = await readFile(file, 'utf8');
+      journal.stats.bytes += text.length;
       // Every acknowledged entry ends with a newline; bytes after the last one are a write torn by a
       // crash (never acknowledged). Cut them off, or the next append would be glued onto them.
       const end = text.lastIndexOf('\n') + 1;
@@ -82,7 +83,9 @@ export class Journal {
   /** Appends one entry; resolves once it is on disk. */
   append(entry: JournalEntry): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ line: JSON.stringify(entry) + '\n', resolve, reject });
+      const line = JSON.stringify(entry) + '\n';
+      this.stats.bytes += line.length;
+      this.queue.push({ line, resolve, reject });
       this.kick();
     });
   }

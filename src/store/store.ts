@@ -24,6 +24,8 @@ export interface StoreOptions {
   collections: readonly string[];
   /** Journal entries between two snapshots of the JSON files. */
   snapshotEvery?: number;
+  /** Journal bytes between two snapshots: large entries (statistics days) reach this first. */
+  snapshotBytes?: number;
   log?: Logger;
 }
 
@@ -35,6 +37,7 @@ export class Store {
   private readonly collections = new Map<string, Collection>();
   private seq = 0;
   private sinceSnapshot = 0;
+  private bytesAtSnapshot = 0;
   private snapshotting: Promise<void> | null = null;
   private releaseLock: (() => void) | null = null;
   private closed = false;
@@ -44,6 +47,7 @@ export class Store {
     private readonly dir: string | null,
     private readonly journal: Journal | null,
     private readonly snapshotEvery: number,
+    private readonly snapshotBytes: number,
     private readonly log: Logger,
   ) {}
 
@@ -51,8 +55,9 @@ export class Store {
   static async open(options: StoreOptions): Promise<Store> {
     const log = options.log ?? silentLogger;
     const every = options.snapshotEvery ?? 20000;
+    const bytes = options.snapshotBytes ?? 64 * 1024 * 1024;
     if (options.dir === ':memory:') {
-      const store = new Store(null, null, every, log);
+      const store = new Store(null, null, every, bytes, log);
       for (const name of options.collections) {
         store.collections.set(name, new Collection(name, new Low<CollectionFile>(new Memory(), emptyFile(name))));
       }
@@ -64,7 +69,7 @@ export class Store {
     try {
       await removeStaleTempFiles(dir);
       const loaded = await Journal.open(dir);
-      const store = new Store(dir, loaded.journal, every, log);
+      const store = new Store(dir, loaded.journal, every, bytes, log);
       for (const name of options.collections) {
         const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), serializeCollectionFile, checkCollectionFile);
         const db = new Low<CollectionFile>(adapter, emptyFile(name));
@@ -160,7 +165,8 @@ export class Store {
     const entry: JournalEntry = { s: ++this.seq, ops };
     for (const op of ops) this.col(op.c).dirty = true;
     if (this.journal) await this.journal.append(entry);
-    if (++this.sinceSnapshot >= this.snapshotEvery) this.snapshotSoon();
+    const journalBytes = this.journal?.stats.bytes ?? 0;
+    if (++this.sinceSnapshot >= this.snapshotEvery || journalBytes - this.bytesAtSnapshot >= this.snapshotBytes) this.snapshotSoon();
     return result;
   }
 
@@ -177,6 +183,7 @@ export class Store {
     const run = async () => {
       const seq = this.seq;
       this.sinceSnapshot = 0;
+      this.bytesAtSnapshot = journal.stats.bytes;
       const older = await journal.rotate(seq + 1);
       for (const col of this.collections.values()) {
         if (col.dirty) await col.save(seq);
