@@ -104,11 +104,11 @@ test('operation ids are unique', () => {
   assert.equal(new Set(ids).size, ids.length);
 });
 
-test('a row with a response hook but no written shape stops the document', () => {
+test('a row with a response hook but no shape for it stops the document', () => {
   const odd = defineResource({ name: 'odd', collection: 'odds', api: 'link', owned: true, fields: {}, paths: { get: '/api/odd/:id' }, listKey: 'odds', messages: { notFound: 'x', updated: '', deleted: '' }, example: () => ({}), entry: () => ({}), single: () => ({}) });
   assert.throws(() => openApiDocument({ resources: [odd], config }), /no response shapes/);
   const pixel = RESOURCES.find((r) => r.name === 'pixel')!;
-  assert.throws(() => openApiDocument({ resources: [{ ...pixel, single: () => ({}) }], config }), /single\(\) hook but no "single" shape/);
+  assert.throws(() => openApiDocument({ resources: [{ ...pixel, single: () => ({}) }], config }), /single\(\) hook but no "single" in its `shapes`/);
 });
 
 test('GET /openapi.json answers the document; GET /docs lists every path and operation, self-contained', async () => {

@@ -10,6 +10,7 @@ import { booleanField, choiceField, linesField, textField } from './form-fields.
 import { addError, throwIfAny, validate } from './laravel-errors.ts';
 import { websiteSubject } from './website-index.ts';
 import type { FieldErrors } from './laravel-errors.ts';
+import { int, laravelTime as laravelTimeShape, str } from '../resources/shapes.ts';
 
 const TAKEN = 'The domain has already been taken.';
 
@@ -116,6 +117,21 @@ export const websites = defineResource<typeof websiteFields, Website>({
   update: { required: [], fields: ['privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'] },
   paths: { list: '/api/v1/websites', get: '/api/v1/websites/:id', create: '/api/v1/websites', update: '/api/v1/websites/:id', remove: '/api/v1/websites/:id' },
   listKey: 'data',
+  shapes: {
+    entry: {
+      id: int,
+      domain: str,
+      privacy: v.picklist([0, 1, 2]),
+      email: v.picklist([0, 1]),
+      password: v.boolean(),
+      exclude_bots: v.picklist([0, 1]),
+      exclude_params: str,
+      exclude_ips: str,
+      favorite: v.boolean(),
+      created_at: laravelTimeShape,
+      updated_at: laravelTimeShape,
+    },
+  },
   indexes: { domain: (w) => w.domain },
   searchable: ['domain'],
   sortable: ['id', 'domain'],

@@ -6,8 +6,7 @@ import { linkListSchema, linkSuccessSchema, ref } from './components.ts';
 import { bodySchema, shapeSchema } from './json-schema.ts';
 import type { Schema } from './json-schema.ts';
 import type { OpSpec, Param } from './operation.ts';
-import { ROW_SHAPES } from './shapes.ts';
-import type { RowShapes } from './shapes.ts';
+import type { RowShapes } from '../resources/shapes.ts';
 
 /** Tag (plural title) and singular noun of each row in the docs; others fall back to the collection and name. */
 const TITLES: Readonly<Record<string, readonly [string, string]>> = {
@@ -58,12 +57,12 @@ const LIST_FILTERS: Readonly<Record<string, readonly Param[]>> = {
   ],
 };
 
-/** The shapes of a row; throws when the row has a response hook whose shape is not written in shapes.ts. */
+/** The shapes of a row; throws when the row has routes without shapes, or a response hook whose shape is missing. */
 export function shapesOf(row: Resource): RowShapes {
-  const shapes = ROW_SHAPES[row.name];
-  if (!shapes) throw new Error(`openapi: row "${row.name}" has routes but no response shapes in src/openapi/shapes.ts`);
+  const shapes = row.shapes;
+  if (!shapes) throw new Error(`openapi: row "${row.name}" has routes but no response shapes (its \`shapes\` in the resource table)`);
   for (const hook of ['single', 'created', 'updated'] as const) {
-    if (row[hook] && !shapes[hook]) throw new Error(`openapi: row "${row.name}" has a ${hook}() hook but no "${hook}" shape in src/openapi/shapes.ts`);
+    if (row[hook] && !shapes[hook]) throw new Error(`openapi: row "${row.name}" has a ${hook}() hook but no "${hook}" in its \`shapes\``);
   }
   return shapes;
 }

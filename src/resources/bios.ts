@@ -5,6 +5,7 @@ import { randomToken } from '../random.ts';
 import type { StoredRecord, Store } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
+import { date, int, str } from './shapes.ts';
 
 /** Request fields of bio pages. */
 export const bioFields = {
@@ -46,6 +47,7 @@ export const bios = defineResource<typeof bioFields, Bio>({
   update: { required: [] },
   paths: { list: '/api/bio', get: '/api/bio/:id', create: '/api/bio/add', update: '/api/bio/:id/update', remove: '/api/bio/:id/delete' },
   listKey: 'bios',
+  shapes: { entry: { id: int, name: str, alias: str, link: str, date }, created: { id: int, link: str } },
   references: { channels: { collection: 'channels', many: true } },
   searchable: ['name', 'alias'],
   indexes: { alias: (b) => b.alias.toLowerCase() },

@@ -5,6 +5,7 @@ import { clickTotals, subjectOf } from '../links/stats.ts';
 import type { StoredRecord } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
+import { int, str } from './shapes.ts';
 
 const NAME_RULE = 'Campaign name cannot be empty and must have at least 2 characters.';
 
@@ -52,6 +53,9 @@ function checkCampaignUnique(fields: Record<string, unknown>, ctx: HookContext, 
   }
 }
 
+
+const campaignShape = { id: int, domain: str, name: str, public: v.boolean(), rotator: v.union([str, v.literal(false)]), list: str };
+
 /** Campaigns: named groups of links, with an optional rotator and a public page. */
 export const campaigns = defineResource<typeof campaignFields, Campaign>({
   name: 'campaign',
@@ -63,6 +67,7 @@ export const campaigns = defineResource<typeof campaignFields, Campaign>({
   update: { required: ['name'] },
   paths: { list: '/api/campaigns', create: '/api/campaign/add', update: '/api/campaign/:id/update', remove: '/api/campaign/:id/delete' },
   listKey: 'campaigns',
+  shapes: { entry: { ...campaignShape, views: int }, created: campaignShape, updated: campaignShape },
   searchable: ['name', 'slug'],
   // Case-insensitive: /r/Promo and /r/promo are one rotator.
   indexes: { slug: (c) => c.slug?.toLowerCase() ?? null },

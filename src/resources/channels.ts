@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { ApiError } from '../errors.ts';
 import type { StoredRecord } from '../store/store.ts';
 import { defineResource } from './define.ts';
+import { int, str } from './shapes.ts';
 
 /** A HEX colour `#RRGGBB` (channel badges, overlays). */
 export const hexColor = v.pipe(v.string(), v.trim(), v.regex(/^#[0-9A-Fa-f]{6}$/, 'Colours must be HEX strings of the form #RRGGBB.'));
@@ -25,6 +26,9 @@ export type Channel = StoredRecord & { name: string; description: string; color:
 /** The colour of a channel created without one. */
 export const DEFAULT_CHANNEL_COLOR = '#000000';
 
+
+const channelShape = { id: int, name: str, description: str, color: str, starred: v.boolean() };
+
 /** Channels: user-made folders holding links, bio pages and QR codes; an item may be in several. */
 export const channels = defineResource<typeof channelFields, Channel>({
   name: 'channel',
@@ -37,6 +41,7 @@ export const channels = defineResource<typeof channelFields, Channel>({
   // No generic get: GET /api/channel/:id lists the channel's items (src/routes/channels.ts).
   paths: { list: '/api/channels', create: '/api/channel/add', update: '/api/channel/:id/update', remove: '/api/channel/:id/delete' },
   listKey: 'channels',
+  shapes: { entry: channelShape, created: channelShape },
   searchable: ['name', 'description'],
   messages: { notFound: 'Channel does not exist.', updated: 'Channel has been updated successfully.', deleted: 'Channel has been deleted successfully.' },
   example: (n) => ({ name: `Channel ${n}`, description: `Things about ${n}`, color: `#${(0x102030 + n).toString(16).toUpperCase()}`, starred: n % 2 === 1 }),

@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { DailyCounters } from '../stats/daily-counters.ts';
 import type { StoredRecord, Store, Tx } from '../store/store.ts';
+import type { RowShapes } from './shapes.ts';
 
 /** The field schemas of a resource: request field name → Valibot schema with its constraints. */
 export type Fields = Record<string, v.GenericSchema>;
@@ -67,6 +68,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   paths: { list?: string; get?: string; create?: string; update?: string; remove?: string };
   /** The array key in list responses. */
   listKey: string;
+  /** What `entry`/`single`/`created`/`updated` answer, for the OpenAPI document (rows without routes need none). */
+  shapes?: RowShapes;
   /**
    * Fields holding ids of the user's other records (`pixels: [ids]`, `campaign: id`). On create and
    * update each id must exist and belong to the user; deleting a target removes it from here.

@@ -6,6 +6,7 @@ import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
 import { checkPointsHere } from './domain-check.ts';
 import { httpUrl } from './fields.ts';
+import { int, str } from './shapes.ts';
 
 /** A host name of two or more DNS labels, not an IP address, as the URL parser writes it (lowercase, punycode). */
 function isHostName(host: string): boolean {
@@ -64,6 +65,7 @@ export const domains = defineResource<typeof domainFields, Domain>({
   update: { required: [], fields: ['redirectroot', 'redirect404'] },
   paths: { list: '/api/domains', create: '/api/domain/add', update: '/api/domain/:id/update', remove: '/api/domain/:id/delete' },
   listKey: 'domains',
+  shapes: { entry: { id: int, domain: str, redirectroot: str, redirect404: str } },
   searchable: ['domain'],
   indexes: { host: (d) => new URL(d.domain).host },
   messages: { notFound: 'Domain does not exist.', updated: 'Domain has been updated successfully.', deleted: 'Domain has been deleted successfully.' },

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { ApiError } from '../errors.ts';
 import { aliasKey, generateAlias, isReservedAlias } from '../links/alias.ts';
@@ -10,6 +11,7 @@ import { defineResource } from './define.ts';
 import { domainOrigin } from './domains.ts';
 import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
+import { date, int, str, visitStatsShape } from './shapes.ts';
 
 function domainIdOf(ctx: HookContext, domain: string): number | null {
   if (domain.trim() === '') return null;
@@ -43,6 +45,28 @@ async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, passw
   return undefined;
 }
 
+
+const target = (key: string) => v.array(v.strictObject({ [key]: str, link: str }));
+const linkDetailsShape = {
+  id: int,
+  alias: str,
+  shorturl: str,
+  longurl: str,
+  title: str,
+  description: str,
+  location: target('location'),
+  device: target('device'),
+  language: target('language'),
+  expiry: v.nullable(date),
+  password: v.boolean(),
+  type: v.picklist(['direct', 'frame', 'splash', 'overlay']),
+  pixels: v.array(int),
+  campaign: v.nullable(int),
+  channel: v.array(int),
+  status: v.picklist(['public', 'private']),
+  date,
+};
+
 /** Short links: the reference's empty "Links" section, shaped as the real product's API. */
 export const links = defineResource<typeof linkFields, Link>({
   name: 'link',
@@ -55,6 +79,12 @@ export const links = defineResource<typeof linkFields, Link>({
   update: { required: [] },
   paths: { list: '/api/urls', get: '/api/url/:id', create: '/api/url/add', update: '/api/url/:id/update', remove: '/api/url/:id/delete' },
   listKey: 'urls',
+  shapes: {
+    entry: { id: int, alias: str, shorturl: str, longurl: str, title: str, description: str, clicks: int, uniqueclicks: int, domain: str, campaign: v.nullable(int), channel: v.array(int), date },
+    single: { id: int, details: v.strictObject(linkDetailsShape), data: visitStatsShape },
+    created: { id: int, shorturl: str },
+    updated: { id: int, shorturl: str },
+  },
   searchable: ['url', 'alias', 'title'],
   references: {
     pixels: { collection: 'pixels', many: true },

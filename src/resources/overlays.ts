@@ -3,6 +3,7 @@ import type { StoredRecord } from '../store/store.ts';
 import { hexColor } from './channels.ts';
 import { defineResource } from './define.ts';
 import { urlOrEmpty } from './domains.ts';
+import { date, int, str } from './shapes.ts';
 
 /** Kinds of CTA overlay (values seen in the reference). */
 export const OVERLAY_TYPES = ['message', 'contact'] as const;
@@ -42,6 +43,23 @@ function overlayDetails(o: Overlay): Record<string, unknown> {
   return { id, type, name, message, buttontext, buttonlink, textcolor, bgcolor, buttoncolor, position, fields, email, date };
 }
 
+
+const overlayDetailsShape = {
+  id: int,
+  type: v.picklist(OVERLAY_TYPES),
+  name: str,
+  message: str,
+  buttontext: str,
+  buttonlink: str,
+  textcolor: str,
+  bgcolor: str,
+  buttoncolor: str,
+  position: v.picklist(OVERLAY_POSITIONS),
+  fields: v.array(v.picklist(CONTACT_FIELDS)),
+  email: str,
+  date,
+};
+
 /**
  * CTA overlays shown over a link's target. Only the list (`/api/overlay`, key `cta`) is in the
  * reference; get, add, update and delete are our extension so that users can have overlays at all.
@@ -70,6 +88,7 @@ export const overlays = defineResource<typeof overlayFields, Overlay>({
   update: { required: [] },
   paths: { list: '/api/overlay', get: '/api/overlay/:id', create: '/api/overlay/add', update: '/api/overlay/:id/update', remove: '/api/overlay/:id/delete' },
   listKey: 'cta',
+  shapes: { entry: { id: int, type: v.picklist(OVERLAY_TYPES), name: str, date }, single: { data: v.strictObject(overlayDetailsShape) } },
   searchable: ['name', 'message'],
   messages: { notFound: 'Overlay does not exist.', updated: 'Overlay has been updated successfully.', deleted: 'Overlay has been deleted successfully.' },
   example: (n) =>

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { defineResource } from './define.ts';
 import type { StoredRecord } from '../store/store.ts';
+import { date, int, str } from './shapes.ts';
 
 /** Pixel types the reference allows. */
 export const PIXEL_TYPES = ['gtmpixel', 'gapixel', 'fbpixel', 'adwordspixel', 'linkedinpixel', 'twitterpixel', 'adrollpixel', 'quorapixel', 'pinterest', 'bing', 'snapchat', 'reddit', 'tiktok'] as const;
@@ -26,6 +27,7 @@ export const pixels = defineResource<typeof pixelFields, Pixel>({
   update: { required: ['tag'], fields: ['name', 'tag'] },
   paths: { list: '/api/pixels', get: '/api/pixel/:id', create: '/api/pixel/add', update: '/api/pixel/:id/update', remove: '/api/pixel/:id/delete' },
   listKey: 'pixels',
+  shapes: { entry: { id: int, type: v.picklist(PIXEL_TYPES), name: str, tag: str, date } },
   searchable: ['name', 'tag'],
   messages: { notFound: 'Pixel does not exist.', updated: 'Pixel has been updated successfully.', deleted: 'Pixel has been deleted successfully.' },
   example: (n) => ({ type: PIXEL_TYPES[n % PIXEL_TYPES.length], name: `Pixel ${n}`, tag: `TAG-${1000 + n}` }),

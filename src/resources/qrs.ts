@@ -11,6 +11,7 @@ import { randomToken } from '../random.ts';
 import type { StoredRecord } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
+import { date, int, str, visitStatsShape } from './shapes.ts';
 
 const ALIAS_LENGTH = 8;
 const LOGO_MESSAGE = 'Logo must be either a PNG or a JPEG (Max 500kb).';
@@ -87,6 +88,11 @@ export const qrs = defineResource<typeof qrFields, Qr>({
   update: { required: ['data'] },
   paths: { list: '/api/qr', get: '/api/qr/:id', create: '/api/qr/add', update: '/api/qr/:id/update', remove: '/api/qr/:id/delete' },
   listKey: 'qrs',
+  shapes: {
+    entry: { id: int, link: str, scans: int, name: str, date },
+    single: { details: v.strictObject({ id: int, name: str, link: str, scans: int, date }), data: visitStatsShape },
+    created: { id: int, link: str },
+  },
   searchable: ['name'],
   references: { channels: { collection: 'channels', many: true } },
   indexes: { alias: (q) => q.alias },

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { StoredRecord } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import { urlOrEmpty } from './domains.ts';
+import { date, int, str } from './shapes.ts';
 
 /** Request fields of custom splash pages. */
 export const splashFields = {
@@ -31,6 +32,10 @@ export const splash = defineResource<typeof splashFields, Splash>({
   update: { required: [] },
   paths: { list: '/api/splash', get: '/api/splash/:id', create: '/api/splash/add', update: '/api/splash/:id/update', remove: '/api/splash/:id/delete' },
   listKey: 'splash',
+  shapes: {
+    entry: { id: int, name: str, date },
+    single: { data: v.strictObject({ id: int, name: str, title: str, text: str, image: str, countdown: int, date }) },
+  },
   searchable: ['name', 'title'],
   messages: { notFound: 'Splash page does not exist.', updated: 'Splash page has been updated successfully.', deleted: 'Splash page has been deleted successfully.' },
   example: (n) => ({ name: `Splash ${n}`, title: `Welcome ${n}`, text: `Read this first (${n}).`, image: `https://example.com/banner-${n}.png`, countdown: n % 61 }),

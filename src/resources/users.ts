@@ -8,6 +8,7 @@ import type { Store, Tx } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext, Resource, UserRecord } from './define.ts';
 import { dateTime } from './fields.ts';
+import { date, int, str } from './shapes.ts';
 
 /** Request fields of users (admin create) and of the account update. */
 export const userFields = {
@@ -81,6 +82,20 @@ export function removeOwnedBy(tx: Tx, ctx: HookContext, userId: number): void {
   }
 }
 
+
+/** A user as `publicUser` shows it (never the password or the key). */
+export const userEntryShape = {
+  id: int,
+  email: str,
+  username: str,
+  avatar: str,
+  status: v.picklist(['free', 'pro']),
+  planid: v.nullable(int),
+  expires: v.nullable(str),
+  registered: date,
+  admin: v.boolean(),
+};
+
 /** Users: the admin endpoints of the real product, and the source of the account. */
 export const users: Resource = defineResource<typeof userFields, UserRecord>({
   name: 'user',
@@ -92,6 +107,7 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   update: { required: [], fields: ['email', 'password'] },
   paths: { list: '/api/users', get: '/api/user/:id', create: '/api/user/add', remove: '/api/user/:id/delete' },
   listKey: 'users',
+  shapes: { entry: userEntryShape, created: { message: str, id: int, userid: int, apikey: str } },
   searchable: ['email', 'username'],
   messages: { notFound: 'User does not exist.', updated: 'Account has been successfully updated.', deleted: 'User has been successfully deleted.' },
   example: (n) => ({ username: `user${n}`, email: `user${n}@example.com`, password: `secret-${n}` }),

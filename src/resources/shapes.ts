@@ -1,0 +1,33 @@
+import * as v from 'valibot';
+
+/** A row's response shapes, for the OpenAPI document and the contract test (Valibot entries). */
+export interface RowShapes {
+  /** A record in lists (`row.entry`). */
+  entry: v.ObjectEntries;
+  /** The body of `row.single`, without `error`; absent: `{data: entry}`. */
+  single?: v.ObjectEntries;
+  /** The body of `row.created`, without `error`; absent: `{id}`. */
+  created?: v.ObjectEntries;
+  /** The body of `row.updated`, without `error`; absent: `{message}`. */
+  updated?: v.ObjectEntries;
+}
+
+/** Building blocks of response shapes. */
+export const int = v.pipe(v.number(), v.integer());
+export const str = v.string();
+export const date = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/));
+export const day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));
+export const laravelTime = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/));
+
+const counts = v.record(v.string(), v.string());
+
+/** The statistics of a link or QR code (`visitStats`): counts in the `top*` maps are strings. */
+export const visitStatsShape = v.strictObject({
+  clicks: int,
+  uniqueClicks: int,
+  topCountries: counts,
+  topReferrers: counts,
+  topBrowsers: counts,
+  topOs: counts,
+  socialCount: v.strictObject({ facebook: int, twitter: int, instagram: int, linkedin: int }),
+});
