@@ -63,12 +63,14 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const analyticsAuth = requireUser(s, { keys, failures, limiter: limiter(s.config.analyticsRateLimit), scope: 'analytics' });
 
   const app = new Hono<AppEnv>();
-  app.use(async (c, next) => {
-    const started = performance.now();
-    await next();
-    // Path only: query strings and headers (keys, passwords) are never logged.
-    s.log.info(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
-  });
+  if (s.log.enabled('info')) {
+    app.use(async (c, next) => {
+      const started = performance.now();
+      await next();
+      // Path only: query strings and headers (keys, passwords) are never logged.
+      s.log.info(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+    });
+  }
   app.use(requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.use('/api/*', (c, next) => {

@@ -6,6 +6,8 @@ export interface Logger {
   info(msg: string, extra?: Record<string, unknown>): void;
   warn(msg: string, extra?: Record<string, unknown>): void;
   error(msg: string, extra?: Record<string, unknown>): void;
+  /** Whether lines at `level` are written (so hot paths can skip building them). */
+  enabled(level: LogLevel): boolean;
 }
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 4 };
@@ -17,7 +19,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     const tail = extra ? ' ' + JSON.stringify(extra) : '';
     write(`${new Date().toISOString()} ${at.toUpperCase()} ${msg}${tail}`);
   };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'), enabled: (at) => RANK[at] >= RANK[level] && level !== 'silent' };
 }
 
 /** A logger that drops everything, for tests. */

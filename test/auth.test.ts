@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearerToken, generateApiKey, hashApiKey, sameKeyHash } from '../src/auth/keys.ts';
 import { hashPassword, verifyPassword } from '../src/auth/passwords.ts';
+import { createLogger } from '../src/log.ts';
 import { ADMIN_KEY, testApp } from './helpers.ts';
 
 const INVALID = { error: 1, message: 'A valid API key is required to use this service.' };
@@ -83,7 +84,7 @@ test('bodies over the limit are 413, non-JSON bodies 415, broken JSON 400', asyn
 
 test('an unexpected error is a generic 500; details go only to the log', async () => {
   const lines: string[] = [];
-  const log = { debug() {}, info() {}, warn() {}, error: (m: string, x?: Record<string, unknown>) => lines.push(m + JSON.stringify(x)) };
+  const log = { debug() {}, info() {}, warn() {}, error: (m: string, x?: Record<string, unknown>) => lines.push(m + JSON.stringify(x)), enabled: () => true };
   const { call, store } = await testApp({}, { log });
   store.get = () => {
     throw new Error('disk on fire');
@@ -98,4 +99,23 @@ test('GET /health answers without a key', async () => {
   const { call } = await testApp();
   const r = await call('GET', '/health', { key: null });
   assert.deepEqual([r.status, r.body], [200, { status: 'ok' }]);
+});
+
+test('one log line per request (method, path, status, duration), never a key, a password or a query', async () => {
+  const lines: string[] = [];
+  const { call } = await testApp({}, { log: createLogger('info', (l) => lines.push(l)) });
+  await call('PUT', '/api/account/update?token=secret-query', { body: { password: 'hunter2-password' } });
+  await call('GET', '/api/account', { key: 'sk_wrong_key_guess_000000000000' });
+  assert.equal(lines.length, 2);
+  assert.match(lines[0]!, / INFO PUT \/api\/account\/update 200 \d+\.\dms$/);
+  assert.match(lines[1]!, / INFO GET \/api\/account 401 \d+\.\dms$/);
+  const all = lines.join('\n');
+  for (const secret of [ADMIN_KEY, 'sk_wrong_key_guess', 'hunter2', 'secret-query']) assert.ok(!all.includes(secret), secret);
+});
+
+test('below info, requests are not logged', async () => {
+  const lines: string[] = [];
+  const { call } = await testApp({}, { log: createLogger('warn', (l) => lines.push(l)) });
+  await call('GET', '/health', { key: null });
+  assert.deepEqual(lines, []);
 });

@@ -52,6 +52,8 @@ export interface Logger {
   info(msg: string, extra?: Record<string, unknown>): void;
   warn(msg: string, extra?: Record<string, unknown>): void;
   error(msg: string, extra?: Record<string, unknown>): void;
+  /** Whether lines at `level` are written. */
+  enabled(level: 'debug' | 'info' | 'warn' | 'error' | 'silent'): boolean;
 }
 
 /** Settings a fake may override (see the README's configuration table). */
