@@ -47,7 +47,7 @@ export function visibleRecords(
   row: Resource,
   ctx: HookContext,
   query: Record<string, string | undefined>,
-  listed: (userId: number) => readonly StoredRecord[] = newestFirst(s, row),
+  listed: (userId: number) => readonly StoredRecord[],
 ): readonly StoredRecord[] {
   let records = listed(ctx.user.id);
   // Filters may sort in place: they get their own copy.
