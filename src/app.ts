@@ -41,6 +41,9 @@ export interface AppParts {
   counters?: DailyCounters;
 }
 
+/** Methods whose requests may carry a body, which the body limit applies to. */
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 /** Paths under /api that need no key. */
 const PUBLIC_API = new Set(['/api/register', '/api/event']);
 
@@ -71,7 +74,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
       s.log.info(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     });
   }
-  app.use(requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
+  // Only methods that carry a body: GET and HEAD requests then skip a middleware altogether.
+  app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.use('/api/*', (c, next) => {
     if (PUBLIC_API.has(c.req.path)) return next();

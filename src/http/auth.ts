@@ -5,6 +5,7 @@ import { ApiError, MESSAGES } from '../errors.ts';
 import type { Services } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientIp } from './client-ip.ts';
+import { presetHeader } from './preset-header.ts';
 import type { FixedWindowLimiter } from './rate-limit.ts';
 
 /** What authentication needs beyond the services. */
@@ -39,9 +40,9 @@ export function requireUser(s: Services, parts: AuthParts): MiddlewareHandler<Ap
     }
     if (parts.limiter) {
       const d = parts.limiter.hit(`${parts.scope}:${user.id}`);
-      c.header('X-RateLimit-Limit', String(d.limit));
-      c.header('X-RateLimit-Remaining', String(d.remaining));
-      c.header('X-RateLimit-Reset', String(d.reset));
+      presetHeader(c, 'X-RateLimit-Limit', String(d.limit));
+      presetHeader(c, 'X-RateLimit-Remaining', String(d.remaining));
+      presetHeader(c, 'X-RateLimit-Reset', String(d.reset));
       if (!d.allowed) {
         c.header('Retry-After', String(retryAfter(d.reset, s.clock.now())));
         throw new ApiError(429, MESSAGES.tooMany);

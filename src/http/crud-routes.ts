@@ -8,8 +8,12 @@ import { checkReferences, dropReferences } from '../resources/references.ts';
 import type { StoredRecord } from '../store/store.ts';
 import type { AppEnv } from './app-env.ts';
 import { requireAdmin } from './auth.ts';
+import { PageCache } from './page-cache.ts';
 import { pageQuery, paginate } from './pagination.ts';
 import { parseWith, pathId, readJson } from './validate.ts';
+
+/** What `c.json` sends as the content type, for bodies serialised ahead of time. */
+const JSON_TYPE = { 'Content-Type': 'application/json' } as const;
 
 /** The context hooks get: the services and the signed-in user. */
 export function hookContext(s: Services, c: Context<AppEnv>): HookContext {
@@ -79,10 +83,16 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
 
   if (paths.list) {
     const listed = newestFirst(s, row);
+    const pages = new PageCache(s);
     routes.get(paths.list, (c) => {
-      const ctx = hookContext(s, c);
-      const query = c.req.query();
-      return c.json(listBody(row, ctx, visibleRecords(s, row, ctx, query, listed), query));
+      const url = c.req.url;
+      const at = url.indexOf('?');
+      const page = pages.get(`${c.get('user').id}${at === -1 ? '' : url.slice(at)}`, () => {
+        const ctx = hookContext(s, c);
+        const query = c.req.query();
+        return JSON.stringify(listBody(row, ctx, visibleRecords(s, row, ctx, query, listed), query));
+      });
+      return c.body(page, 200, JSON_TYPE);
     });
   }
 

@@ -8,7 +8,7 @@ import type { Campaign } from '../resources/campaigns.ts';
 import type { Services } from '../resources/define.ts';
 import { parseDateTime } from '../resources/fields.ts';
 import { notFoundPage } from './pages.ts';
-import { html } from './routes.ts';
+import { html, uncachedRedirect } from './routes.ts';
 import { resolveTarget } from './target.ts';
 import { recordClick, visitOf } from './visit.ts';
 
@@ -31,13 +31,12 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
     const turn = turns.get(campaign.id) ?? 0;
     turns.set(campaign.id, turn + 1);
     const link = links[turn % links.length]!;
-    c.header('Cache-Control', 'no-store');
     // A protected link keeps its password: the visitor goes through its own short URL.
-    if (link.password) return c.redirect(shortUrlOf(link, s), 302);
+    if (link.password) return uncachedRedirect(shortUrlOf(link, s), 302);
     const visit = visitOf(c, s);
     recordClick(s, subjectOf('link', link.id), link.userId, visit);
     recordClick(s, subjectOf('campaign', campaign.id), campaign.userId!, visit);
-    return c.redirect(resolveTarget(link, visit), s.config.redirectStatus as 302);
+    return uncachedRedirect(resolveTarget(link, visit), s.config.redirectStatus);
   });
 
   routes.get('/c/:ref', (c) => {

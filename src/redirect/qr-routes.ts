@@ -9,7 +9,7 @@ import type { Services } from '../resources/define.ts';
 import { qrPayloadOf } from '../resources/qrs.ts';
 import type { Qr } from '../resources/qrs.ts';
 import { notFoundPage } from './pages.ts';
-import { html } from './routes.ts';
+import { html, uncachedRedirect } from './routes.ts';
 import { recordClick, visitOf } from './visit.ts';
 
 function intParam(c: Context, name: string, min: number, max: number, fallback: number): number {
@@ -57,8 +57,7 @@ export function qrImageRoutes(s: Services): Hono<AppEnv> {
     const qr = find(c);
     if (!qr || qr.type !== 'link' || typeof qr.data !== 'string') return html(c, notFoundPage(), 404);
     recordClick(s, subjectOf('qr', qr.id), qr.userId, visitOf(c, s));
-    c.header('Cache-Control', 'no-store');
-    return c.redirect(qr.data, 302);
+    return uncachedRedirect(qr.data, 302);
   });
   return routes;
 }

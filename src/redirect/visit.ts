@@ -69,5 +69,13 @@ export function clickTally(v: VisitInfo, unique: boolean, ownHosts: string[]): T
 export function recordClick(s: Services, subject: string, owner: number, v: VisitInfo): void {
   if (v.bot) return;
   const seen = s.counters.sight(subject, v.ip, v.ua);
-  s.counters.record(subject, clickTally(v, seen.newToday, [new URL(s.config.baseUrl).hostname]), { owner });
+  s.counters.record(subject, clickTally(v, seen.newToday, ownHosts(s.config.baseUrl)), { owner });
+}
+
+// The server's own host, parsed once per BASE_URL rather than on every click.
+let own = { baseUrl: '', hosts: [] as string[] };
+
+function ownHosts(baseUrl: string): string[] {
+  if (own.baseUrl !== baseUrl) own = { baseUrl, hosts: [new URL(baseUrl).hostname] };
+  return own.hosts;
 }

@@ -57,6 +57,8 @@ export class DailyCounters {
   /** Buffered days, by subject then day, so reads of one subject never scan the others. */
   private readonly pending = new Map<string, Map<string, Pending>>();
   private pendingCount = 0;
+  /** Bumped whenever what reads see changes (an event, a dropped subject, a discard): caches compare it. */
+  generation = 0;
   private index = new Map<string, Map<string, number>>();
   private indexedAt = -1;
   private timer: NodeJS.Timeout | null = null;
@@ -76,6 +78,7 @@ export class DailyCounters {
 
   /** Drops what is buffered and the visitors seen today, unwritten (test mode's reset replaces the data anyway). */
   discard(): void {
+    this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.pending.clear();
@@ -85,6 +88,7 @@ export class DailyCounters {
 
   /** Counts one event for `subject` (e.g. 'website:3', 'link:7'); visible to reads immediately. */
   record(subject: string, tally: Tally, meta: CountedFor = {}): void {
+    this.generation++;
     const day = dayOf(meta.at ?? this.clock.now());
     let days = this.pending.get(subject);
     if (!days) this.pending.set(subject, (days = new Map()));
@@ -143,6 +147,7 @@ export class DailyCounters {
 
   /** Removes a subject's counts, stored (inside `tx`) and buffered; call when the subject is deleted. */
   dropSubject(tx: Tx, subject: string): void {
+    this.generation++;
     for (const id of this.indexOf(subject).values()) tx.remove(STATS_COLLECTION, id);
     this.pendingCount -= this.pending.get(subject)?.size ?? 0;
     this.pending.delete(subject);

@@ -142,6 +142,13 @@ export class Store {
     return this.col(collection).version;
   }
 
+  /** A number that changes whenever any collection does (the sum of their versions, which only grow). */
+  revision(): number {
+    let sum = 0;
+    for (const col of this.collections.values()) sum += col.version;
+    return sum;
+  }
+
   /** How many records a collection holds. */
   count(collection: string): number {
     return this.col(collection).records.size;

@@ -1,0 +1,51 @@
+import type { Services } from '../resources/define.ts';
+
+/** At most this many characters of serialised pages are kept per list route (a 25-entry page is about 3,000). */
+export const MAX_CACHED_CHARS = 2_000_000;
+
+/**
+ * Serialised list pages of one route, by user and query string, kept while nothing they can be
+ * built from changes. A list page is a pure function of the store's records, the statistics
+ * counters, the configuration and the user: any write to the store or any counted event starts a
+ * fresh cache, so an answer from it is byte for byte the one a rebuild would give. Repeated reads
+ * of an idle collection (dashboards polling, tests listing) then skip the serialisation, which is
+ * most of a list request's cost.
+ */
+export class PageCache {
+  private readonly pages = new Map<string, string>();
+  private chars = 0;
+  private revision = -1;
+  private generation = -1;
+
+  constructor(
+    private readonly s: Pick<Services, 'store' | 'counters'>,
+    private readonly maxChars = MAX_CACHED_CHARS,
+  ) {}
+
+  /** The page under `key`, built (and kept) by `build` unless a current one is held. */
+  get(key: string, build: () => string): string {
+    const revision = this.s.store.revision();
+    const generation = this.s.counters.generation;
+    if (revision !== this.revision || generation !== this.generation) {
+      this.pages.clear();
+      this.chars = 0;
+      this.revision = revision;
+      this.generation = generation;
+    }
+    let page = this.pages.get(key);
+    if (page === undefined) {
+      page = build();
+      // A page larger than the whole budget is not kept; otherwise the oldest go first (a Map keeps insertion order).
+      if (page.length <= this.maxChars) {
+        for (const [oldKey, old] of this.pages) {
+          if (this.chars + page.length <= this.maxChars) break;
+          this.pages.delete(oldKey);
+          this.chars -= old.length;
+        }
+        this.pages.set(key, page);
+        this.chars += page.length;
+      }
+    }
+    return page;
+  }
+}
