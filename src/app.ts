@@ -5,7 +5,7 @@ import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { ApiError } from './errors.ts';
 import type { AppEnv } from './http/app-env.ts';
-import { requireUser } from './http/auth.ts';
+import { authenticator, guarded } from './http/auth.ts';
 import { requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './http/crud-routes.ts';
 import { isAnalyticsPath, renderError, toApiError } from './http/error-body.ts';
@@ -62,8 +62,10 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const limiter = (n: number) => (n > 0 ? new FixedWindowLimiter(n, windowMs, s.clock) : null);
   const failures = limiter(s.config.authFailureLimit);
   const keys = new KeyIndex(s.store);
-  const linkAuth = requireUser(s, { keys, failures, limiter: limiter(s.config.rateLimit), scope: 'link' });
-  const analyticsAuth = requireUser(s, { keys, failures, limiter: limiter(s.config.analyticsRateLimit), scope: 'analytics' });
+  const linkAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.rateLimit), scope: 'link' });
+  const analyticsAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.analyticsRateLimit), scope: 'analytics' });
+  // Which check a path under /api needs (a route's pattern or a request's path), or null.
+  const authFor = (path: string) => ((path === '/api' || path.startsWith('/api/')) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
   if (s.log.enabled('info')) {
@@ -77,27 +79,38 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   // Only methods that carry a body: GET and HEAD requests then skip a middleware altogether.
   app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));
-  app.use('/api/*', (c, next) => {
-    if (PUBLIC_API.has(c.req.path)) return next();
-    return isAnalyticsPath(c.req.path) ? analyticsAuth(c, next) : linkAuth(c, next);
-  });
-
-  app.route('/', registerRoutes(s, failures));
-  app.route('/', accountRoutes(s));
-  app.route('/', docsRoutes(s));
-  app.route('/', campaignRoutes(s));
-  app.route('/', channelRoutes(s));
-  app.route('/', linkRoutes(s));
-  app.route('/', analyticsRoutes(s));
+  // Every route of an area is mounted here, and each one under /api (but the public ones) gets its
+  // API's key check and rate limit in front of its handler: request → auth → limiter → handler.
+  const mount = (routes: Hono<AppEnv>) => {
+    for (const r of routes.routes) {
+      const authenticate = authFor(r.path);
+      app.on(r.method, r.path, authenticate ? guarded(authenticate, r.handler) : r.handler);
+    }
+  };
+  // `/api` itself is no short link: it answers like any unknown API path.
+  app.all('/api', guarded(linkAuth, () => {
+    throw new ApiError(404, 'Endpoint not found.');
+  }));
+  mount(registerRoutes(s, failures));
+  mount(accountRoutes(s));
+  mount(docsRoutes(s));
+  mount(campaignRoutes(s));
+  mount(channelRoutes(s));
+  mount(linkRoutes(s));
+  mount(analyticsRoutes(s));
   for (const row of s.resources) {
-    if (row.api !== 'analytics') app.route('/', crudRoutes(s, row));
+    if (row.api !== 'analytics') mount(crudRoutes(s, row));
   }
   // Last: `/:alias` would otherwise answer for every one-segment path above.
-  app.route('/', qrImageRoutes(s));
-  app.route('/', campaignPageRoutes(s));
-  app.route('/', redirectRoutes(s));
+  mount(qrImageRoutes(s));
+  mount(campaignPageRoutes(s));
+  mount(redirectRoutes(s));
 
-  app.notFound((c) => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
+  app.notFound((c) => {
+    // An unknown path (or method) under /api still needs a good key first, as a known one does.
+    authFor(c.req.path)?.(c);
+    return renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.'));
+  });
   app.onError((err, c) => renderError(c, toApiError(err, s.log, c)));
   return app;
 }

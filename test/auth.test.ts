@@ -121,3 +121,33 @@ test('below info, the request log is not even mounted', async () => {
   await call('GET', '/health', { key: null });
   assert.deepEqual(lines, []);
 });
+
+test('every served route under /api but register and event checks the key first, in its API\'s shape, and stores nothing', async (t) => {
+  const { app, call, store } = await testApp({ authFailureLimit: 0 });
+  const before = JSON.stringify(store.all('users')) + JSON.stringify(store.all('links'));
+  const routes = new Map<string, { method: string; path: string }>();
+  for (const r of app.routes) {
+    if (!r.path.startsWith('/api/') || r.method === 'ALL') continue;
+    routes.set(`${r.method} ${r.path}`, { method: r.method, path: r.path.replace(/:[a-z]+/g, '1') });
+  }
+  assert.ok(routes.size > 40, `only ${routes.size} routes found`);
+  for (const [name, r] of routes) {
+    await t.test(name, async () => {
+      const got = await call(r.method, r.path, { key: null, ...(r.method === 'GET' ? {} : { body: { url: 'https://example.com/' } }) });
+      if (r.path === '/api/register' || r.path === '/api/event') {
+        assert.notEqual(got.status, 401);
+        return;
+      }
+      assert.equal(got.status, 401, got.text);
+      assert.deepEqual(got.body, r.path.startsWith('/api/v1/') ? { message: 'Unauthenticated.', status: 401 } : INVALID);
+      assert.equal(got.headers.get('www-authenticate'), 'Bearer');
+    });
+  }
+  await t.test('an unknown path or method under /api: 401 without a key, 404 with one', async () => {
+    for (const [method, path] of [['GET', '/api/nothing'], ['PATCH', '/api/account'], ['GET', '/api/v1/nothing'], ['GET', '/api']]) {
+      assert.equal((await call(method!, path!, { key: null })).status, 401, `${method} ${path}`);
+      assert.equal((await call(method!, path!)).status, 404, `${method} ${path} with a key`);
+    }
+  });
+  assert.equal(JSON.stringify(store.all('users')) + JSON.stringify(store.all('links')), before);
+});

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
 import { bearerToken } from '../auth/keys.ts';
 import type { KeyIndex } from '../auth/key-index.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
@@ -19,9 +19,13 @@ export interface AuthParts {
   scope: string;
 }
 
-/** Requires a valid, unexpired bearer key, then counts the request against the key's rate limit. */
-export function requireUser(s: Services, parts: AuthParts): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+/** Checks a request's key and counts it against the key's rate limit: throws the ApiError, or leaves the user on the context. */
+export type Authenticate = (c: Context<AppEnv>) => void;
+
+/** Requires a valid, unexpired bearer key, then counts the request against the key's rate limit; once per request. */
+export function authenticator(s: Services, parts: AuthParts): Authenticate {
+  return (c) => {
+    if (c.get('user')) return; // a route with two handlers passes here twice
     const ip = clientIp(c, s.config.trustProxy);
     if (parts.failures?.blocked(ip)) {
       c.header('Retry-After', String(retryAfter(parts.failures.hit(ip).reset, s.clock.now())));
@@ -49,8 +53,20 @@ export function requireUser(s: Services, parts: AuthParts): MiddlewareHandler<Ap
       }
     }
     c.set('user', user);
-    await next();
   };
+}
+
+/**
+ * `handler`, run only once `authenticate` let the request through. The check is part of each
+ * route's own handler rather than an `/api/*` middleware: a route Hono matches to a single handler
+ * is answered in one synchronous step, while a middleware in front sends every request through
+ * compose's chain of promises, which measurably costs (about 3 µs of a 25 µs cached list request).
+ */
+export function guarded<H extends Handler<AppEnv> | MiddlewareHandler<AppEnv>>(authenticate: Authenticate, handler: H): H {
+  return ((c: Context<AppEnv>, next: Next) => {
+    authenticate(c);
+    return handler(c, next);
+  }) as H;
 }
 
 function retryAfter(resetSeconds: number, nowMs: number): number {

@@ -51,6 +51,8 @@ export class Collection {
   constructor(
     readonly name: string,
     private readonly db: Low<CollectionFile>,
+    /** Shared by a store's collections: bumped with every version, so one read tells whether anything changed. */
+    private readonly changes: { count: number } = { count: 0 },
   ) {}
 
   /** Fills memory from what lowdb read. */
@@ -64,6 +66,7 @@ export class Collection {
   /** Inserts or replaces a record, keeping the owner index and the id counter right. */
   put(record: StoredRecord): void {
     this.version++;
+    this.changes.count++;
     const before = this.records.get(record.id);
     if (before?.userId !== undefined && before.userId !== record.userId) this.byOwner.get(before.userId)?.delete(record.id);
     for (const index of this.indexes.values()) {
@@ -96,6 +99,7 @@ export class Collection {
     const before = this.records.get(id);
     if (!before) return;
     this.version++;
+    this.changes.count++;
     for (const index of this.indexes.values()) {
       const key = index.keyOf(before);
       if (key !== null && index.ids.get(key) === id) index.ids.delete(key);

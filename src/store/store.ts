@@ -35,6 +35,7 @@ export interface StoreOptions {
  */
 export class Store {
   private readonly collections = new Map<string, Collection>();
+  private readonly changes = { count: 0 };
   private seq = 0;
   private sinceSnapshot = 0;
   private bytesAtSnapshot = 0;
@@ -59,7 +60,7 @@ export class Store {
     if (options.dir === ':memory:') {
       const store = new Store(null, null, every, bytes, log);
       for (const name of options.collections) {
-        store.collections.set(name, new Collection(name, new Low<CollectionFile>(new Memory(), emptyFile(name))));
+        store.collections.set(name, new Collection(name, new Low<CollectionFile>(new Memory(), emptyFile(name)), store.changes));
       }
       return store;
     }
@@ -74,7 +75,7 @@ export class Store {
         const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), serializeCollectionFile, checkCollectionFile);
         const db = new Low<CollectionFile>(adapter, emptyFile(name));
         await db.read();
-        const col = new Collection(name, db);
+        const col = new Collection(name, db, store.changes);
         col.load();
         store.collections.set(name, col);
         store.seq = Math.max(store.seq, col.fileSeq);
@@ -142,11 +143,9 @@ export class Store {
     return this.col(collection).version;
   }
 
-  /** A number that changes whenever any collection does (the sum of their versions, which only grow). */
+  /** A number that changes whenever any collection does. */
   revision(): number {
-    let sum = 0;
-    for (const col of this.collections.values()) sum += col.version;
-    return sum;
+    return this.changes.count;
   }
 
   /** How many records a collection holds. */
