@@ -5,6 +5,7 @@
  * --profile id (server of that scenario runs with --cpu-prof into bench/profiles; `cold-start` for the
  * starts), --log-level L, --hot-links N (distinct links the redirect rounds click), --keep (the temp data).
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,17 @@ const profileDir = join(ROOT, 'bench', 'profiles');
 const WARMUP_WRITES = 200;
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
+/**
+ * Waits until the disk has taken everything written so far (`sync`), then lets the machine settle.
+ * The write scenarios (json-server's above all, which rewrites its whole file on every create)
+ * leave the kernel flushing for seconds afterwards, on the same two cores: without this, that
+ * background work is billed to whichever scenario comes next.
+ */
+async function settle(): Promise<void> {
+  await new Promise<void>((resolve, reject) => execFile('sync', (err) => (err ? reject(err) : resolve())));
+  await new Promise((r) => setTimeout(r, 500));
+}
+
 const root = await mkdtemp(join(tmpdir(), 'shortlink-bench-'));
 const paths = seededPaths(root);
 const chosen = scenarios(root, flags['hot-links'] ? Number(flags['hot-links']) : undefined).filter((s) => !only || only.has(s.id));
@@ -56,6 +68,7 @@ async function seed(): Promise<void> {
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
   log(`seeded ${root} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await settle();
 }
 
 /** Cold start of the real server process with 100k records, several times; also leaves nothing running. */
@@ -70,6 +83,7 @@ async function coldStart(): Promise<number[]> {
     await proc.stop();
   }
   log(`cold starts: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+  await settle();
   return times;
 }
 
@@ -123,6 +137,7 @@ async function main(): Promise<void> {
         grownTo[i] = Math.max(grownTo[i] ?? 0, s.records + WARMUP_WRITES + round.requests);
         await proc!.stop(flags.profile === s.id ? 'SIGTERM' : 'SIGKILL');
         await rm(join(root, `${s.id}-round-${r}`), { recursive: true, force: true });
+        await settle();
       }
     }
   }

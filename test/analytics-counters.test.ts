@@ -51,6 +51,9 @@ test('VisitorLedger: new per subject and day and hour; a new day forgets and cha
   assert.deepEqual(ledger.sight('website:2', '192.0.2.1', 'ua', at('2026-11-21T11:00:00Z')), { newToday: true, newThisHour: true });
   assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'other ua', at('2026-11-21T11:00:00Z')), { newToday: true, newThisHour: true });
   assert.equal(ledger.size, 7);
+  assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-21T10:30:00Z')), { newToday: false, newThisHour: false }, 'an earlier hour it was seen in');
+  assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-21T09:30:00Z')), { newToday: false, newThisHour: true }, 'an earlier hour it was not');
+  assert.equal(ledger.size, 8);
   assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-22T00:00:01Z')), { newToday: true, newThisHour: true });
   assert.equal(ledger.size, 2, 'yesterday is forgotten');
   ledger.forget('website:1');

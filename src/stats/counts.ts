@@ -42,13 +42,18 @@ function labelsOf(counts: DayCounts, dimension: string): Labels {
  * distinct labels counts further new labels under OVERFLOW_LABEL, so junk input cannot grow a day without bound.
  */
 export function foldInto(counts: DayCounts, tally: Tally, maxLabels = Infinity): DayCounts {
-  for (const [name, amount] of Object.entries(tally.add ?? {})) {
+  // for..in over the tally's own literal objects: no entry arrays on a path every click takes.
+  const add = tally.add ?? {};
+  for (const name in add) {
+    const amount = add[name]!;
     if (amount === 0) continue;
     const existing = counts[name];
     if (typeof existing === 'object') throw new Error(`"${name}" is a dimension, not a total`);
     counts[name] = (existing ?? 0) + amount;
   }
-  for (const [dimension, label] of Object.entries(tally.labels ?? {})) {
+  const dimensions = tally.labels ?? {};
+  for (const dimension in dimensions) {
+    const label = dimensions[dimension];
     if (label === null || label === undefined) continue;
     const labels = labelsOf(counts, dimension);
     const known = Object.hasOwn(labels, label);

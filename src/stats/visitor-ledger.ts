@@ -1,5 +1,8 @@
 import type { RandomSource } from '../random.ts';
-import { dayOf, hourOf, visitorHash } from '../visits/visitor.ts';
+import { dayOf, visitorHash } from '../visits/visitor.ts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** Whether a visitor is new to a subject today and in this hour. */
 export interface Sighting {
@@ -15,7 +18,8 @@ export interface Sighting {
 export class VisitorLedger {
   private day = '';
   private salt = '';
-  private seen = new Set<string>();
+  /** Subject → visitor hash → the hours of today it was seen in, as bits 0-23 (one number, not a key per hour). */
+  private seen = new Map<string, Map<string, number>>();
   // One hash per visitor and day, whichever subjects the visitor sees.
   private hashes = new Map<string, string>();
 
@@ -27,28 +31,33 @@ export class VisitorLedger {
     if (day !== this.day) {
       this.day = day;
       this.salt = Buffer.from(this.random.bytes(16)).toString('hex');
-      this.seen = new Set();
+      this.seen = new Map();
       this.hashes = new Map();
     }
     const who = `${ip}\n${ua}`;
     let hash = this.hashes.get(who);
     if (hash === undefined) this.hashes.set(who, (hash = visitorHash(this.salt, ip, ua, day)));
-    const visitor = `${subject}|${hash}`;
-    const hour = `${visitor}|${hourOf(at).slice(11)}`;
-    const newToday = !this.seen.has(visitor);
-    const newThisHour = !this.seen.has(hour);
-    this.seen.add(visitor).add(hour);
-    return { newToday, newThisHour };
+    let visitors = this.seen.get(subject);
+    if (!visitors) this.seen.set(subject, (visitors = new Map()));
+    const hours = visitors.get(hash);
+    const bit = 1 << Math.floor((((at % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS); // the UTC hour
+    if (hours === undefined || (hours & bit) === 0) visitors.set(hash, (hours ?? 0) | bit);
+    return { newToday: hours === undefined, newThisHour: hours === undefined || (hours & bit) === 0 };
   }
 
   /** Forgets a subject's visitors (the subject was deleted). */
   forget(subject: string): void {
-    const prefix = `${subject}|`;
-    for (const key of this.seen) if (key.startsWith(prefix)) this.seen.delete(key);
+    this.seen.delete(subject);
   }
 
-  /** How many entries are held (for tests of the daily reset). */
+  /** How many (visitor, day) and (visitor, hour) sightings are held (for tests of the daily reset). */
   get size(): number {
-    return this.seen.size;
+    let n = 0;
+    for (const visitors of this.seen.values()) {
+      for (let hours of visitors.values()) {
+        for (n++; hours; hours &= hours - 1) n++;
+      }
+    }
+    return n;
   }
 }
