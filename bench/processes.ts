@@ -108,14 +108,22 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
-/** The server under test: `node --import tsx src/main.ts serve` with the benchmark's settings. */
+/** The server under test as the Docker image runs it, `node dist/main.js serve` (see buildApp), with the benchmark's settings. */
 export function appSpec(name: string, dataDir: string, extra: { env?: Record<string, string>; nodeArgs?: string[] } = {}): ProcSpec {
   return {
     name,
-    args: [...(extra.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts', 'serve'],
+    args: [...(extra.nodeArgs ?? []), 'dist/main.js', 'serve'],
     env: { DATA_DIR: dataDir, RATE_LIMIT: '1000000', EVENT_RATE_LIMIT: '1000000', LOG_LEVEL: 'warn', ...extra.env },
     health: '/health',
   };
+}
+
+/** Builds dist/ from the current sources (`npm run build`), so the benchmark never runs a stale build. */
+export function buildApp(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the build failed (${code})`))));
+  });
 }
 
 /** The peer: json-server v1 serving `dbFile`. */

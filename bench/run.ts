@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runRound } from './load.ts';
-import { ROOT, appSpec, rssMb, startProc } from './processes.ts';
+import { ROOT, appSpec, buildApp, rssMb, startProc } from './processes.ts';
 import type { Proc } from './processes.ts';
 import { judge, render, summarize } from './report.ts';
 import type { Extras, ScenarioResult } from './report.ts';
@@ -98,6 +98,7 @@ async function createWebsite(proc: Proc): Promise<void> {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
+  await buildApp();
   await seed();
   const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [] };
   if (!only || only.has('cold-start')) extras.coldStartMs = await coldStart();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,10 +49,12 @@ test('the Dockerfile: node:20-slim builder with npm ci, production-only final st
   assert.equal(one(builder, 'FROM'), 'node:20-slim AS builder');
   assert.ok(all(builder, 'RUN').some((r) => /^npm ci\b/.test(r) && !r.includes('--omit=dev')), 'the builder installs every dependency');
   assert.ok(all(builder, 'RUN').some((r) => r.includes('tsc --noEmit')), 'the builder type-checks');
+  assert.ok(all(builder, 'RUN').some((r) => r.includes('npm run build')), 'and builds the JavaScript the server runs from');
 
   assert.equal(one(final, 'FROM'), 'node:20-slim');
   assert.ok(all(final, 'RUN').some((r) => /^npm ci --omit=dev\b/.test(r)), 'production dependencies only');
-  assert.ok(all(final, 'COPY').some((c) => c === '--from=builder /app/src ./src'));
+  assert.ok(all(final, 'COPY').some((c) => c === '--from=builder /app/dist ./dist'));
+  assert.ok(all(final, 'COPY').some((c) => c === '--from=builder /app/src ./src'), 'the sources stay for the shortlink-server command');
   assert.ok(!all(final, 'COPY').some((c) => c.includes('node_modules')), 'no dev dependencies copied over');
   const user = one(final, 'USER');
   assert.ok(!['root', '0', '0:0'].includes(user), `runs as ${user}`);
@@ -62,7 +64,7 @@ test('the Dockerfile: node:20-slim builder with npm ci, production-only final st
   const env = envOf(final);
   assert.equal(env.DATA_DIR, '/app/data');
   assert.equal(env.HOST, '0.0.0.0');
-  assert.deepEqual(JSON.parse(one(final, 'CMD')), ['node', '--import', 'tsx', 'src/main.ts', 'serve']);
+  assert.deepEqual(JSON.parse(one(final, 'CMD')), ['node', 'dist/main.js', 'serve']);
   const health = one(final, 'HEALTHCHECK');
   assert.match(health, /^--interval=\S+ --timeout=\S+ .*CMD \[/);
   const check = JSON.parse(health.slice(health.indexOf('CMD ') + 4)) as string[];
@@ -70,8 +72,9 @@ test('the Dockerfile: node:20-slim builder with npm ci, production-only final st
   assert.match(check.join(' '), /\/health/);
 
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
-  assert.ok(pkg.dependencies.tsx, 'tsx is a runtime dependency: the CMD needs it after npm ci --omit=dev');
+  assert.ok(pkg.dependencies.tsx, 'tsx is a runtime dependency: the shortlink-server command needs it after npm ci --omit=dev');
   assert.equal(pkg.scripts.start, 'node --import tsx src/main.ts serve');
+  assert.equal(pkg.scripts['start:dist'], 'node dist/main.js serve', 'npm run start:dist runs what the image runs');
 });
 
 test('.dockerignore keeps the context small, and everything COPY needs is in it', async () => {
@@ -79,7 +82,8 @@ test('.dockerignore keeps the context small, and everything COPY needs is in it'
   for (const entry of ['node_modules', 'data', '.git', 'coverage', 'test']) assert.ok(ignored.includes(entry), entry);
   const [builder, final] = await stages();
   const sources = [...all(builder!, 'COPY'), ...all(final!, 'COPY')].filter((c) => !c.startsWith('--from')).flatMap((c) => c.split(' ').slice(0, -1));
-  assert.deepEqual([...new Set(sources)].sort(), ['bin', 'package-lock.json', 'package.json', 'src', 'tsconfig.json']);
+  assert.deepEqual([...new Set(sources)].sort(), ['bin', 'package-lock.json', 'package.json', 'src', 'tsconfig.build.json', 'tsconfig.json']);
+  assert.ok(ignored.includes('dist'), 'dist/ is built in the image, never copied in');
   for (const source of sources) {
     assert.ok(existsSync(join(ROOT, source)), `${source} exists`);
     assert.ok(!ignored.includes(source), `${source} is not ignored`);
@@ -89,6 +93,9 @@ test('.dockerignore keeps the context small, and everything COPY needs is in it'
 test("the image's CMD with the image's environment: /health answers, the HEALTHCHECK passes, SIGTERM exits 0 with the data written", async () => {
   const [, final] = await stages();
   const cmd = JSON.parse(one(final!, 'CMD')) as string[];
+  // What the builder stage does before the CMD can run: the JavaScript build, into dist/.
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stdout + build.stderr);
   const health = one(final!, 'HEALTHCHECK');
   const check = JSON.parse(health.slice(health.indexOf('CMD ') + 4)) as string[];
   const dataDir = await mkdtemp(join(tmpdir(), 'docker-test-'));
