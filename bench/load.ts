@@ -1,7 +1,6 @@
 /** One round of load with autocannon, reduced to the figures the table needs. */
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
-import { ROOT } from './processes.ts';
+import { cpuSeconds, rssMb } from './processes.ts';
 import type { Proc } from './processes.ts';
 
 /**
@@ -38,41 +37,42 @@ export interface Round {
   bad: number;
   /** Server CPU over the round, % of one core. */
   cpu: number;
-  /** The load generator's own CPU (its worker process), % of one core: near 100 means the client was the limit. */
+  /** The load generator's own CPU (this process), % of one core: near 100 means the client was the limit. */
   clientCpu: number;
   rssMb: number;
 }
 
-/** What the load worker is given: one round against one server, requests built already. */
-export interface Job {
-  pid: number;
-  url: string;
-  requests: autocannon.Request[];
-  expect: number;
-  connections: number;
-  duration: number;
-  amount?: number;
-  /** Seconds of load before the measured round, to warm the client (and the server) up. */
-  warmup: number;
-}
-
-/**
- * Runs one round against `proc` in a fresh load-generator process (bench/load-worker.ts), so that
- * rounds are independent: no client heap, JIT or socket state carries from one scenario to the
- * next, and every read scenario's client is warmed up the same way before it is measured.
- */
-export async function runRound(proc: Proc, load: Load, options: LoadOptions & { warmup?: number }): Promise<Round> {
+/** Runs one round against `proc` and measures the server process alongside. */
+export async function runRound(proc: Proc, load: Load, options: LoadOptions): Promise<Round> {
   const base: autocannon.Request = { method: load.method, path: load.path, headers: load.headers, body: load.body };
   const requests = load.vary ? Array.from({ length: load.variants ?? 1 }, (_, i) => ({ ...base, ...load.vary!(i) })) : [base];
-  const job: Job = { pid: proc.pid, url: proc.url, requests, expect: load.expect, connections: options.connections, duration: options.duration, amount: options.amount, warmup: options.warmup ?? 0 };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-worker.ts'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  child.stdin.end(JSON.stringify(job));
-  const code = await exited;
-  if (code !== 0) throw new Error(`the load worker exited with ${code}`);
-  return JSON.parse(out) as Round;
+  const cpuBefore = cpuSeconds(proc.pid);
+  const clientBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const result = await autocannon({
+    url: proc.url,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
+    requests,
+    timeout: 30,
+  });
+  const wall = (performance.now() - wallBefore) / 1000;
+  const cpu = ((cpuSeconds(proc.pid) - cpuBefore) / wall) * 100;
+  const client = process.cpuUsage(clientBefore);
+  const clientCpu = ((client.user + client.system) / 1e6 / wall) * 100;
+  const codes = (result.statusCodeStats ?? {}) as Record<string, { count?: number }>;
+  const good = codes[String(load.expect)]?.count ?? 0;
+  const answered = Object.values(codes).reduce((sum, c) => sum + (c.count ?? 0), 0);
+  return {
+    rps: good / (result.duration || wall),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: answered,
+    bad: answered - good + result.errors + result.timeouts,
+    cpu,
+    clientCpu,
+    rssMb: rssMb(proc.pid),
+  };
 }
 
 /** The median of a list of numbers. */

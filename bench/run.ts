@@ -126,11 +126,11 @@ async function main(): Promise<void> {
         proc = await startProc(serverSpec(s.server, copy, nodeArgsFor(s.server), logLevel));
         // A short fixed warm-up, so the collection barely grows before the measured round.
         await runRound(proc, s.load, { connections, duration: 0, amount: WARMUP_WRITES });
+      } else if (!warm.has(s.id)) {
+        await runRound(proc!, s.load, { connections, duration: warmup });
+        warm.add(s.id);
       }
-      // Every round runs in a fresh client: reads warm it (and the server, longer the first time) up first.
-      const clientWarmup = s.freshFrom ? 0 : warm.has(s.id) ? 1 : warmup;
-      warm.add(s.id);
-      const round = await runRound(proc!, s.load, { connections, duration, warmup: clientWarmup });
+      const round = await runRound(proc!, s.load, { connections, duration });
       results[i]!.rounds.push(round);
       log(`round ${r}/${rounds} ${s.id}: ${round.rps.toFixed(0)} req/s, p50 ${round.p50} ms, p99 ${round.p99} ms, CPU ${round.cpu.toFixed(0)}% (client ${round.clientCpu.toFixed(0)}%), RSS ${round.rssMb.toFixed(0)} MB${round.bad ? `, ${round.bad} bad` : ''}`);
       if (s.freshFrom) {
