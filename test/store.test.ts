@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../src/store/store.ts';
 import { DataFileError } from '../src/store/atomic-file.ts';
+import { FILE_CHUNK_CHARS, collectionFileChunks, serializeCollectionFile } from '../src/store/collection.ts';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'store-test-'));
 const open = (dir: string, snapshotEvery = 1000) => Store.open({ dir, collections: ['things', 'others'], snapshotEvery });
@@ -120,4 +121,37 @@ test('large journal entries trigger a snapshot by size before the entry count is
   const saved = JSON.parse(await readFile(join(dir, 'things.json'), 'utf8'));
   assert.ok(saved.records.length >= 4, `a snapshot was written by size (${saved.records.length} records)`);
   await s.close();
+});
+
+test('a collection file is written in pieces that join into one record per line, exactly the whole-file form', () => {
+  const records = Array.from({ length: 50 }, (_, i) => ({ id: i + 1, name: `thing ${i}`, tags: ['a', 'b'], note: 'é"\n' }));
+  const data = { collection: 'things', seq: 9, nextId: 51, records };
+  const pieces = [...collectionFileChunks(data, 200)];
+  assert.ok(pieces.length > 5, `${pieces.length} pieces`);
+  assert.ok(pieces.slice(0, -1).every((p) => p.length >= 200 && p.length < 400), 'each piece about the asked size');
+  const text = pieces.join('');
+  assert.equal(text, serializeCollectionFile(data));
+  assert.deepEqual(JSON.parse(text), data);
+  assert.equal(text.split('\n').length, records.length + 3, 'head, one line per record, tail, final newline');
+  assert.deepEqual([...collectionFileChunks({ ...data, records: [] }, 200)], ['{"collection":"things","seq":9,"nextId":51,"records":[]}\n']);
+});
+
+test('a snapshot larger than one piece reads back whole', async () => {
+  const dir = await tmp();
+  const a = await open(dir);
+  const big = 'x'.repeat(1000);
+  await a.write((tx) => {
+    for (let i = 0; i < 2500; i++) tx.insert('things', { i, big }); // ~2.5 MB: three pieces
+  });
+  await a.snapshot();
+  const text = await readFile(join(dir, 'things.json'), 'utf8');
+  assert.ok(text.length > 2 * FILE_CHUNK_CHARS);
+  const file = JSON.parse(text) as { records: { id: number; i: number; big: string }[] };
+  assert.equal(file.records.length, 2500);
+  assert.deepEqual(file.records.map((r) => r.i), Array.from({ length: 2500 }, (_, i) => i));
+  await a.close();
+  const b = await open(dir);
+  assert.equal(b.all('things').length, 2500);
+  assert.equal(b.get<{ id: number; big: string }>('things', 2500)?.big, big);
+  await b.close();
 });

@@ -29,7 +29,8 @@ export async function syncDir(dir: string): Promise<void> {
 export class AtomicJsonFile<T> implements Adapter<T> {
   constructor(
     readonly file: string,
-    private readonly serialize: (data: T) => string,
+    /** The file's text, whole or in pieces written one after the other. */
+    private readonly serialize: (data: T) => string | Iterable<string>,
     private readonly check: (data: unknown) => T,
   ) {}
 
@@ -60,7 +61,9 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
     const fh = await open(tmp, 'w');
     try {
-      await fh.writeFile(this.serialize(data), 'utf8');
+      const text = this.serialize(data);
+      // writeFile on an open handle writes from the current position, whole (partial writes retried).
+      for (const piece of typeof text === 'string' ? [text] : text) await fh.writeFile(piece, 'utf8');
       await fh.sync();
     } catch (err) {
       await fh.close();

@@ -7,7 +7,7 @@ import { AtomicJsonFile } from './atomic-file.ts';
 import { Journal } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock } from './lock.ts';
-import { Collection, checkCollectionFile, serializeCollectionFile } from './collection.ts';
+import { Collection, checkCollectionFile, collectionFileChunks } from './collection.ts';
 import type { CollectionFile, StoredRecord } from './collection.ts';
 import { recordingTx } from './transaction.ts';
 
@@ -72,7 +72,7 @@ export class Store {
       const loaded = await Journal.open(dir);
       const store = new Store(dir, loaded.journal, every, bytes, log);
       for (const name of options.collections) {
-        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), serializeCollectionFile, checkCollectionFile);
+        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), checkCollectionFile);
         const db = new Low<CollectionFile>(adapter, emptyFile(name));
         await db.read();
         const col = new Collection(name, db, store.changes);
