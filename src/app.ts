@@ -68,14 +68,6 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => ((path === '/api' || path.startsWith('/api/')) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
-  if (s.log.enabled('info')) {
-    app.use(async (c, next) => {
-      const started = performance.now();
-      await next();
-      // Path only: query strings and headers (keys, passwords) are never logged.
-      s.log.info(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
-    });
-  }
   // Only methods that carry a body: GET and HEAD requests then skip a middleware altogether.
   app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { ensureAdmin } from './bootstrap.ts';
@@ -11,6 +12,7 @@ import { TestControl } from './fake/control.ts';
 import { testModeParts } from './fake/test-mode.ts';
 import type { RawFixtures } from './fixtures/read.ts';
 import { seedOnStart } from './fixtures/seed.ts';
+import { withAccessLog } from './http/access-log.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -56,7 +58,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     const parts = { store, config, clock, random: options.random, log: options.log, resources };
     const testControl = test ? new TestControl({ ...parts, ...test }) : undefined;
     const app = testControl?.app ?? createApp(parts);
-    const server = await listen(app, config);
+    const server = await listen(app, config, options.log);
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
     const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
@@ -77,10 +79,13 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   }
 }
 
-function listen(app: Hono<AppEnv>, config: Config): Promise<Server> {
+function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }) as Server;
+    // What @hono/node-server's serve() does, with the access log (when on) around the listener.
+    const listener = getRequestListener(app.fetch, { hostname: config.host });
+    const server = createServer(log.enabled('info') ? withAccessLog(listener, log) : listener);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
+    server.listen(config.port, config.host);
   });
 }

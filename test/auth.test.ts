@@ -4,6 +4,7 @@ import { bearerToken, generateApiKey, hashApiKey, sameKeyHash } from '../src/aut
 import { hashPassword, verifyPassword } from '../src/auth/passwords.ts';
 import { createLogger } from '../src/log.ts';
 import { ADMIN_KEY, testApp } from './helpers.ts';
+import { LIVE_ADMIN_KEY, liveServer } from './live-server.ts';
 
 const INVALID = { error: 1, message: 'A valid API key is required to use this service.' };
 
@@ -101,24 +102,34 @@ test('GET /health answers without a key', async () => {
   assert.deepEqual([r.status, r.body], [200, { status: 'ok' }]);
 });
 
-test('one log line per request (method, path, status, duration), never a key, a password or a query', async () => {
+test('one access-log line per request (method, path as received, status, duration), never a key, a password or a query', async (t) => {
   const lines: string[] = [];
-  const { call } = await testApp({}, { log: createLogger('info', (l) => lines.push(l)) });
-  await call('PUT', '/api/account/update?token=secret-query', { body: { password: 'hunter2-password' } });
-  await call('GET', '/api/account', { key: 'sk_wrong_key_guess_000000000000' });
-  assert.equal(lines.length, 2);
+  const server = await liveServer(':memory:', {}, createLogger('info', (l) => lines.push(l)));
+  t.after(() => server.close());
+  const send = (method: string, path: string, key: string, body?: unknown) =>
+    fetch(server.url + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  lines.length = 0; // the start's own lines
+  await (await send('PUT', '/api/account/update?token=secret-query', LIVE_ADMIN_KEY, { password: 'hunter2-password' })).text();
+  await (await send('GET', '/api/account', 'sk_wrong_key_guess_000000000000')).text();
+  await (await send('GET', '/nope%0A2026-01-01T00:00:00.000Z%20INFO%20forged', LIVE_ADMIN_KEY)).text();
+  for (let i = 0; i < 50 && lines.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(lines.length, 3, lines.join('\n'));
   assert.match(lines[0]!, / INFO PUT \/api\/account\/update 200 \d+\.\dms$/);
   assert.match(lines[1]!, / INFO GET \/api\/account 401 \d+\.\dms$/);
+  assert.match(lines[2]!, / INFO GET \/nope%0A2026-01-01T00:00:00\.000Z%20INFO%20forged 404 \d+\.\dms$/, 'an encoded line break stays encoded');
   const all = lines.join('\n');
-  for (const secret of [ADMIN_KEY, 'sk_wrong_key_guess', 'hunter2', 'secret-query']) assert.ok(!all.includes(secret), secret);
+  for (const secret of [LIVE_ADMIN_KEY, 'sk_wrong_key_guess', 'hunter2', 'secret-query']) assert.ok(!all.includes(secret), secret);
 });
 
-test('below info, the request log is not even mounted', async () => {
+test('below info, the access log is not even installed', async (t) => {
   const lines: string[] = [];
-  // A spy that records every info line it is handed, but says info is off: only a skipped middleware keeps it empty.
+  // A spy that records every info line it is handed, but says info is off: only a skipped wrapper keeps it empty.
   const spy = { ...createLogger('silent'), info: (m: string) => void lines.push(m), enabled: (level: string) => level === 'warn' || level === 'error' };
-  const { call } = await testApp({}, { log: spy });
-  await call('GET', '/health', { key: null });
+  const server = await liveServer(':memory:', {}, spy);
+  t.after(() => server.close());
+  lines.length = 0;
+  await (await fetch(`${server.url}/health`)).text();
+  await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(lines, []);
 });
 
