@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import { ApiError } from './errors.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
-import { requestBodyLimit } from './http/body-limit.ts';
+import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './http/crud-routes.ts';
 import { isAnalyticsPath, renderError, toApiError } from './http/error-body.ts';
 import { FixedWindowLimiter } from './http/rate-limit.ts';
@@ -41,9 +41,6 @@ export interface AppParts {
   counters?: DailyCounters;
 }
 
-/** Methods whose requests may carry a body, which the body limit applies to. */
-const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
 /** Paths under /api that need no key. */
 const PUBLIC_API = new Set(['/api/register', '/api/event']);
 
@@ -68,7 +65,6 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => ((path === '/api' || path.startsWith('/api/')) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
-  // Only methods that carry a body: GET and HEAD requests then skip a middleware altogether.
   app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));
   // Every route of an area is mounted here, and each one under /api (but the public ones) gets its

@@ -1,8 +1,5 @@
 import type { RandomSource } from '../random.ts';
-import { dayOf, visitorHash } from '../visits/visitor.ts';
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+import { dayOf, hourOf, visitorHash } from '../visits/visitor.ts';
 
 /** Whether a visitor is new to a subject today and in this hour. */
 export interface Sighting {
@@ -40,7 +37,7 @@ export class VisitorLedger {
     let visitors = this.seen.get(subject);
     if (!visitors) this.seen.set(subject, (visitors = new Map()));
     const hours = visitors.get(hash);
-    const bit = 1 << Math.floor((((at % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS); // the UTC hour
+    const bit = 1 << Number(hourOf(at).slice(11)); // the UTC hour, 0-23
     if (hours === undefined || (hours & bit) === 0) visitors.set(hash, (hours ?? 0) | bit);
     return { newToday: hours === undefined, newThisHour: hours === undefined || (hours & bit) === 0 };
   }
