@@ -13,6 +13,7 @@ import { testModeParts } from './fake/test-mode.ts';
 import type { RawFixtures } from './fixtures/read.ts';
 import { seedOnStart } from './fixtures/seed.ts';
 import { withAccessLog } from './http/access-log.ts';
+import { withErrorGuard } from './http/error-guard.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -82,7 +83,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
 function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What @hono/node-server's serve() does, with the access log (when on) around the listener.
-    const listener = getRequestListener(app.fetch, { hostname: config.host });
+    const listener = withErrorGuard(getRequestListener(app.fetch, { hostname: config.host }), log);
     const server = createServer(log.enabled('info') ? withAccessLog(listener, log) : listener);
     server.once('listening', () => resolve(server));
     server.once('error', reject);

@@ -49,7 +49,7 @@ test('CTA overlays', async (t) => {
     const r = await call('PUT', `/api/overlay/${id}/update`, { key: alice.key, body: { position: 'center', buttontext: 'Shop' } });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Overlay has been updated successfully.' }]);
     const stored = store.get('overlays', id)!;
-    assert.deepEqual([stored.message, stored.buttonlink, stored.position, stored.buttontext], ['Half price', 'https://shop.example.com', 'center', 'Shop']);
+    assert.deepEqual([stored.message, stored.buttonlink, stored.position, stored.buttontext], ['Half price', 'https://shop.example.com/', 'center', 'Shop'], 'the button link is stored normalised');
   });
 });
 

@@ -17,6 +17,7 @@ import { gateHtml, messageHtml, statsPageHtml } from './stats-page.ts';
 import type { WebsiteIndex } from './website-index.ts';
 import { websiteSubject } from './website-index.ts';
 import type { Website } from './websites.ts';
+import { headerSafeLocation } from '../http/location.ts';
 
 /** Failed sign-ins per client IP and window before the stats page answers 429. */
 export const PAGE_SIGN_IN_LIMIT = 10;
@@ -77,7 +78,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEn
     const domain = normalizeDomain(param);
     const website = domain === null ? undefined : websites.find(domain);
     if (!website) return html(c, messageHtml('Not found', 'There are no statistics for this website.'), 404);
-    if (param !== website.domain) return c.redirect(`/stats/${website.domain}`, 301);
+    if (param !== website.domain) return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 301);
     return website;
   };
 
@@ -101,7 +102,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEn
   routes.post('/stats/:domain', async (c) => {
     const website = find(c);
     if (website instanceof Response) return website;
-    if (website.privacy === 0) return c.redirect(`/stats/${website.domain}`, 303);
+    if (website.privacy === 0) return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 303);
     const ip = clientIp(c, s.config.trustProxy);
     if (failures.blocked(ip)) return html(c, messageHtml('Too many attempts', 'Too many failed sign-ins. Try again in a minute.'), 429);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
@@ -125,7 +126,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEn
       secure: s.config.baseUrl.startsWith('https:'),
       maxAge: ACCESS_SECONDS,
     });
-    return c.redirect(`/stats/${website.domain}`, 303);
+    return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 303);
   });
   return routes;
 }

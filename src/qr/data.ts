@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { normalHttpUrl } from '../resources/fields.ts';
 
 /** The kinds of content a QR code can carry. */
 export const QR_TYPES = ['text', 'vcard', 'link', 'email', 'phone', 'sms', 'wifi'] as const;
@@ -26,8 +27,11 @@ const phone = v.pipe(str(30), v.regex(PHONE_RE, 'Please enter a valid phone numb
 const email = v.pipe(str(254), v.email('Please enter a valid email.'));
 const httpUrl = v.pipe(
   str(MAX_TEXT),
+  v.trim(),
   v.url('Please enter a valid URL.'),
   v.regex(/^https?:\/\//i, 'Please enter a valid URL.'),
+  v.check((s) => normalHttpUrl(s) !== null, 'Please enter a valid URL.'),
+  v.transform((s) => normalHttpUrl(s) ?? s),
 );
 
 /** Valibot schema of `data` for each QR type (also the source for JSON Schema). */

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { verifyPassword } from '../auth/passwords.ts';
 import type { AppEnv } from '../http/app-env.ts';
+import { headerSafeLocation } from '../http/location.ts';
 import { aliasKey } from '../links/alias.ts';
 import type { Link } from '../links/shape.ts';
 import { subjectOf } from '../links/stats.ts';
@@ -30,7 +31,7 @@ export function brandedDomainOf(s: Services, c: Context): Domain | undefined {
  * middleware sets no headers, which a returned Response would leave out.
  */
 export function uncachedRedirect(location: string, status: number): Response {
-  return new Response(null, { status, headers: { Location: /[^\x00-\xFF]/.test(location) ? encodeURI(location) : location, 'Cache-Control': 'no-store' } });
+  return new Response(null, { status, headers: { Location: headerSafeLocation(location), 'Cache-Control': 'no-store' } });
 }
 
 /** Answers an HTML page that must not be cached (every visit is counted). */
@@ -51,7 +52,7 @@ export function redirectRoutes(s: Services): Hono<AppEnv> {
   };
 
   const missing = (c: Context, domain: Domain | undefined) => {
-    if (domain?.redirect404) return c.redirect(domain.redirect404, 302);
+    if (domain?.redirect404) return c.redirect(headerSafeLocation(domain.redirect404), 302);
     return html(c, notFoundPage(), 404);
   };
 
@@ -59,7 +60,7 @@ export function redirectRoutes(s: Services): Hono<AppEnv> {
 
   routes.get('/', (c) => {
     const domain = brandedDomainOf(s, c);
-    if (domain?.redirectroot) return c.redirect(domain.redirectroot, 302);
+    if (domain?.redirectroot) return c.redirect(headerSafeLocation(domain.redirectroot), 302);
     return html(c, htmlPage('Short links', '<main><h1>Short links</h1><p>This server shortens links. The API is described at <a href="/docs">/docs</a>.</p></main>'));
   });
 

@@ -5,7 +5,7 @@ import { moveLinksToMainHost } from '../links/move.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
 import { checkPointsHere } from './domain-check.ts';
-import { httpUrl } from './fields.ts';
+import { normalHttpUrl } from './fields.ts';
 import { int, str } from './shapes.ts';
 
 /** A host name of two or more DNS labels, not an IP address, as the URL parser writes it (lowercase, punycode). */
@@ -30,9 +30,10 @@ export function domainOrigin(raw: string): string | null {
   }
 }
 
-/** An http(s) URL or the empty string ("no redirect"), with the message to give otherwise. */
+/** An http(s) URL (stored normalised, as `httpUrl`) or the empty string ("no redirect"), with the message to give otherwise. */
 export function urlOrEmpty(message: string) {
-  return v.pipe(v.string(), v.trim(), v.check((s) => s === '' || v.is(httpUrl, s), message));
+  const normal = (s: string) => (s === '' ? '' : s.length <= 2048 ? normalHttpUrl(s) : null);
+  return v.pipe(v.string(), v.trim(), v.check((s) => normal(s) !== null, message), v.transform((s) => normal(s) ?? s));
 }
 
 const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';

@@ -17,17 +17,30 @@ export function parseDateTime(s: string): number {
   return Date.parse(s.replace(' ', 'T') + 'Z');
 }
 
-/** An http(s) URL of sane length. */
+// C0 controls, DEL and lone surrogates: the URL parser would silently drop or rewrite them
+// (`\r\n` vanish, `\u0001` becomes `%01`), so what is stored would not be what was sent. Refused.
+const UNSAFE_URL_CHARS = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The normalised form of an http(s) URL (what `new URL(s).href` gives: printable ASCII only), or null when `s` is not one. */
+export function normalHttpUrl(s: string): string | null {
+  if (UNSAFE_URL_CHARS.test(s)) return null;
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0 ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An http(s) URL of sane length, stored normalised. Every URL the server later writes into a
+ * `Location` header or a page passes here, so no stored URL can carry a byte a header refuses.
+ */
 export const httpUrl = v.pipe(
   v.string(),
   v.trim(),
   v.maxLength(2048, 'Please enter a valid URL.'),
-  v.check((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'Please enter a valid URL.'),
+  v.check((s) => normalHttpUrl(s) !== null, 'Please enter a valid URL.'),
+  v.transform((s) => normalHttpUrl(s) ?? s),
+  v.maxLength(2048, 'Please enter a valid URL.'),
 );
