@@ -37,6 +37,8 @@ export interface Config {
   domainCheck: DomainCheck;
   /** Public addresses of this server, canonical form; branded domains must resolve to one when domainCheck is dns. */
   serverIp: string[];
+  /** Host names that are this server's own (beside BASE_URL's): never a branded domain, always the main host. */
+  reservedDomains: string[];
   /** Enables POST /__admin/reset, /__admin/seed and /__admin/clock (admin key), a settable clock and a seeded random source. */
   testMode: boolean;
   /** A fixtures file or directory loaded at start into an empty data directory. */
@@ -46,7 +48,7 @@ export interface Config {
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips';
+type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips' | 'hosts';
 
 interface Setting {
   key: keyof Config;
@@ -79,6 +81,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'eventRateLimit', env: 'EVENT_RATE_LIMIT', kind: 'int', fallback: '120', help: 'Tracking events per window and client IP on POST /api/event; 0 disables' },
   { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off, or dns: a branded domain must resolve to SERVER_IP before it is added' },
   { key: 'serverIp', env: 'SERVER_IP', kind: 'ips', fallback: undefined, help: 'Public IP address(es) of this server, comma-separated; required when DOMAIN_CHECK=dns' },
+  { key: 'reservedDomains', env: 'RESERVED_DOMAINS', kind: 'hosts', fallback: undefined, help: "Host names of this server beside BASE_URL's, comma-separated: never accepted as branded domains, always served as the main host" },
   { key: 'seed', env: 'SEED', kind: 'string', fallback: undefined, help: 'Fixtures file (or directory of <collection>.json files) loaded at start when the data directory is empty' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
@@ -128,6 +131,18 @@ function parseValue(s: Setting, raw: string): unknown {
       // One spelling per address, the one the resolver answers with ("2001:db8::1", not "2001:0db8:0::1").
       return ips.map((ip) => (isIP(ip) === 6 ? new URL(`http://[${ip}]`).hostname.slice(1, -1) : ip));
     }
+    case 'hosts': {
+      const hosts = raw.split(',').map((h) => h.trim()).filter((h) => h !== '');
+      return hosts.map((h) => {
+        try {
+          const url = new URL(h.includes('://') ? h : `http://${h}`);
+          if (url.hostname && (url.pathname === '/' || url.pathname === '') && !url.search && !url.username) return url.hostname;
+        } catch {
+          // reported below
+        }
+        throw bad('is not a comma-separated list of host names');
+      });
+    }
     case 'redirect': {
       if (!['301', '302', '307', '308'].includes(raw)) throw bad('is not one of 301, 302, 307, 308');
       return Number(raw);
@@ -175,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   const config = out as unknown as Config;
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
   config.serverIp ??= [];
+  config.reservedDomains ??= [];
   if (config.domainCheck === 'dns' && config.serverIp.length === 0) throw new ConfigError('Invalid SERVER_IP: required when DOMAIN_CHECK=dns');
   config.baseUrlExplicit = config.baseUrl !== undefined;
   config.baseUrl ??= `http://localhost:${config.port}`;

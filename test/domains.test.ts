@@ -84,7 +84,9 @@ test('branded domains', async (t) => {
     { name: 'a domain without scheme', body: { domain: 'x.brand.com' }, message: RULE },
     { name: 'an IP address', body: { domain: 'http://10.0.0.1' }, message: RULE },
     { name: 'a domain another user has, other scheme and case', body: { domain: 'http://GO.brand.com' }, message: 'That domain is already in use.', key: 'bob' },
-    { name: "the server's own host", body: { domain: 'http://sho.rt' }, message: 'That domain is already in use.' },
+    { name: "the server's own host", body: { domain: 'http://sho.rt' }, message: "That domain is this server's own host and cannot be added." },
+    { name: "the server's own host on another scheme, port and case", body: { domain: 'https://SHO.RT:8443' }, message: "That domain is this server's own host and cannot be added." },
+    { name: 'a domain another user has, on another port', body: { domain: 'https://go.brand.com:8443' }, message: 'That domain is already in use.', key: 'bob' },
     { name: 'a javascript: root redirect', body: { domain: 'https://y.brand.com', redirectroot: 'javascript:alert(1)' }, message: 'Root redirect must be a valid http(s) URL or empty.' },
     { name: 'a relative 404 redirect', body: { domain: 'https://y.brand.com', redirect404: '/missing' }, message: '404 redirect must be a valid http(s) URL or empty.' },
   ];
@@ -124,4 +126,48 @@ test('branded domains', async (t) => {
     assert.equal(store.get('domains', id), undefined);
     assert.equal((await add({ domain: 'https://gone.brand.com' }, bob.key)).status, 200);
   });
+});
+
+test("no user can claim the server's own host names, and on them main-host aliases always win", async (t) => {
+  const { call, store } = await testApp({ rateLimit: 1000, reservedDomains: ['links.example.org'] });
+  const add = (domain: string, headers: Record<string, string> = {}) => call('POST', '/api/domain/add', { body: { domain, redirectroot: 'https://attacker.example/' }, headers });
+  const own = "That domain is this server's own host and cannot be added.";
+
+  await t.test('the Host the request came by, a RESERVED_DOMAINS name and BASE_URL are refused; nothing is stored', async () => {
+    for (const [domain, headers] of [
+      ['https://public.example.net', { host: 'Public.Example.NET:3000' }],
+      ['https://links.example.org', {}],
+      ['http://sho.rt', {}],
+    ] as const) {
+      const before = snapshotOf(store, 'domains');
+      const r = await add(domain, headers);
+      assert.deepEqual([r.status, r.body], [400, { error: 1, message: own }], domain);
+      assert.equal(snapshotOf(store, 'domains'), before);
+    }
+  });
+
+  await t.test('a branded domain of a main host name stored by other means (an import) never answers on it', async () => {
+    const link = await call('POST', '/api/url/add', { body: { url: 'https://example.com/mine', custom: 'mine' } });
+    assert.equal(link.status, 200);
+    await store.write((tx) => {
+      for (const domain of ['https://sho.rt', 'https://links.example.org']) tx.insert('domains', { userId: 1, domain, redirectroot: 'https://attacker.example/', redirect404: 'https://attacker.example/404', date: '2026-11-21 10:00:00' });
+    });
+    for (const host of ['sho.rt', 'SHO.RT:80', 'links.example.org']) {
+      const alias = await call('GET', '/mine', { key: null, headers: { host } });
+      assert.equal(alias.status, 302, host);
+      assert.equal(alias.headers.get('location'), 'https://example.com/mine', `${host}: the main host's alias`);
+      const root = await call('GET', '/', { key: null, headers: { host } });
+      assert.equal(root.status, 200, `${host}: the main host's own page, not the stored redirectroot`);
+      const missing = await call('GET', '/no-such-alias', { key: null, headers: { host } });
+      assert.equal(missing.status, 404, `${host}: the main host's 404, not the stored redirect404`);
+    }
+  });
+});
+
+test('RESERVED_DOMAINS takes host names or origins, and refuses anything else naming the setting', () => {
+  assert.deepEqual(loadConfig({ RESERVED_DOMAINS: 'Links.Example.org, https://go.example.net:8443 ,' }).reservedDomains, ['links.example.org', 'go.example.net']);
+  assert.deepEqual(loadConfig({}).reservedDomains, []);
+  for (const bad of ['https://x.example/path', 'a b', 'http://u:p@x.example']) {
+    assert.throws(() => loadConfig({ RESERVED_DOMAINS: bad }), (e: unknown) => e instanceof ConfigError && /RESERVED_DOMAINS/.test(e.message), bad);
+  }
 });

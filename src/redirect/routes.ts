@@ -6,6 +6,7 @@ import { verifyPassword } from '../auth/passwords.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { headerSafeLocation } from '../http/location.ts';
 import { aliasKey } from '../links/alias.ts';
+import { isMainHost } from '../links/main-host.ts';
 import type { Link } from '../links/shape.ts';
 import { subjectOf } from '../links/stats.ts';
 import type { Services } from '../resources/define.ts';
@@ -18,10 +19,15 @@ import { PassCookies } from './pass-cookie.ts';
 import { resolveTarget } from './target.ts';
 import { recordClick, visitOf } from './visit.ts';
 
-/** The branded domain a request's Host header names, or undefined for the main host. */
+/**
+ * The branded domain a request's Host header names, or undefined for the main host. The server's
+ * own host names always mean the main host, even if a branded domain of that name was stored (an
+ * import, an older version): no user can take over the main host's aliases.
+ */
 export function brandedDomainOf(s: Services, c: Context): Domain | undefined {
   const host = c.req.header('host')?.toLowerCase();
-  return host ? s.store.lookup<Domain>('domains', 'host', host) : undefined;
+  if (!host || isMainHost(s.config, host)) return undefined;
+  return s.store.lookup<Domain>('domains', 'host', host);
 }
 
 /**

@@ -40,6 +40,8 @@ export interface Services {
 /** What a hook knows about the request it serves. */
 export interface HookContext extends Services {
   user: UserRecord;
+  /** The request's `Host` header (lowercase), the name this server is reached by; absent outside a request. */
+  requestHost?: string;
 }
 
 /** Which API a resource belongs to: the link-management API, its admin part, or the analytics API. */

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ApiError } from '../errors.ts';
 import type { StoredRecord } from '../store/store.ts';
+import { hostnameOf, mainHostnames } from '../links/main-host.ts';
 import { moveLinksToMainHost } from '../links/move.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
@@ -48,10 +49,16 @@ export const domainFields = {
 /** A stored branded domain; `domain` is its origin. */
 export type Domain = StoredRecord & { domain: string; redirectroot: string; redirect404: string; date: string };
 
-/** Throws when the domain is this server's own host or any user's branded domain (scheme aside: one host serves both). */
+/**
+ * Throws when the domain names this server itself (BASE_URL, RESERVED_DOMAINS, or the Host the
+ * request came by) or any user's branded domain, whatever the scheme or port: one name, one owner.
+ */
 function checkDomainFree(origin: string, ctx: HookContext): void {
-  const host = new URL(origin).host;
-  if (new URL(ctx.config.baseUrl).host === host || ctx.store.lookup('domains', 'host', host)) throw new ApiError(400, 'That domain is already in use.');
+  const hostname = new URL(origin).hostname;
+  if (mainHostnames(ctx.config).has(hostname) || (ctx.requestHost !== undefined && hostnameOf(ctx.requestHost) === hostname)) {
+    throw new ApiError(400, "That domain is this server's own host and cannot be added.");
+  }
+  if (ctx.store.lookup('domains', 'hostname', hostname)) throw new ApiError(400, 'That domain is already in use.');
 }
 
 /** Branded domains: other host names serving a user's short links. */
@@ -68,7 +75,7 @@ export const domains = defineResource<typeof domainFields, Domain>({
   listKey: 'domains',
   shapes: { entry: { id: int, domain: str, redirectroot: str, redirect404: str } },
   searchable: ['domain'],
-  indexes: { host: (d) => new URL(d.domain).host },
+  indexes: { host: (d) => new URL(d.domain).host, hostname: (d) => new URL(d.domain).hostname },
   messages: { notFound: 'Domain does not exist.', updated: 'Domain has been updated successfully.', deleted: 'Domain has been deleted successfully.' },
   example: (n) => ({ domain: `https://brand${n}.example.com`, redirectroot: `https://example.com/home-${n}`, redirect404: n % 2 ? '' : `https://example.com/missing-${n}` }),
   entry: (d) => ({ id: d.id, domain: d.domain, redirectroot: d.redirectroot, redirect404: d.redirect404 }),

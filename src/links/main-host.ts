@@ -1,0 +1,22 @@
+import type { Config } from '../config.ts';
+
+// The main host names of a configuration, remembered per BASE_URL (it is set once the port is known).
+let cached: { baseUrl: string; reserved: readonly string[]; names: ReadonlySet<string> } | null = null;
+
+/** The host names (lowercase, no port) that are this server's own: BASE_URL's and RESERVED_DOMAINS. */
+export function mainHostnames(config: Pick<Config, 'baseUrl' | 'reservedDomains'>): ReadonlySet<string> {
+  if (cached?.baseUrl !== config.baseUrl || cached.reserved !== config.reservedDomains) {
+    cached = { baseUrl: config.baseUrl, reserved: config.reservedDomains, names: new Set([new URL(config.baseUrl).hostname, ...config.reservedDomains]) };
+  }
+  return cached.names;
+}
+
+/** The host name of a `Host` header value (lowercase, without the port; IPv6 keeps its brackets as URLs write them). */
+export function hostnameOf(hostHeader: string): string {
+  return hostHeader.toLowerCase().replace(/:\d*$/, '');
+}
+
+/** Whether a request's `Host` names this server itself, where main-host aliases win over any branded domain. */
+export function isMainHost(config: Pick<Config, 'baseUrl' | 'reservedDomains'>, hostHeader: string): boolean {
+  return mainHostnames(config).has(hostnameOf(hostHeader));
+}
