@@ -155,3 +155,23 @@ test('campaigns', async (t) => {
     assert.equal((await add({ name: 'Reborn', slug: 'doomed' }, bob.key)).status, 200);
   });
 });
+
+test('a public campaign page lists only public links without a password, and no destination of the others', async () => {
+  const { call } = await testApp({ rateLimit: 1000 });
+  const campaign = (await call('POST', '/api/campaign/add', { body: { name: 'Launch', slug: 'launch', public: true } })).body;
+  const links = [
+    { url: 'https://example.com/open-door', custom: 'open', status: 'public' },
+    { url: 'https://example.com/secret-plan', custom: 'locked', status: 'public', password: 'hunter22' },
+    { url: 'https://example.com/private-memo', custom: 'hidden', status: 'private' },
+  ];
+  for (const body of links) {
+    const r = await call('POST', '/api/url/add', { body });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await call('POST', `/api/campaign/${campaign.id}/assign/${r.body.id}`)).status, 200);
+  }
+  const page = await call('GET', new URL(campaign.list).pathname, { key: null });
+  assert.equal(page.status, 200);
+  assert.match(page.text, /open-door/);
+  assert.match(page.text, /http:\/\/sho\.rt\/open/);
+  for (const hidden of ['secret-plan', 'private-memo', 'sho.rt/locked', 'sho.rt/hidden']) assert.doesNotMatch(page.text, new RegExp(hidden), hidden);
+});

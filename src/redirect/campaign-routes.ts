@@ -43,7 +43,9 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
     const id = /^(\d{1,12})-/.exec(c.req.param('ref'))?.[1];
     const campaign = id ? s.store.get<Campaign>('campaigns', Number(id)) : undefined;
     if (!campaign?.public) return html(c, notFoundPage(), 404);
+    // A public page never shows what its owner kept private or behind a password, not even a destination.
     const items = campaignLinks(s, campaign)
+      .filter((l) => l.status === 'public' && !l.password)
       .map((l) => `<li><a href="${escapeHtml(shortUrlOf(l, s))}">${escapeHtml(l.title || l.url)}</a> <span class="muted">${escapeHtml(shortUrlOf(l, s))}</span></li>`)
       .join('');
     return html(c, htmlPage(campaign.name, `<main><h1>${escapeHtml(campaign.name)}</h1>${items ? `<ul>${items}</ul>` : '<p>No links yet.</p>'}</main>`));
