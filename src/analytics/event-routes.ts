@@ -3,7 +3,7 @@ import { ApiError, MESSAGES } from '../errors.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { FixedWindowLimiter } from '../http/rate-limit.ts';
-import { parseWith } from '../http/validate.ts';
+import { parseWith, refuseLoneSurrogates } from '../http/validate.ts';
 import type { Services } from '../resources/define.ts';
 import { hostOfUrl } from '../visits/domain.ts';
 import { ipInRanges } from '../visits/ip-range.ts';
@@ -54,6 +54,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     } catch {
       throw new ApiError(400, 'The request body is not valid JSON.');
     }
+    refuseLoneSurrogates(text, body);
     const event = parseWith(TrackedEvent, body);
     const host = hostOfUrl(event.page);
     const website = host === null ? undefined : websites.find(host);

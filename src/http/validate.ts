@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Context } from 'hono';
 import { ApiError } from '../errors.ts';
+import { hasLoneSurrogate } from '../unicode.ts';
 
 /** One sentence for the first problem Valibot found, naming the field. */
 export function issueMessage(issue: v.BaseIssue<unknown>): string {
@@ -45,7 +46,18 @@ export function jsonObjectBody(text: string, contentType: string, unsupported: s
     throw new ApiError(400, 'The request body is not valid JSON.');
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The request body must be a JSON object.');
+  refuseLoneSurrogates(text, body);
   return body as Record<string, unknown>;
+}
+
+/**
+ * Throws a 400 when a parsed JSON body holds a lone surrogate (`"\ud800"`): text bytes cannot carry
+ * one (invalid UTF-8 decodes to U+FFFD), only a JSON escape can, so the walk runs only then.
+ */
+export function refuseLoneSurrogates(text: string, body: unknown): void {
+  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(body)) {
+    throw new ApiError(400, 'The request body holds invalid Unicode: a lone surrogate (\\uD800-\\uDFFF) without its pair.');
+  }
 }
 
 /** The JSON object body of a link-API request. */

@@ -1,3 +1,4 @@
+import { wellFormed } from '../unicode.ts';
 import { create } from 'qrcode';
 
 // Bytes a version-40 symbol holds in byte mode (ISO/IEC 18004, table 7). Byte mode is the costliest
@@ -9,7 +10,7 @@ const BYTE_CAPACITY = { L: 2953, M: 2331, Q: 1663, H: 1273 } as const;
 export function fitsInQr(payload: string, level: 'L' | 'M' | 'Q' | 'H'): boolean {
   if (payload !== '' && Buffer.byteLength(payload) <= BYTE_CAPACITY[level]) return true;
   try {
-    create(payload, { errorCorrectionLevel: level });
+    create(wellFormed(payload), { errorCorrectionLevel: level });
     return true;
   } catch {
     return false;

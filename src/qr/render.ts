@@ -1,3 +1,4 @@
+import { wellFormed } from '../unicode.ts';
 import { PNG } from 'pngjs';
 import { create } from 'qrcode';
 import { parseRgb, rgbToHex, type Rgb } from './color.ts';
@@ -136,7 +137,7 @@ function lay(payload: string, opts: Partial<QrRenderOptions>): Layout {
   if (!fg || !bg) throw new RangeError('Colours must be of the form rgb(R,G,B).');
   let qr;
   try {
-    qr = create(payload, { errorCorrectionLevel: opts.logo ? 'H' : level });
+    qr = create(wellFormed(payload), { errorCorrectionLevel: opts.logo ? 'H' : level });
   } catch (error) {
     if (error instanceof Error && /too big/.test(error.message)) throw new QrTooLongError();
     throw error;

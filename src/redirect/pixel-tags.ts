@@ -1,3 +1,4 @@
+import { wellFormed } from '../unicode.ts';
 import { escapeHtml } from '../html/page.ts';
 
 type Kind = 'img' | 'script';
@@ -24,6 +25,6 @@ export function pixelTag(type: string, tag: string): string {
   const beacon = BEACONS[type];
   if (!beacon) return '';
   const [kind, url] = beacon;
-  const src = escapeHtml(url(encodeURIComponent(tag)));
+  const src = escapeHtml(url(encodeURIComponent(wellFormed(tag))));
   return kind === 'img' ? `<img src="${src}" width="1" height="1" alt="" style="display:none">` : `<script async src="${src}"></script>`;
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { LONE_SURROGATE } from '../unicode.ts';
 
 /** `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DD` (midnight), a real calendar date; output in the long form. */
 export const dateTime = v.pipe(
@@ -19,7 +20,7 @@ export function parseDateTime(s: string): number {
 
 // C0 controls, DEL and lone surrogates: the URL parser would silently drop or rewrite them
 // (`\r\n` vanish, `\u0001` becomes `%01`), so what is stored would not be what was sent. Refused.
-const UNSAFE_URL_CHARS = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSAFE_URL_CHARS = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE.source}`);
 
 /** The normalised form of an http(s) URL (what `new URL(s).href` gives: printable ASCII only), or null when `s` is not one. */
 export function normalHttpUrl(s: string): string | null {
