@@ -26,8 +26,9 @@ import { recordClick, visitOf } from './visit.ts';
  */
 export function brandedDomainOf(s: Services, c: Context): Domain | undefined {
   const host = c.req.header('host')?.toLowerCase();
-  if (!host || isMainHost(s.config, host)) return undefined;
-  return s.store.lookup<Domain>('domains', 'host', host);
+  const domain = host ? s.store.lookup<Domain>('domains', 'host', host) : undefined;
+  // Checked only when a domain matched: the common main-host request pays one map lookup, as before.
+  return domain && !isMainHost(s.config, host!) ? domain : undefined;
 }
 
 /**
