@@ -116,6 +116,13 @@ function publicRoutes(req: IncomingMessage, res: ServerResponse, port: number) {
   else if (url === '/to-private-name') redirect(`http://internal.test:${port}/logo.png`);
   else if (url === '/to-mapped') redirect(`http://[::ffff:127.0.0.2]:${port}/logo.png`);
   else if (url === '/to-file') redirect('file:///etc/passwd');
+  else if (url === '/missing') {
+    res.writeHead(404, { 'content-type': 'image/png' });
+    res.end(png);
+  } else if (url === '/moved-nowhere') {
+    res.writeHead(302);
+    res.end(png);
+  }
   else if (url === '/to-public-name') redirect(`http://logo.test:${port}/logo.png`);
   else if (url === '/big') {
     // No Content-Length: only counting the bytes can stop it.
@@ -176,6 +183,8 @@ test('logo fetching connects only to checked addresses, at every hop, within the
     { name: 'a redirect to a name resolving to a private address is refused', url: `${base}/to-private-name`, expected: null, publicRequests: ['/to-private-name'] },
     { name: 'a redirect to an IPv4-mapped private address is refused', url: `${base}/to-mapped`, expected: null, publicRequests: ['/to-mapped'] },
     { name: 'a redirect to file: is refused', url: `${base}/to-file`, expected: null, publicRequests: ['/to-file'] },
+    { name: 'a logo answering 404 is not used', url: `${base}/missing`, expected: null, publicRequests: ['/missing'] },
+    { name: 'a redirect without Location is not used', url: `${base}/moved-nowhere`, expected: null, publicRequests: ['/moved-nowhere'] },
     { name: 'a redirect to a public name is followed', url: `${base}/to-public-name`, expected: logo, publicRequests: ['/to-public-name', '/logo.png'] },
     { name: '3 redirects are followed', url: `${base}/r3`, expected: logo, publicRequests: ['/r3', '/r2', '/r1', '/logo.png'] },
     { name: 'a 4th redirect is refused', url: `${base}/r4`, expected: null, publicRequests: ['/r4', '/r3', '/r2', '/r1'] },
