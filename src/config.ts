@@ -1,5 +1,7 @@
 /** Server configuration: the only module that reads the environment or the command line. */
 import { isIP } from 'node:net';
+import { trustedRanges } from './http/trust-proxy.ts';
+import type { TrustProxy } from './http/trust-proxy.ts';
 
 /** Levels the logger understands, most verbose first. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -25,7 +27,8 @@ export interface Config {
   openRegistration: boolean;
   logLevel: LogLevel;
   bodyLimit: number;
-  trustProxy: boolean;
+  /** Which peers may tell the client IP in X-Forwarded-For: none, a number of hops, or a list of proxy addresses/CIDRs. */
+  trustProxy: TrustProxy;
   snapshotEvery: number;
   snapshotBytes: number;
   redirectStatus: number;
@@ -48,7 +51,7 @@ export interface Config {
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips' | 'hosts';
+type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy';
 
 interface Setting {
   key: keyof Config;
@@ -72,7 +75,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'openRegistration', env: 'OPEN_REGISTRATION', kind: 'bool', fallback: 'off', help: 'Allow POST /api/register without a key' },
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
-  { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'bool', fallback: 'off', help: 'Take the client IP from X-Forwarded-For' },
+  { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'trust-proxy', fallback: 'off', help: 'Proxies whose X-Forwarded-For gives the client IP: off, on (one hop), a number of hops, or comma-separated proxy IPs/CIDRs (see Behind a proxy)' },
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
   { key: 'logoFetch', env: 'LOGO_FETCH', kind: 'bool', fallback: 'on', help: 'Fetch QR logos given as URLs (public addresses only) when rendering QR images' },
   { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
@@ -142,6 +145,18 @@ function parseValue(s: Setting, raw: string): unknown {
         }
         throw bad('is not a comma-separated list of host names');
       });
+    }
+    case 'trust-proxy': {
+      const lower = raw.toLowerCase();
+      if (TRUE.has(lower)) return true;
+      if (FALSE.has(lower)) return false;
+      if (/^\d+$/.test(raw)) {
+        if (Number(raw) > 100) throw bad('is more proxy hops than any real chain (at most 100)');
+        return Number(raw);
+      }
+      const list = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+      if (list.length === 0 || trustedRanges(list) === null) throw bad('is not on/off, a number of proxy hops, or a comma-separated list of proxy IP addresses or CIDR ranges');
+      return list;
     }
     case 'redirect': {
       if (!['301', '302', '307', '308'].includes(raw)) throw bad('is not one of 301, 302, 307, 308');

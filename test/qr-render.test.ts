@@ -8,6 +8,7 @@ import { PNG } from 'pngjs';
 import { parseQrData } from '../src/qr/data.ts';
 import { MAX_LOGO_BYTES, type QrLogo } from '../src/qr/logo.ts';
 import { buildQrPayload } from '../src/qr/payload.ts';
+import { publicFetch } from '../src/qr/public-fetch.ts';
 import {
   QrTooLongError,
   loadLogo,
@@ -334,7 +335,8 @@ test('loadLogo', { timeout: 10_000 }, async (t) => {
       assert.ok(Date.now() - started < 2000);
     });
   }
-  await t.test('over real HTTP, with the default fetch', async () => {
+  await t.test('over real HTTP, through the checked fetch (loopback allowed for the test)', async () => {
+    const loopbackFetch = publicFetch({ allow: (address) => address === '127.0.0.1' });
     const server = createServer((req, res) => {
       if (req.url === '/logo.png') res.end(png);
       // /slow never answers, to exercise the timeout.
@@ -342,9 +344,10 @@ test('loadLogo', { timeout: 10_000 }, async (t) => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      assert.deepEqual(await loadLogo(`${base}/logo.png`), pngLogo);
+      assert.deepEqual(await loadLogo(`${base}/logo.png`, loopbackFetch), pngLogo);
+      assert.equal(await loadLogo(`${base}/logo.png`), null, 'the default fetch refuses loopback');
       const started = Date.now();
-      assert.equal(await loadLogo(`${base}/slow`, fetch, 200), null);
+      assert.equal(await loadLogo(`${base}/slow`, loopbackFetch, 200), null);
       assert.ok(Date.now() - started < 1500);
     } finally {
       server.closeAllConnections();

@@ -62,7 +62,8 @@ export interface FakeConfig {
   redirectStatus: number;
   openRegistration: boolean;
   bodyLimit: number;
-  trustProxy: boolean;
+  /** false, a number of trusted proxy hops (true is one), or the trusted proxies' IPs/CIDRs (see TRUST_PROXY). */
+  trustProxy: boolean | number | readonly string[];
   countryHeader: string;
   logoFetch: boolean;
 }

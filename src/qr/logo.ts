@@ -1,5 +1,7 @@
 import { decode as decodeJpeg } from 'jpeg-js';
 import { PNG } from 'pngjs';
+import { publicFetch } from './public-fetch.ts';
+import type { LogoFetch } from './public-fetch.ts';
 
 /** Image types accepted as a QR logo. */
 export type LogoMime = 'image/png' | 'image/jpeg';
@@ -13,7 +15,7 @@ export type RgbaImage = { width: number; height: number; data: Uint8Array };
 /** Largest accepted logo file (the real product's "Max 500kb"). */
 export const MAX_LOGO_BYTES = 500 * 1024;
 
-/** How long loadLogo waits for a remote logo, in milliseconds. */
+/** How long loadLogo waits for a remote logo, redirects included, in milliseconds. */
 export const LOGO_FETCH_TIMEOUT_MS = 3000;
 
 // A small file can still inflate to a huge bitmap; 4 megapixels is 16 MB of RGBA.
@@ -60,13 +62,16 @@ export function decodeLogo(logo: QrLogo): RgbaImage {
   return { width: png.width, height: png.height, data: png.data };
 }
 
+// The production path: public addresses only, checked at every redirect (see publicFetch).
+const checkedFetch = publicFetch();
+
 /**
  * Loads a logo from a data: URI or an http(s) URL: PNG or JPEG (by magic bytes), at most
- * MAX_LOGO_BYTES, decodable. Resolves to null on any failure; never throws.
+ * MAX_LOGO_BYTES, decodable, within `timeoutMs` in all. Resolves to null on any failure; never throws.
  */
 export async function loadLogo(
   src: string,
-  fetchImpl: typeof fetch = fetch,
+  fetchImpl: LogoFetch = checkedFetch,
   timeoutMs: number = LOGO_FETCH_TIMEOUT_MS,
 ): Promise<QrLogo | null> {
   try {
@@ -82,7 +87,7 @@ export async function loadLogo(
   }
 }
 
-async function fetchLogo(src: string, fetchImpl: typeof fetch, timeoutMs: number): Promise<QrLogo | null> {
+async function fetchLogo(src: string, fetchImpl: LogoFetch, timeoutMs: number): Promise<QrLogo | null> {
   const url = new URL(src);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   const controller = new AbortController();
@@ -95,7 +100,7 @@ async function fetchLogo(src: string, fetchImpl: typeof fetch, timeoutMs: number
     }, timeoutMs);
   });
   const download = (async () => {
-    const response = await fetchImpl(url, { signal: controller.signal, redirect: 'follow' });
+    const response = await fetchImpl(url, { signal: controller.signal });
     if (!response.ok || !response.body) return null;
     if (Number(response.headers.get('content-length') ?? 0) > MAX_LOGO_BYTES) {
       await response.body.cancel();
