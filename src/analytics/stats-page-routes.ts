@@ -7,10 +7,11 @@ import { verifyPassword } from '../auth/passwords.ts';
 import { formatDate } from '../clock.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
-import { FixedWindowLimiter } from '../http/rate-limit.ts';
+import type { PasswordAttempts } from '../http/password-attempts.ts';
 import type { Services, UserRecord } from '../resources/define.ts';
 import { totalOf } from '../stats/counts.ts';
 import { normalizeDomain } from '../visits/domain.ts';
+import { waitText } from '../redirect/pages.ts';
 import { metricRows, topRows } from './metrics.ts';
 import { ACCESS_SECONDS, PageAccess, accessCookieName } from './page-access.ts';
 import { gateHtml, messageHtml, statsPageHtml } from './stats-page.ts';
@@ -18,8 +19,6 @@ import type { WebsiteIndex } from './website-index.ts';
 import { websiteSubject } from './website-index.ts';
 import type { Website } from './websites.ts';
 
-/** Failed sign-ins per client IP and window before the stats page answers 429. */
-export const PAGE_SIGN_IN_LIMIT = 10;
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
 const TABLES = [
@@ -64,11 +63,10 @@ function html(c: Context, body: string, status: ContentfulStatusCode, headers: R
  * signed in by posting the API key; 2 anyone with the page password (and the owner). Signing in
  * sets a signed HttpOnly cookie scoped to the page's path.
  */
-export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
+export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const access = new PageAccess(s.random.bytes(32));
   const keys = new KeyIndex(s.store);
-  const failures = new FixedWindowLimiter(PAGE_SIGN_IN_LIMIT, s.config.rateLimitWindow * 1000, s.clock);
   const userOf = (id: number) => s.store.get<UserRecord>('users', id);
 
   // A page under its stored spelling only, so the cookie path always matches.
@@ -103,19 +101,32 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEn
     if (website instanceof Response) return website;
     if (website.privacy === 0) return c.redirect(`/stats/${website.domain}`, 303);
     const ip = clientIp(c, s.config.trustProxy);
-    if (failures.blocked(ip)) return html(c, messageHtml('Too many attempts', 'Too many failed sign-ins. Try again in a minute.'), 429);
+    const target = `website:${website.id}`;
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const kind = website.privacy === 1 ? 'owner' : 'password';
+    const refused = (retryAfter: number, busy = false) =>
+      busy
+        ? html(c, messageHtml('Please try again', 'The server is busy checking passwords. Please try again in a moment.'), 503, { 'retry-after': String(retryAfter) })
+        : html(c, messageHtml('Too many attempts', `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.`), 429, { 'retry-after': String(retryAfter) });
     let grant: string | null = null;
     if (kind === 'owner') {
       const user = typeof form.key === 'string' ? keys.lookup(form.key) : null;
       const expired = user?.keyExpires ? Date.parse(user.keyExpires.replace(' ', 'T') + 'Z') <= s.clock.now() : false;
+      // The owner's valid key always opens the page, as it passes the API (a key cannot be guessed).
       if (user && user.id === website.userId && !expired) grant = access.issue('owner', website, s.clock.now(), user);
-    } else if (typeof form.password === 'string' && website.password && (await verifyPassword(form.password, website.password))) {
-      grant = access.issue('password', website, s.clock.now());
+      else {
+        const wait = attempts.blockedFor(ip, target);
+        if (wait > 0) return refused(wait);
+        attempts.failed(ip, target);
+      }
+    } else {
+      const given = typeof form.password === 'string' ? form.password : '';
+      const hash = website.password;
+      const outcome = await attempts.attempt(ip, target, async () => hash !== undefined && hash !== null && (await verifyPassword(given, hash)));
+      if (outcome.kind === 'blocked' || outcome.kind === 'busy') return refused(outcome.retryAfter, outcome.kind === 'busy');
+      if (outcome.kind === 'right') grant = access.issue('password', website, s.clock.now());
     }
     if (grant === null) {
-      failures.hit(ip);
       return html(c, gateHtml(website.domain, kind, kind === 'owner' ? 'That API key does not own this website.' : 'Wrong password.'), 401);
     }
     setCookie(c, accessCookieName(website), grant, {

@@ -19,6 +19,23 @@ export function passwordPage(action: string, error = false): string {
   );
 }
 
+/** The answer to a password attempt while the link (or this client) has had too many wrong ones. */
+export function tooManyAttemptsPage(retryAfterSeconds: number): string {
+  return htmlPage('Too many attempts', `<main><h1>Too many attempts</h1><p>There were too many wrong passwords. Please try again in ${waitText(retryAfterSeconds)}.</p></main>`);
+}
+
+/** The answer to a password attempt while too many are being checked already. */
+export function busyPage(): string {
+  return htmlPage('Busy', '<main><h1>Please try again</h1><p>The server is busy checking passwords. Please try again in a moment.</p></main>');
+}
+
+/** "3 minutes", "1 minute" or "40 seconds". */
+export function waitText(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 /** A page that moves on to `target` after `seconds` (meta refresh, and a visible link for no-refresh browsers). */
 export function movingOnPage(title: string, target: string, seconds: number, body: string, extraHead = ''): string {
   const refresh = `<meta http-equiv="refresh" content="${seconds};url=${escapeHtml(target)}">`;

@@ -4,6 +4,8 @@ import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { verifyPassword } from '../auth/passwords.ts';
 import type { AppEnv } from '../http/app-env.ts';
+import { clientIp } from '../http/client-ip.ts';
+import type { PasswordAttempts } from '../http/password-attempts.ts';
 import { aliasKey } from '../links/alias.ts';
 import type { Link } from '../links/shape.ts';
 import { subjectOf } from '../links/stats.ts';
@@ -12,7 +14,7 @@ import type { Domain } from '../resources/domains.ts';
 import { parseDateTime } from '../resources/fields.ts';
 import { htmlPage } from '../html/page.ts';
 import { linkPage } from './link-page.ts';
-import { expiredPage, notFoundPage, passwordPage } from './pages.ts';
+import { busyPage, expiredPage, notFoundPage, passwordPage, tooManyAttemptsPage } from './pages.ts';
 import { PassCookies } from './pass-cookie.ts';
 import { resolveTarget } from './target.ts';
 import { recordClick, visitOf } from './visit.ts';
@@ -34,13 +36,13 @@ export function uncachedRedirect(location: string, status: number): Response {
 }
 
 /** Answers an HTML page that must not be cached (every visit is counted). */
-export function html(c: Context, body: string, status: 200 | 403 | 404 | 410 = 200): Response {
+export function html(c: Context, body: string, status: 200 | 403 | 404 | 410 | 429 | 503 = 200): Response {
   c.header('Cache-Control', 'no-store');
   return c.html(body, status);
 }
 
 /** The short links themselves: `GET /<alias>` on the main host and on branded domains, and the password form. */
-export function redirectRoutes(s: Services): Hono<AppEnv> {
+export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const cookies = new PassCookies(randomBytes(32));
 
@@ -85,7 +87,13 @@ export function redirectRoutes(s: Services): Hono<AppEnv> {
     if (!link.password) return c.redirect(c.req.path, 303);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const given = typeof form.password === 'string' ? form.password : '';
-    if (!(await verifyPassword(given, link.password))) return html(c, passwordPage(c.req.path, true), 403);
+    const hash = link.password;
+    const outcome = await attempts.attempt(clientIp(c, s.config.trustProxy), `link:${link.id}`, () => verifyPassword(given, hash));
+    if (outcome.kind === 'blocked' || outcome.kind === 'busy') {
+      c.header('Retry-After', String(outcome.retryAfter));
+      return outcome.kind === 'blocked' ? html(c, tooManyAttemptsPage(outcome.retryAfter), 429) : html(c, busyPage(), 503);
+    }
+    if (outcome.kind === 'wrong') return html(c, passwordPage(c.req.path, true), 403);
     setCookie(c, cookies.name(link.id), cookies.issue(link.id, link.password, s.clock.now()), {
       path: `/${link.alias}`,
       httpOnly: true,
