@@ -8,13 +8,14 @@ import { formatDate } from '../clock.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
 import type { PasswordAttempts } from '../http/password-attempts.ts';
+import { fromOwnPage, isPageLoad, pageHeaders, strictCookieHeldBack } from '../html/page-headers.ts';
 import type { Services, UserRecord } from '../resources/define.ts';
 import { totalOf } from '../stats/counts.ts';
 import { normalizeDomain } from '../visits/domain.ts';
 import { waitText } from '../redirect/pages.ts';
 import { metricRows, topRows } from './metrics.ts';
 import { ACCESS_SECONDS, PageAccess, accessCookieName } from './page-access.ts';
-import { gateHtml, messageHtml, statsPageHtml } from './stats-page.ts';
+import { gateHtml, messageHtml, statsPageCsp, statsPageHtml } from './stats-page.ts';
 import type { WebsiteIndex } from './website-index.ts';
 import { websiteSubject } from './website-index.ts';
 import type { Website } from './websites.ts';
@@ -48,20 +49,15 @@ function daysBetween(from: string, to: string): string[] {
   return out;
 }
 
+/** A stats page: no script, no framing, no referrer, and a window no other page of the origin can script (see README, security model). */
 function html(c: Context, body: string, status: ContentfulStatusCode, headers: Record<string, string> = {}): Response {
-  return c.html(body, status, {
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    ...headers,
-  });
+  return c.html(body, status, { ...pageHeaders({ html: body, csp: statsPageCsp, referrer: 'no-referrer', opener: 'isolated' }), 'cache-control': 'no-store', ...headers });
 }
 
 /**
  * The stats page `/stats/<domain>`, honouring the website's privacy: 0 public; 1 the owner only,
  * signed in by posting the API key; 2 anyone with the page password (and the owner). Signing in
- * sets a signed HttpOnly cookie scoped to the page's path.
+ * sets a signed HttpOnly, SameSite=Strict cookie scoped to the page's path.
  */
 export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -82,9 +78,12 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
   routes.get('/stats/:domain', (c) => {
     const website = find(c);
     if (website instanceof Response) return website;
-    const grant = access.check(getCookie(c, accessCookieName(website)), website, s.clock.now(), userOf);
+    const cookie = getCookie(c, accessCookieName(website));
+    // The cookie opens the page only to a page load, never to a script of another page of the
+    // origin (a user's pixel) that fetches or frames it with the visitor's cookie.
+    const grant = isPageLoad(c) ? access.check(cookie, website, s.clock.now(), userOf) : null;
     const allowed = website.privacy === 0 || grant === 'owner' || (website.privacy === 2 && grant === 'password');
-    if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password'), 401);
+    if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password', undefined, cookie === undefined && strictCookieHeldBack(c)), 401);
 
     const range = pageRange(c.req.query(), s.clock.now());
     const stored = s.counters.days(websiteSubject(website.id), range.from, range.to);
@@ -100,6 +99,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
     const website = find(c);
     if (website instanceof Response) return website;
     if (website.privacy === 0) return c.redirect(`/stats/${website.domain}`, 303);
+    if (!fromOwnPage(c)) return html(c, messageHtml('Not accepted', 'This form can only be sent from its own page. Please open the statistics page again.'), 403);
     const ip = clientIp(c, s.config.trustProxy);
     const target = `website:${website.id}`;
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
@@ -132,7 +132,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
     setCookie(c, accessCookieName(website), grant, {
       path: `/stats/${website.domain}`,
       httpOnly: true,
-      sameSite: 'Lax',
+      sameSite: 'Strict',
       secure: s.config.baseUrl.startsWith('https:'),
       maxAge: ACCESS_SECONDS,
     });
