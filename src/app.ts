@@ -9,6 +9,7 @@ import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './http/crud-routes.ts';
 import { isAnalyticsPath, renderError, toApiError } from './http/error-body.ts';
+import { PasswordAttempts } from './http/password-attempts.ts';
 import { FixedWindowLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
 import { silentLogger } from './log.ts';
@@ -59,6 +60,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const limiter = (n: number) => (n > 0 ? new FixedWindowLimiter(n, windowMs, s.clock) : null);
   const failures = limiter(s.config.authFailureLimit);
   const keys = new KeyIndex(s.store);
+  // One count of wrong passwords for protected links and stats pages alike.
+  const attempts = new PasswordAttempts(s.config, s.clock);
   const linkAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.rateLimit), scope: 'link' });
   const analyticsAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.analyticsRateLimit), scope: 'analytics' });
   // Which check a path under /api needs (a route's pattern or a request's path), or null.
@@ -85,14 +88,14 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   mount(campaignRoutes(s));
   mount(channelRoutes(s));
   mount(linkRoutes(s));
-  mount(analyticsRoutes(s));
+  mount(analyticsRoutes(s, attempts));
   for (const row of s.resources) {
     if (row.api !== 'analytics') mount(crudRoutes(s, row));
   }
   // Last: `/:alias` would otherwise answer for every one-segment path above.
   mount(qrImageRoutes(s));
   mount(campaignPageRoutes(s));
-  mount(redirectRoutes(s));
+  mount(redirectRoutes(s, attempts));
 
   app.notFound((c) => {
     // An unknown path (or method) under /api still needs a good key first, as a known one does.

@@ -24,6 +24,12 @@ export interface Config {
   rateLimitWindow: number;
   analyticsRateLimit: number;
   authFailureLimit: number;
+  /** Wrong passwords per window and client IP on protected links and stats pages; 0 disables. */
+  passwordAttemptLimit: number;
+  /** Wrong passwords per window on one protected link or stats page, all clients together; 0 disables. */
+  passwordAttemptLinkLimit: number;
+  /** Length of the password-attempt window, seconds. */
+  passwordAttemptWindow: number;
   openRegistration: boolean;
   logLevel: LogLevel;
   bodyLimit: number;
@@ -71,7 +77,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
   { key: 'rateLimitWindow', env: 'RATE_LIMIT_WINDOW', kind: 'int', fallback: '60', help: 'Length of the rate-limit window, seconds' },
   { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and key on the analytics API; 0 disables' },
-  { key: 'authFailureLimit', env: 'AUTH_FAILURE_LIMIT', kind: 'int', fallback: '20', help: 'Failed authentications per window and client IP before 429; 0 disables' },
+  { key: 'authFailureLimit', env: 'AUTH_FAILURE_LIMIT', kind: 'int', fallback: '20', help: 'Failed authentications per window and client IP before that IP\'s bad keys get 429 (a valid key always passes); 0 disables' },
+  { key: 'passwordAttemptLimit', env: 'PASSWORD_ATTEMPT_LIMIT', kind: 'int', fallback: '10', help: 'Wrong passwords per window and client IP on protected links and stats pages before 429; 0 disables' },
+  { key: 'passwordAttemptLinkLimit', env: 'PASSWORD_ATTEMPT_LINK_LIMIT', kind: 'int', fallback: '50', help: 'Wrong passwords per window on one protected link or stats page, from all clients together, before 429; 0 disables' },
+  { key: 'passwordAttemptWindow', env: 'PASSWORD_ATTEMPT_WINDOW', kind: 'int', fallback: '300', help: 'Length of the password-attempt window, seconds' },
   { key: 'openRegistration', env: 'OPEN_REGISTRATION', kind: 'bool', fallback: 'off', help: 'Allow POST /api/register without a key' },
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
@@ -204,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   }
   const config = out as unknown as Config;
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
+  if (config.passwordAttemptWindow === 0) throw new ConfigError('Invalid PASSWORD_ATTEMPT_WINDOW: "0" must be at least 1 second');
   config.serverIp ??= [];
   config.reservedDomains ??= [];
   if (config.domainCheck === 'dns' && config.serverIp.length === 0) throw new ConfigError('Invalid SERVER_IP: required when DOMAIN_CHECK=dns');

@@ -74,7 +74,7 @@ test('privacy 1: owner only, signed in by posting the API key; the cookie is sig
   assert.ok(pair.startsWith(`pa_stats_${ids.private}=owner.`));
   assert.ok(!pair.includes(alice.key) && !ok.headers.get('location')!.includes(alice.key));
   assert.match(attributes, /HttpOnly/);
-  assert.match(attributes, /SameSite=Lax/);
+  assert.match(attributes, /SameSite=Strict/);
   assert.match(attributes, /Path=\/stats\/private\.example\.com/);
   assert.match(attributes, /Max-Age=86400/);
   assert.doesNotMatch(attributes, /Secure/, 'plain http base URL');

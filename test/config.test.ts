@@ -33,6 +33,8 @@ const invalid: [Record<string, string>, string][] = [
   [{ PORT: '70000' }, 'PORT'],
   [{ RATE_LIMIT: '-1' }, 'RATE_LIMIT'],
   [{ RATE_LIMIT_WINDOW: '0' }, 'RATE_LIMIT_WINDOW'],
+  [{ PASSWORD_ATTEMPT_WINDOW: '0' }, 'PASSWORD_ATTEMPT_WINDOW'],
+  [{ PASSWORD_ATTEMPT_LIMIT: 'ten' }, 'PASSWORD_ATTEMPT_LIMIT'],
   [{ OPEN_REGISTRATION: 'maybe' }, 'OPEN_REGISTRATION'],
   [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
   [{ BASE_URL: 'ftp://x' }, 'BASE_URL'],

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { passwordWork } from '../src/auth/passwords.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
 import { RESOURCES } from '../src/resources/table.ts';
 import { ADMIN_KEY, testApp } from './helpers.ts';
@@ -130,10 +131,24 @@ test('the public pages in their other states answer documented responses', async
   await w.call('POST', '/api/url/add', { key: w.alice.key, body: { url: 'https://example.com/locked', custom: 'locked', password: 'pw', expiry: '2026-12-01' } });
   await at('followLink', '/locked', {}, 200);
   await at('unlockLink', '/locked', form({ password: 'wrong' }), 403);
+  const foreign = form({ password: 'pw' });
+  await at('unlockLink', '/locked', { ...foreign, headers: { ...foreign.headers, 'sec-fetch-site': 'cross-site' } }, 403);
+  await w.call('PUT', `/api/v1/websites/${w.ids.websites}`, { key: w.alice.key, body: { privacy: 2, password: 'page-pw' } });
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const holders = Array.from({ length: passwordWork.limit + passwordWork.maxWaiting }, () => passwordWork.run(() => held));
+  await at('unlockLink', '/locked', form({ password: 'pw' }), 503);
+  await at('signInStatsPage', '/stats/fixture.example.org', form({ password: 'page-pw' }), 503);
+  release();
+  await Promise.all(holders);
+  for (let i = 1; i < 10; i++) await at('unlockLink', '/locked', form({ password: `wrong-${i}` }), 403);
+  await at('unlockLink', '/locked', form({ password: 'pw' }), 429);
+  w.clock.advance(300_000); // the password-attempt window (the stats page below counts for the same client)
   await w.call('PUT', `/api/v1/websites/${w.ids.websites}`, { key: w.alice.key, body: { privacy: 1 } });
   await at('getStatsPage', '/stats/fixture.example.org', {}, 401);
   await at('getStatsPage', '/stats/FIXTURE.example.org', {}, 301);
   await at('signInStatsPage', '/stats/FIXTURE.example.org', form({ key: 'nope' }), 301);
+  await at('signInStatsPage', '/stats/fixture.example.org', { ...form({ key: 'nope' }), headers: { ...form({}).headers, origin: 'https://elsewhere.example' } }, 403);
   for (let i = 0; i < 10; i++) await at('signInStatsPage', '/stats/fixture.example.org', form({ key: 'nope' }), 401);
   await at('signInStatsPage', '/stats/fixture.example.org', form({ key: 'nope' }), 429);
   w.clock.advance(30 * 86_400_000);

@@ -51,9 +51,32 @@ test('failed authentications are limited per client IP', async () => {
   const statuses = [];
   for (let i = 0; i < 4; i++) statuses.push((await call('GET', '/api/account', from('10.0.0.1'))).status);
   assert.deepEqual(statuses, [401, 401, 401, 429]);
-  const blockedEvenWithAGoodKey = await call('GET', '/api/account', { headers: { 'x-forwarded-for': '10.0.0.1' } });
-  assert.equal(blockedEvenWithAGoodKey.status, 429);
   assert.equal((await call('GET', '/api/account', from('10.0.0.2'))).status, 401);
+});
+
+test('a valid key is never refused by the failed-authentication limit; bad keys from that IP still are', async () => {
+  const { call, clock, makeUser } = await testApp({ trustProxy: true, rateLimit: 2 });
+  const u = await makeUser('behind-proxy');
+  const ip = { 'x-forwarded-for': '10.0.0.9' };
+  const bad = () => call('GET', '/api/account', { key: 'sk_wrong_key_guess_000000000000', headers: ip });
+  const statuses = [];
+  for (let i = 0; i < 21; i++) statuses.push((await bad()).status);
+  assert.deepEqual(statuses, [...Array(20).fill(401), 429], 'AUTH_FAILURE_LIMIT defaults to 20');
+  const good = await call('GET', '/api/account', { key: u.key, headers: ip });
+  assert.equal(good.status, 200, good.text);
+  assert.equal(good.body.data.id, u.id);
+  const analytics = await call('GET', '/api/v1/websites', { key: u.key, headers: ip });
+  assert.equal(analytics.status, 200, 'the analytics API shares the rule');
+  const blocked = await bad();
+  assert.equal(blocked.status, 429);
+  assert.deepEqual(blocked.body, { error: 1, message: 'Too Many API Requests.' });
+  assert.equal(Number(blocked.headers.get('retry-after')), Math.ceil((clock.now() - (clock.now() % 60_000) + 60_000) / 1000) - Math.floor(clock.now() / 1000));
+  assert.equal((await call('GET', '/api/account', { key: u.key, headers: ip })).status, 200);
+  const ownLimit = await call('GET', '/api/account', { key: u.key, headers: ip });
+  assert.equal(ownLimit.status, 429, 'the good key still has its own per-key limit (RATE_LIMIT=2)');
+  assert.equal(ownLimit.headers.get('x-ratelimit-remaining'), '0');
+  clock.advance(60_000);
+  assert.equal((await bad()).status, 401, 'the block ends with the window');
 });
 
 test('the analytics API has its own budget: exactly ANALYTICS_RATE_LIMIT pass, then 429 in its shape; the window resets', async () => {

@@ -79,7 +79,7 @@ test('redirects over real HTTP', async (t) => {
     assert.equal(right.status, 303);
     assert.equal(right.headers.location, '/secret');
     const cookie = String(right.headers['set-cookie']);
-    assert.match(cookie, new RegExp(`^lp_${id}=\\d+\\.[\\w-]+; Max-Age=86400; Path=/secret; HttpOnly; SameSite=Lax`));
+    assert.match(cookie, new RegExp(`^lp_${id}=\\d+\\.[\\w-]+; Max-Age=86400; Path=/secret; HttpOnly; SameSite=Strict`));
     assert.ok(!cookie.includes('sesame'));
     const through = await raw(`${url}/secret`, { headers: { cookie: cookie.split(';')[0]! } });
     assert.equal(through.status, 302);

@@ -41,7 +41,7 @@ for (const field of URL_FIELDS) {
       const r = await call('POST', field.path, { body: field.body(hostile) });
       assert.equal(r.status, 400, `${JSON.stringify(hostile.slice(0, 40))}: ${r.text}`);
       assert.equal(r.body.error, 1);
-      assert.match(r.body.message, /valid (http\(s\) )?URL|at most \d+ characters/);
+      assert.match(r.body.message, /valid (http\(s\) )?URL|at most \d+ characters|lone surrogate/);
       assert.equal(snapshotOf(store, field.collection), before, 'nothing stored');
     }
     const ok = await call('POST', field.path, { body: field.body('  HTTPS://Example.COM/ü?q=a b#x  ') });

@@ -7,20 +7,20 @@ import { verifyPassword } from '../auth/passwords.ts';
 import { formatDate } from '../clock.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
-import { FixedWindowLimiter } from '../http/rate-limit.ts';
+import type { PasswordAttempts } from '../http/password-attempts.ts';
+import { fromOwnPage, isPageLoad, pageHeaders, strictCookieHeldBack } from '../html/page-headers.ts';
 import type { Services, UserRecord } from '../resources/define.ts';
 import { totalOf } from '../stats/counts.ts';
 import { normalizeDomain } from '../visits/domain.ts';
+import { waitText } from '../redirect/pages.ts';
 import { metricRows, topRows } from './metrics.ts';
 import { ACCESS_SECONDS, PageAccess, accessCookieName } from './page-access.ts';
-import { gateHtml, messageHtml, statsPageHtml } from './stats-page.ts';
+import { gateHtml, messageHtml, statsPageCsp, statsPageHtml } from './stats-page.ts';
 import type { WebsiteIndex } from './website-index.ts';
 import { websiteSubject } from './website-index.ts';
 import type { Website } from './websites.ts';
 import { headerSafeLocation } from '../http/location.ts';
 
-/** Failed sign-ins per client IP and window before the stats page answers 429. */
-export const PAGE_SIGN_IN_LIMIT = 10;
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
 const TABLES = [
@@ -50,26 +50,20 @@ function daysBetween(from: string, to: string): string[] {
   return out;
 }
 
+/** A stats page: no script, no framing, no referrer, and a window no other page of the origin can script (see README, security model). */
 function html(c: Context, body: string, status: ContentfulStatusCode, headers: Record<string, string> = {}): Response {
-  return c.html(body, status, {
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    ...headers,
-  });
+  return c.html(body, status, { ...pageHeaders({ html: body, csp: statsPageCsp, referrer: 'no-referrer', opener: 'isolated' }), 'cache-control': 'no-store', ...headers });
 }
 
 /**
  * The stats page `/stats/<domain>`, honouring the website's privacy: 0 public; 1 the owner only,
  * signed in by posting the API key; 2 anyone with the page password (and the owner). Signing in
- * sets a signed HttpOnly cookie scoped to the page's path.
+ * sets a signed HttpOnly, SameSite=Strict cookie scoped to the page's path.
  */
-export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
+export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const access = new PageAccess(s.random.bytes(32));
   const keys = new KeyIndex(s.store);
-  const failures = new FixedWindowLimiter(PAGE_SIGN_IN_LIMIT, s.config.rateLimitWindow * 1000, s.clock);
   const userOf = (id: number) => s.store.get<UserRecord>('users', id);
 
   // A page under its stored spelling only, so the cookie path always matches.
@@ -85,9 +79,12 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEn
   routes.get('/stats/:domain', (c) => {
     const website = find(c);
     if (website instanceof Response) return website;
-    const grant = access.check(getCookie(c, accessCookieName(website)), website, s.clock.now(), userOf);
+    const cookie = getCookie(c, accessCookieName(website));
+    // The cookie opens the page only to a page load, never to a script of another page of the
+    // origin (a user's pixel) that fetches or frames it with the visitor's cookie.
+    const grant = isPageLoad(c) ? access.check(cookie, website, s.clock.now(), userOf) : null;
     const allowed = website.privacy === 0 || grant === 'owner' || (website.privacy === 2 && grant === 'password');
-    if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password'), 401);
+    if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password', undefined, cookie === undefined && strictCookieHeldBack(c)), 401);
 
     const range = pageRange(c.req.query(), s.clock.now());
     const stored = s.counters.days(websiteSubject(website.id), range.from, range.to);
@@ -103,26 +100,40 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex): Hono<AppEn
     const website = find(c);
     if (website instanceof Response) return website;
     if (website.privacy === 0) return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 303);
+    if (!fromOwnPage(c)) return html(c, messageHtml('Not accepted', 'This form can only be sent from its own page. Please open the statistics page again.'), 403);
     const ip = clientIp(c, s.config.trustProxy);
-    if (failures.blocked(ip)) return html(c, messageHtml('Too many attempts', 'Too many failed sign-ins. Try again in a minute.'), 429);
+    const target = `website:${website.id}`;
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const kind = website.privacy === 1 ? 'owner' : 'password';
+    const refused = (retryAfter: number, busy = false) =>
+      busy
+        ? html(c, messageHtml('Please try again', 'The server is busy checking passwords. Please try again in a moment.'), 503, { 'retry-after': String(retryAfter) })
+        : html(c, messageHtml('Too many attempts', `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.`), 429, { 'retry-after': String(retryAfter) });
     let grant: string | null = null;
     if (kind === 'owner') {
       const user = typeof form.key === 'string' ? keys.lookup(form.key) : null;
       const expired = user?.keyExpires ? Date.parse(user.keyExpires.replace(' ', 'T') + 'Z') <= s.clock.now() : false;
+      // The owner's valid key always opens the page, as it passes the API (a key cannot be guessed).
       if (user && user.id === website.userId && !expired) grant = access.issue('owner', website, s.clock.now(), user);
-    } else if (typeof form.password === 'string' && website.password && (await verifyPassword(form.password, website.password))) {
-      grant = access.issue('password', website, s.clock.now());
+      else {
+        const wait = attempts.blockedFor(ip, target);
+        if (wait > 0) return refused(wait);
+        attempts.failed(ip, target);
+      }
+    } else {
+      const given = typeof form.password === 'string' ? form.password : '';
+      const hash = website.password;
+      const outcome = await attempts.attempt(ip, target, async () => hash !== undefined && hash !== null && (await verifyPassword(given, hash)));
+      if (outcome.kind === 'blocked' || outcome.kind === 'busy') return refused(outcome.retryAfter, outcome.kind === 'busy');
+      if (outcome.kind === 'right') grant = access.issue('password', website, s.clock.now());
     }
     if (grant === null) {
-      failures.hit(ip);
       return html(c, gateHtml(website.domain, kind, kind === 'owner' ? 'That API key does not own this website.' : 'Wrong password.'), 401);
     }
     setCookie(c, accessCookieName(website), grant, {
       path: `/stats/${website.domain}`,
       httpOnly: true,
-      sameSite: 'Lax',
+      sameSite: 'Strict',
       secure: s.config.baseUrl.startsWith('https:'),
       maxAge: ACCESS_SECONDS,
     });

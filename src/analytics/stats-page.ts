@@ -1,3 +1,6 @@
+import type { Csp } from '../html/page.ts';
+import { cspHash } from '../html/page.ts';
+import { RELOAD } from '../html/page-headers.ts';
 import { escapeHtml, lineChart } from './chart.ts';
 import type { StatRow } from './metrics.ts';
 
@@ -22,9 +25,12 @@ td.n{text-align:right;white-space:nowrap;padding-left:12px}form{display:flex;gap
 input,button{font:inherit;padding:6px 8px;border:1px solid #c8cdd6;border-radius:6px}button{background:#2f5bea;color:#fff;border-color:#2f5bea;cursor:pointer}
 .note{background:#fff6db;border-color:#f0d98a}.err{color:#b42318}.chart{width:100%;height:auto}.chart text{font-size:11px;fill:#5b6577}.chart .grid{stroke:#eceef2}`;
 
-/** A whole HTML document with the page's styles. */
-export function documentHtml(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${CSS}</style></head><body><main>${body}</main></body></html>`;
+/** What every stats page may load: its own stylesheet (inline, by hash) and forms posted to itself; nothing else. */
+export const statsPageCsp: Csp = { 'style-src': [cspHash(CSS)], 'form-action': ["'self'"] };
+
+/** A whole HTML document with the page's styles; `head` is extra head markup. */
+export function documentHtml(title: string, body: string, head = ''): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${CSS}</style>${head}</head><body><main>${body}</main></body></html>`;
 }
 
 function table(title: string, rows: readonly StatRow[]): string {
@@ -53,8 +59,8 @@ ${view.notice ? `<section class="card note">${escapeHtml(view.notice)}</section>
   return documentHtml(`Statistics of ${view.domain}`, body);
 }
 
-/** The sign-in form of a non-public stats page: the API key (owner only) or the page password. */
-export function gateHtml(domain: string, kind: 'owner' | 'password', error?: string): string {
+/** The sign-in form of a non-public stats page: the API key (owner only) or the page password; `reload` once when a cross-site visit held the cookie back. */
+export function gateHtml(domain: string, kind: 'owner' | 'password', error?: string, reload = false): string {
   const d = escapeHtml(domain);
   const field =
     kind === 'owner'
@@ -62,7 +68,7 @@ export function gateHtml(domain: string, kind: 'owner' | 'password', error?: str
       : `<label>Password<input type="password" name="password" autocomplete="current-password" required></label>`;
   const intro = kind === 'owner' ? 'These statistics are private. The owner can sign in with the API key.' : 'These statistics are protected by a password.';
   const body = `<h1>${d}</h1><section class="card"><p>${intro}</p>${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}<form method="post" action="/stats/${d}">${field}<button type="submit">Sign in</button></form></section>`;
-  return documentHtml(`Statistics of ${domain}`, body);
+  return documentHtml(`Statistics of ${domain}`, body, reload ? RELOAD : '');
 }
 
 /** A page with only a title and a sentence (not found, too many attempts). */

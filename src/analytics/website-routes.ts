@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv } from '../http/app-env.ts';
+import type { PasswordAttempts } from '../http/password-attempts.ts';
 import type { Services } from '../resources/define.ts';
 import { analyticsCrudRoutes } from './crud.ts';
 import { eventRoutes } from './event-routes.ts';
@@ -20,12 +21,12 @@ export function websiteRoutes(s: Services): Hono<AppEnv> {
 }
 
 /** The whole website-analytics side: websites and stats APIs, the tracking script and events, the stats page. */
-export function analyticsRoutes(s: Services): Hono<AppEnv> {
+export function analyticsRoutes(s: Services, attempts: PasswordAttempts): Hono<AppEnv> {
   const index = new WebsiteIndex(s.store);
   const routes = new Hono<AppEnv>();
   routes.route('/', websiteRoutes(s));
   routes.route('/', statsRoutes(s));
   routes.route('/', eventRoutes(s, index));
-  routes.route('/', statsPageRoutes(s, index));
+  routes.route('/', statsPageRoutes(s, index, attempts));
   return routes;
 }

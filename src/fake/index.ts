@@ -46,6 +46,10 @@ export interface FakeRateLimits {
   events?: number;
   /** Failed authentications per client IP before 429. */
   authFailures?: number;
+  /** Wrong passwords per client IP (protected links, stats pages) before 429. */
+  passwordAttempts?: number;
+  /** Wrong passwords per protected link or stats page, all clients together, before 429. */
+  passwordAttemptsPerLink?: number;
   /** Window length, seconds (default 60); the fake's clock decides when a window ends. */
   windowSeconds?: number;
 }
@@ -99,7 +103,17 @@ function usersOf(fixtures: RawFixtures, users: readonly FakeUser[]): RawFixtures
 
 function limitsOf(limits: FakeRateLimits | false | undefined): Partial<Config> {
   const l = limits || {};
-  return { rateLimit: l.link ?? 0, analyticsRateLimit: l.analytics ?? 0, eventRateLimit: l.events ?? 0, authFailureLimit: l.authFailures ?? 0, rateLimitWindow: l.windowSeconds ?? 60 };
+  const windowSeconds = l.windowSeconds ?? 60;
+  return {
+    rateLimit: l.link ?? 0,
+    analyticsRateLimit: l.analytics ?? 0,
+    eventRateLimit: l.events ?? 0,
+    authFailureLimit: l.authFailures ?? 0,
+    passwordAttemptLimit: l.passwordAttempts ?? 0,
+    passwordAttemptLinkLimit: l.passwordAttemptsPerLink ?? 0,
+    rateLimitWindow: windowSeconds,
+    passwordAttemptWindow: windowSeconds,
+  };
 }
 
 /** Starts the fake backend on a free loopback port, in memory, in test mode. */

@@ -43,6 +43,8 @@ export interface FakeRateLimits {
   analytics?: number;
   events?: number;
   authFailures?: number;
+  passwordAttempts?: number;
+  passwordAttemptsPerLink?: number;
   windowSeconds?: number;
 }
 

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Escapes a value for HTML text and double-quoted attributes. */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '')
@@ -13,14 +15,77 @@ export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
+/** The Content-Security-Policy directives a page may need beyond `default-src 'none'`. */
+export type CspDirective = 'script-src' | 'style-src' | 'img-src' | 'connect-src' | 'frame-src' | 'form-action';
+
+/** Sources per directive: keywords ('self'), origins, schemes and 'sha256-...' hashes. */
+export type Csp = Partial<Record<CspDirective, readonly string[]>>;
+
+/** An HTML page with what its headers must say: the sources its CSP allows, how it sends referrers and who may script it. */
+export interface Page {
+  html: string;
+  csp: Csp;
+  /** Pages of secrets (password forms, statistics) send no Referer at all. */
+  referrer?: 'no-referrer';
+  /**
+   * Who may hold a scripting handle on the page's window. Default: anyone of the origin (pages that
+   * run third-party pixels need no more). 'same-origin': not pages of other COOP (pixel pages);
+   * 'isolated': not even those (COOP and COEP), for pages no third-party script must read.
+   */
+  opener?: 'same-origin' | 'isolated';
+}
+
+/** The CSP source that allows exactly this inline `<script>` or `<style>` text. */
+export function cspHash(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+/** Both policies' sources merged, each once. */
+export function mergeCsp(a: Csp, b: Csp): Csp {
+  const out: Record<string, readonly string[]> = { ...a };
+  for (const [directive, sources] of Object.entries(b)) out[directive] = [...new Set([...(out[directive] ?? []), ...sources])];
+  return out as Csp;
+}
+
+/** The origin of an http(s) URL as a CSP source, or null for anything else (a CSP header must not carry the rest). */
+export function originSource(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.origin : null;
+  } catch {
+    return null;
+  }
+}
+
 const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2328;background:#f6f8fa}
 main{max-width:560px;margin:12vh auto;padding:32px;background:#fff;border:1px solid #d0d7de;border-radius:12px}
-h1{font-size:1.4rem;margin:0 0 12px}p{margin:8px 0}a{color:#0969da}.muted{color:#59636e;font-size:.9rem}
+h1{font-size:1.4rem;margin:0 0 12px}p{margin:8px 0}a{color:#0969da}.muted{color:#59636e;font-size:.9rem}.center{text-align:center}
 input,button{font:inherit;padding:8px 12px;border-radius:6px;border:1px solid #d0d7de}button{background:#1f883d;color:#fff;border-color:#1f883d;cursor:pointer}
 .error{color:#cf222e}form{display:flex;gap:8px;margin-top:16px}form input{flex:1}img{max-width:100%}`;
+const STYLE_HASH = cspHash(STYLE);
 
-/** A small self-contained HTML page (no CDN, inline CSS); `body` must already be escaped. */
-export function htmlPage(title: string, body: string, extraHead = ''): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style>${extraHead}</head><body>${body}</body></html>`;
+/** What a page adds to the common one: head markup, more CSS, one inline script, sources its CSP must allow. */
+export interface PageParts {
+  head?: string;
+  css?: string;
+  script?: string;
+  csp?: Csp;
+  referrer?: 'no-referrer';
+}
+
+/**
+ * A small self-contained HTML page (no CDN); `body` must already be escaped and carry no inline
+ * `<script>`, `<style>` or `style=""`: the only inline code is the CSS and script given here,
+ * which its CSP allows by hash.
+ */
+export function htmlPage(title: string, body: string, parts: PageParts = {}): Page {
+  const css = parts.css ? STYLE + parts.css : STYLE;
+  const script = parts.script === undefined ? '' : `<script>${parts.script}</script>`;
+  const own: Csp = { 'style-src': [parts.css ? cspHash(css) : STYLE_HASH], ...(parts.script === undefined ? {} : { 'script-src': [cspHash(parts.script)] }) };
+  return {
+    html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${css}</style>${parts.head ?? ''}</head><body>${body}${script}</body></html>`,
+    csp: mergeCsp(own, parts.csp ?? {}),
+    ...(parts.referrer ? { referrer: parts.referrer } : {}),
+  };
 }

@@ -6,12 +6,13 @@ import type { Services } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientIp } from './client-ip.ts';
 import { presetHeader } from './preset-header.ts';
+import { clientBucket } from './rate-limit.ts';
 import type { FixedWindowLimiter } from './rate-limit.ts';
 
 /** What authentication needs beyond the services. */
 export interface AuthParts {
   keys: KeyIndex;
-  /** Failed authentications per client IP; null when disabled. */
+  /** Failed authentications per client IP (IPv6 per /64; only bad keys are refused once over); null when disabled. */
   failures: FixedWindowLimiter | null;
   /** Requests per key for this API; null when disabled. */
   limiter: FixedWindowLimiter | null;
@@ -26,15 +27,16 @@ export type Authenticate = (c: Context<AppEnv>) => void;
 export function authenticator(s: Services, parts: AuthParts): Authenticate {
   return (c) => {
     if (c.get('user')) return; // a route with two handlers passes here twice
-    const ip = clientIp(c, s.config.trustProxy);
-    if (parts.failures?.blocked(ip)) {
-      c.header('Retry-After', String(retryAfter(parts.failures.hit(ip).reset, s.clock.now())));
-      throw new ApiError(429, MESSAGES.tooMany);
-    }
     const token = bearerToken(c.req.header('authorization'));
     const user = token ? parts.keys.lookup(token) : null;
     if (!user) {
-      parts.failures?.hit(ip);
+      // Only failures are counted and refused: behind a proxy (or a shared NAT) one client's bad
+      // keys would otherwise lock every good key out of the same IP.
+      const failed = parts.failures?.hit(clientBucket(clientIp(c, s.config.trustProxy)));
+      if (failed && !failed.allowed) {
+        c.header('Retry-After', String(retryAfter(failed.reset, s.clock.now())));
+        throw new ApiError(429, MESSAGES.tooMany);
+      }
       c.header('WWW-Authenticate', 'Bearer');
       throw new ApiError(401, MESSAGES.invalidKey);
     }

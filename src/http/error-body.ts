@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { BusyError } from '../auth/semaphore.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -26,10 +27,14 @@ export function analyticsErrorBody(err: ApiError): Record<string, unknown> {
   return { message: ANALYTICS_MESSAGES[err.status] ?? err.message, status: err.status };
 }
 
-/** Turns anything thrown into an ApiError; unknown errors are logged and become a generic 500. */
+/** Turns anything thrown into an ApiError (a full password queue is a 503); unknown errors are logged and become a generic 500. */
 export function toApiError(err: unknown, log: Logger, c: Context): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) return new ApiError(err.status, err.message || 'Bad request.');
+  if (err instanceof BusyError) {
+    c.header('Retry-After', '1');
+    return new ApiError(503, 'The server is busy checking passwords. Please try again in a moment.');
+  }
   log.error('unhandled error', { method: c.req.method, path: c.req.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   return new ApiError(500, MESSAGES.internal);
 }

@@ -43,6 +43,20 @@ export class FixedWindowLimiter {
     return (this.counts.get(key) ?? 0) >= this.limit;
   }
 
+  /** Takes back one request counted for `key` in this window (one that turned out not to count). */
+  undo(key: string): void {
+    this.roll();
+    const used = this.counts.get(key);
+    if (used === undefined) return;
+    if (used <= 1) this.counts.delete(key);
+    else this.counts.set(key, used - 1);
+  }
+
+  /** Unix seconds at which the current window ends. */
+  windowEnd(): number {
+    return Math.ceil((this.roll() + this.windowMs) / 1000);
+  }
+
   /** How many keys are tracked now (for tests of the memory bound). */
   get size(): number {
     return this.counts.size;
@@ -57,4 +71,20 @@ export class FixedWindowLimiter {
     }
     return start;
   }
+}
+
+/**
+ * The key a client's failures are counted under: its IPv4 address, or the /64 of an IPv6 one (one
+ * host usually holds a whole /64, so counting single addresses would let it rotate past any limit).
+ */
+export function clientBucket(ip: string): string {
+  const bare = ip.replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return mapped[1]!;
+  if (!bare.includes(':')) return bare;
+  const [head = '', tail] = bare.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }

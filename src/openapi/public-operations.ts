@@ -2,10 +2,12 @@ import * as v from 'valibot';
 import { TrackedEvent } from '../analytics/visit-tally.ts';
 import type { Config } from '../config.ts';
 import type { Components } from './components.ts';
+import { headerRef } from './components.ts';
 import { inputSchema, shapeSchema } from './json-schema.ts';
 import type { Body, Method, OpSpec, Param, Reply } from './operation.ts';
 
 const page = (description: string): Reply => ({ description, type: 'text/html' });
+const retryPage = (description: string): Reply => ({ ...page(description), headers: { 'Retry-After': headerRef('Retry-After') } });
 const redirect = (description: string): Reply => ({ description, headers: { Location: { description: 'Where to go.', schema: { type: 'string' } } } });
 const form = (fields: Record<string, string>, example: Record<string, string>): Body => ({
   schema: { type: 'object', properties: Object.fromEntries(Object.entries(fields).map(([k, d]) => [k, { type: 'string', description: d }])) },
@@ -57,7 +59,14 @@ export function trackingOperations(c: Components): OpSpec[] {
       'post',
       '/stats/:domain',
       'Sign in to a private statistics page',
-      { '303': redirect('Signed in (a cookie is set): back to the page.'), '401': page('Wrong key or password.'), '429': page('Too many failed sign-ins.'), ...domainPage },
+      {
+        '303': redirect('Signed in (a cookie is set): back to the page.'),
+        '401': page('Wrong key or password.'),
+        '403': page('The form was posted from another site.'),
+        '429': retryPage('Too many wrong passwords or keys from this client or on this page (PASSWORD_ATTEMPT_LIMIT, PASSWORD_ATTEMPT_LINK_LIMIT), until the window ends.'),
+        '503': retryPage('Too many password checks are waiting.'),
+        ...domainPage,
+      },
       { body: form({ key: "The owner's API key (privacy 1).", password: 'The page password (privacy 2).' }, { password: 'page-password' }) },
     ),
   ];
@@ -91,7 +100,14 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
       'post',
       '/:alias',
       'Send the password of a protected link',
-      { '303': redirect('Accepted (a cookie is set), or the link has no password: back to the link.'), '403': page('Wrong password.'), '404': missing, '410': gone },
+      {
+        '303': redirect('Accepted (a cookie is set), or the link has no password: back to the link.'),
+        '403': page('Wrong password, or the form was posted from another site.'),
+        '404': missing,
+        '410': gone,
+        '429': retryPage('Too many wrong passwords from this client or on this link (PASSWORD_ATTEMPT_LIMIT, PASSWORD_ATTEMPT_LINK_LIMIT), until the window ends.'),
+        '503': retryPage('Too many password checks are waiting.'),
+      },
       { body: form({ password: 'The link password.' }, { password: 'secret' }) },
     ),
     open(tag, 'getQrImage', 'get', '/qr/:alias', 'The image of a QR code', { '200': { description: 'PNG, or SVG with `format=svg`.', type: ['image/png', 'image/svg+xml'] }, '404': page('No such QR code.') }, {

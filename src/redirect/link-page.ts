@@ -1,3 +1,5 @@
+import type { Page } from '../html/page.ts';
+import { mergeCsp } from '../html/page.ts';
 import type { Link } from '../links/shape.ts';
 import type { Services } from '../resources/define.ts';
 import type { Overlay } from '../resources/overlays.ts';
@@ -6,8 +8,8 @@ import type { StoredRecord } from '../store/store.ts';
 import { framePage, overlayPage, pixelsPage, splashPage } from './pages.ts';
 import { pixelTag } from './pixel-tags.ts';
 
-/** The page a link's type asks for, with its pixels fired on it; null for a plain redirect. */
-export function linkPage(s: Services, link: Link, target: string): string | null {
+/** The page a link's type asks for, with its pixels fired on it (and their hosts in its CSP); null for a plain redirect. */
+export function linkPage(s: Services, link: Link, target: string): Page | null {
   // The common case, answered before the helpers below are built (this runs on every redirect).
   if (link.type === 'direct' && link.pixels.length === 0) return null;
   const owned = <T extends StoredRecord>(collection: string, id: number | null): T | undefined => {
@@ -17,8 +19,10 @@ export function linkPage(s: Services, link: Link, target: string): string | null
   const tags = link.pixels
     .map((id) => owned<StoredRecord & { type: string; tag: string }>('pixels', id))
     .filter((p) => p !== undefined)
-    .map((p) => pixelTag(p.type, p.tag));
-  const withTags = (page: string) => (tags.length ? page.replace('</body>', `${tags.join('')}</body>`) : page);
+    .map((p) => pixelTag(p.type, p.tag))
+    .filter((t) => t !== null);
+  const withTags = (page: Page): Page =>
+    tags.length ? { ...page, html: page.html.replace('</body>', () => `${tags.map((t) => t.html).join('')}</body>`), csp: tags.reduce((csp, t) => mergeCsp(csp, t.csp), page.csp) } : page;
   switch (link.type) {
     case 'frame':
       return withTags(framePage(target, link.title));

@@ -4,7 +4,9 @@ import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { verifyPassword } from '../auth/passwords.ts';
 import type { AppEnv } from '../http/app-env.ts';
+import { clientIp } from '../http/client-ip.ts';
 import { headerSafeLocation } from '../http/location.ts';
+import type { PasswordAttempts } from '../http/password-attempts.ts';
 import { aliasKey } from '../links/alias.ts';
 import { isMainHost } from '../links/main-host.ts';
 import type { Link } from '../links/shape.ts';
@@ -12,9 +14,11 @@ import { subjectOf } from '../links/stats.ts';
 import type { Services } from '../resources/define.ts';
 import type { Domain } from '../resources/domains.ts';
 import { parseDateTime } from '../resources/fields.ts';
+import type { Page } from '../html/page.ts';
 import { htmlPage } from '../html/page.ts';
+import { fromOwnPage, isPageLoad, pageHeaders, strictCookieHeldBack } from '../html/page-headers.ts';
 import { linkPage } from './link-page.ts';
-import { expiredPage, notFoundPage, passwordPage } from './pages.ts';
+import { busyPage, expiredPage, foreignFormPage, notFoundPage, passwordPage, tooManyAttemptsPage } from './pages.ts';
 import { PassCookies } from './pass-cookie.ts';
 import { resolveTarget } from './target.ts';
 import { recordClick, visitOf } from './visit.ts';
@@ -41,14 +45,15 @@ export function uncachedRedirect(location: string, status: number): Response {
   return new Response(null, { status, headers: { Location: headerSafeLocation(location), 'Cache-Control': 'no-store' } });
 }
 
-/** Answers an HTML page that must not be cached (every visit is counted). */
-export function html(c: Context, body: string, status: 200 | 403 | 404 | 410 = 200): Response {
+/** Answers an HTML page that must not be cached (every visit is counted), with its security headers. */
+export function html(c: Context, page: Page, status: 200 | 403 | 404 | 410 | 429 | 503 = 200): Response {
   c.header('Cache-Control', 'no-store');
-  return c.html(body, status);
+  for (const [name, value] of Object.entries(pageHeaders(page))) c.header(name, value);
+  return c.html(page.html, status);
 }
 
 /** The short links themselves: `GET /<alias>` on the main host and on branded domains, and the password form. */
-export function redirectRoutes(s: Services): Hono<AppEnv> {
+export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const cookies = new PassCookies(randomBytes(32));
 
@@ -75,15 +80,20 @@ export function redirectRoutes(s: Services): Hono<AppEnv> {
     const { link, domain } = find(c);
     if (!link) return missing(c, domain);
     if (expired(link)) return html(c, expiredPage(), 410);
-    if (link.password && !cookies.valid(getCookie(c, cookies.name(link.id)), link.id, link.password, s.clock.now())) {
-      return html(c, passwordPage(c.req.path));
+    if (link.password) {
+      const cookie = getCookie(c, cookies.name(link.id));
+      // The cookie opens the link only to a page load: not to a script of another page of this
+      // origin (a pixel) fetching or framing it with the visitor's cookie.
+      if (!isPageLoad(c) || !cookies.valid(cookie, link.id, link.password, s.clock.now())) {
+        return html(c, passwordPage(c.req.path, false, cookie === undefined && strictCookieHeldBack(c)));
+      }
     }
     const visit = visitOf(c, s);
     const target = resolveTarget(link, visit);
     recordClick(s, subjectOf('link', link.id), link.userId, visit);
     const page = linkPage(s, link, target);
     if (page === null) return uncachedRedirect(target, s.config.redirectStatus);
-    return html(c, page);
+    return html(c, link.password ? { ...page, opener: 'same-origin' } : page);
   });
 
   routes.post('/:alias', async (c) => {
@@ -91,13 +101,21 @@ export function redirectRoutes(s: Services): Hono<AppEnv> {
     if (!link) return missing(c, domain);
     if (expired(link)) return html(c, expiredPage(), 410);
     if (!link.password) return c.redirect(c.req.path, 303);
+    // Guesses posted by other sites' pages would come from their visitors' IPs.
+    if (!fromOwnPage(c)) return html(c, foreignFormPage(), 403);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const given = typeof form.password === 'string' ? form.password : '';
-    if (!(await verifyPassword(given, link.password))) return html(c, passwordPage(c.req.path, true), 403);
+    const hash = link.password;
+    const outcome = await attempts.attempt(clientIp(c, s.config.trustProxy), `link:${link.id}`, () => verifyPassword(given, hash));
+    if (outcome.kind === 'blocked' || outcome.kind === 'busy') {
+      c.header('Retry-After', String(outcome.retryAfter));
+      return outcome.kind === 'blocked' ? html(c, tooManyAttemptsPage(outcome.retryAfter), 429) : html(c, busyPage(), 503);
+    }
+    if (outcome.kind === 'wrong') return html(c, passwordPage(c.req.path, true), 403);
     setCookie(c, cookies.name(link.id), cookies.issue(link.id, link.password, s.clock.now()), {
       path: `/${link.alias}`,
       httpOnly: true,
-      sameSite: 'Lax',
+      sameSite: 'Strict',
       secure: s.config.baseUrl.startsWith('https:'),
       maxAge: cookies.maxAgeSeconds,
     });

@@ -5,6 +5,7 @@ import type { Services } from '../resources/define.ts';
 import { checkUserUnique, newUserFields, userFields } from '../resources/users.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
+import { clientBucket } from '../http/rate-limit.ts';
 import type { FixedWindowLimiter } from '../http/rate-limit.ts';
 import { parseWith, readJson } from '../http/validate.ts';
 
@@ -17,7 +18,7 @@ export function registerRoutes(s: Services, perIp: FixedWindowLimiter | null): H
   routes.post('/api/register', async (c) => {
     const ip = clientIp(c, s.config.trustProxy);
     // Sign-ups share the failed-authentication budget of the IP, so accounts cannot be mass-created.
-    if (perIp && !perIp.hit(ip).allowed) throw new ApiError(429, MESSAGES.tooMany);
+    if (perIp && !perIp.hit(clientBucket(ip)).allowed) throw new ApiError(429, MESSAGES.tooMany);
     const input = parseWith(registerBody, await readJson(c));
     checkUserUnique(s.store, input);
     const made = await newUserFields(input, s.clock.now());

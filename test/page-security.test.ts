@@ -1,0 +1,259 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { testApp } from './helpers.ts';
+import type { Reply } from './helpers.ts';
+
+const PIXEL_TYPES = ['gtmpixel', 'gapixel', 'adwordspixel', 'fbpixel', 'linkedinpixel', 'twitterpixel', 'adrollpixel', 'quorapixel', 'pinterest', 'bing', 'snapchat', 'reddit', 'tiktok'];
+
+/** The directives of a Content-Security-Policy header. */
+function directives(header: string | null): Map<string, string[]> {
+  assert.ok(header, 'a Content-Security-Policy header');
+  return new Map(header.split(';').map((d) => d.trim().split(/\s+/)).map(([name = '', ...sources]) => [name, sources]));
+}
+
+/** Whether a CSP source list allows loading `url` (origins, *. wildcards and schemes; no 'self' for other origins). */
+function allows(sources: readonly string[] | undefined, url: string): boolean {
+  const u = new URL(url, 'http://sho.rt');
+  return (sources ?? []).some((s) => {
+    if (s === "'self'") return u.origin === 'http://sho.rt';
+    if (/^[a-z]+:$/.test(s)) return u.protocol === s;
+    const m = /^(https?):\/\/(\*\.)?([^/]+)$/.exec(s);
+    if (!m) return false;
+    if (u.protocol !== `${m[1]}:`) return false;
+    return m[2] ? u.host.endsWith(`.${m[3]}`) : u.host === m[3];
+  });
+}
+
+const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+
+/** Asserts the common headers and that the CSP permits exactly what the page's markup needs. */
+function assertSecurePage(r: Reply, referrer: string): Map<string, string[]> {
+  assert.match(r.headers.get('content-type') ?? '', /^text\/html/);
+  assert.equal(r.headers.get('x-frame-options'), 'DENY');
+  assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(r.headers.get('referrer-policy'), referrer);
+  const csp = directives(r.headers.get('content-security-policy'));
+  assert.deepEqual(csp.get('default-src'), ["'none'"]);
+  assert.deepEqual(csp.get('frame-ancestors'), ["'none'"]);
+  assert.deepEqual(csp.get('base-uri'), ["'none'"]);
+  assert.ok(csp.has('form-action'), 'form-action does not fall back to default-src');
+  assert.ok(![...csp.values()].flat().some((s) => s === "'unsafe-inline'" || s === "'unsafe-eval'" || s === '*'), 'no unsafe-inline, unsafe-eval or *');
+  const html = r.text;
+  assert.doesNotMatch(html, /\sstyle="/, 'no style attributes: the CSP would block them');
+  for (const [, css] of html.matchAll(/<style>([\s\S]*?)<\/style>/g)) assert.ok(csp.get('style-src')?.includes(hashOf(css!)), 'each inline stylesheet is allowed by its hash');
+  for (const [, attrs, code] of html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)) {
+    const src = /src="([^"]+)"/.exec(attrs!)?.[1];
+    if (src) assert.ok(allows(csp.get('script-src'), unescape(src)), `script ${src}`);
+    else assert.ok(csp.get('script-src')?.includes(hashOf(code!)), 'each inline script is allowed by its hash');
+  }
+  for (const [, src] of html.matchAll(/<img [^>]*src="([^"]+)"/g)) assert.ok(allows(csp.get('img-src'), unescape(src!)), `image ${src}`);
+  for (const [, src] of html.matchAll(/<iframe [^>]*src="([^"]+)"/g)) assert.ok(allows(csp.get('frame-src'), unescape(src!)), `frame ${src}`);
+  for (const [, action] of html.matchAll(/<form [^>]*action="([^"]+)"/g)) {
+    const to = unescape(action!);
+    assert.ok(to.startsWith('mailto:') ? csp.get('form-action')?.includes('mailto:') : allows(csp.get('form-action'), to), `form to ${to}`);
+  }
+  return csp;
+}
+
+async function world(overrides = {}) {
+  const app = await testApp({ trustProxy: true, rateLimit: 0, analyticsRateLimit: 0, ...overrides });
+  const ok = async (path: string, body: Record<string, unknown>) => {
+    const r = await app.call('POST', path, { body });
+    assert.equal(r.status, 200, `${path}: ${r.text}`);
+    return r.body;
+  };
+  const page = (path: string, headers: Record<string, string> = {}) => app.call('GET', path, { key: null, headers });
+  return { ...app, ok, page };
+}
+
+test('every page of the redirect side has a CSP fitting it, no framing, nosniff and a referrer policy', async (t) => {
+  const { ok, page, call, store } = await world();
+  const splash = await ok('/api/splash/add', { name: 'S', title: 'Wait', text: 'Hi', image: 'https://img.example.net/banner.png', countdown: 3 });
+  const message = await ok('/api/overlay/add', { type: 'message', name: 'M', message: 'Buy', buttontext: 'Go', buttonlink: 'https://shop.example.com/', bgcolor: '#112233', position: 'top-right' });
+  const contact = await ok('/api/overlay/add', { type: 'contact', name: 'C', fields: ['name', 'email'], email: 'sales@example.com' });
+  const pixels = [];
+  for (const type of PIXEL_TYPES) pixels.push((await ok('/api/pixel/add', { type, name: type, tag: `ID-${type}` })).id);
+  await ok('/api/url/add', { url: 'https://example.com/f', custom: 'framed', type: 'frame' });
+  await ok('/api/url/add', { url: 'https://example.com/s', custom: 'splashed', type: String(splash.id) });
+  await ok('/api/url/add', { url: 'https://example.com/m', custom: 'overlaid', type: `overlay-${message.id}` });
+  await ok('/api/url/add', { url: 'https://example.com/c', custom: 'contact', type: `overlay-${contact.id}` });
+  await ok('/api/url/add', { url: 'https://example.com/p', custom: 'pixeled', pixels });
+  await ok('/api/url/add', { url: 'https://example.com/fp', custom: 'framedpx', type: 'frame', pixels: pixels.slice(0, 4) });
+  await ok('/api/url/add', { url: 'https://example.com/pw', custom: 'locked', password: 'pw' });
+  const old = await ok('/api/url/add', { url: 'https://example.com/old', custom: 'gone', expiry: '2099-01-01 00:00:00' });
+  await store.write((tx) => tx.update('links', old.id, { expiry: '2000-01-01 00:00:00' }));
+  const campaign = await ok('/api/campaign/add', { name: 'Spring', slug: 'spring', public: true });
+  assert.equal((await call('POST', `/api/campaign/${campaign.id}/assign/${old.id - 1}`)).status, 200);
+
+  const cases: { name: string; path: string; status: number; referrer?: string; check?: (csp: Map<string, string[]>, r: Reply) => void }[] = [
+    { name: 'home', path: '/', status: 200 },
+    { name: 'unknown alias', path: '/nothing-here', status: 404 },
+    { name: 'expired link', path: '/gone', status: 410 },
+    { name: 'campaign page', path: `/c/${campaign.id}-spring`, status: 200 },
+    { name: 'unknown QR', path: '/qr/none/scan', status: 404 },
+    {
+      name: 'password form',
+      path: '/locked',
+      status: 200,
+      referrer: 'no-referrer',
+      check: (csp, r) => {
+        assert.deepEqual(csp.get('form-action'), ["'self'"]);
+        assert.equal(r.headers.get('cross-origin-opener-policy'), 'same-origin', 'no pixel page can script a protected link\'s window');
+      },
+    },
+    {
+      name: 'splash page',
+      path: '/splashed',
+      status: 200,
+      check: (csp) => {
+        assert.deepEqual(csp.get('img-src'), ['https://img.example.net']);
+        assert.deepEqual(csp.get('form-action'), ["'none'"]);
+        assert.equal(csp.get('script-src'), undefined, 'no script at all');
+      },
+    },
+    { name: 'frame page', path: '/framed', status: 200, check: (csp) => assert.deepEqual(csp.get('frame-src'), ['https://example.com', 'https:']) },
+    { name: 'message overlay', path: '/overlaid', status: 200, check: (_csp, r) => assert.match(r.text, /\.cta\{position:fixed;top:48px;right:16px;[^}]*background:#112233/) },
+    { name: 'contact overlay', path: '/contact', status: 200, check: (csp) => assert.deepEqual(csp.get('form-action'), ['mailto:']) },
+    {
+      name: 'pixels page (every provider)',
+      path: '/pixeled',
+      status: 200,
+      check: (csp, r) => {
+        assert.equal((r.text.match(/<img [^>]*hidden>|<script async src=/g) ?? []).length, PIXEL_TYPES.length, 'one beacon per pixel');
+        assert.ok(csp.get('connect-src')?.includes('https://*.google-analytics.com') && csp.get('connect-src')?.includes('https://analytics.tiktok.com'));
+        assert.ok(!csp.get('connect-src')?.includes("'self'"), 'pixel scripts cannot fetch this origin');
+        assert.equal(r.headers.get('cross-origin-opener-policy'), null);
+      },
+    },
+    { name: 'frame page with pixels', path: '/framedpx', status: 200, check: (csp) => assert.ok(csp.get('script-src')?.includes('https://*.googletagmanager.com') && csp.get('frame-src')?.includes('https://example.com')) },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, async () => {
+      const r = await page(c.path);
+      assert.equal(r.status, c.status, r.text);
+      const csp = assertSecurePage(r, c.referrer ?? 'strict-origin-when-cross-origin');
+      c.check?.(csp, r);
+    });
+  }
+
+  await t.test('too many attempts and a busy check answer pages with the same headers', async () => {
+    const { call: post } = await world({ passwordAttemptLimit: 1 });
+    await post('POST', '/api/url/add', { body: { url: 'https://example.com/x', custom: 'locked', password: 'pw' } });
+    const guess = () => post('POST', '/locked', { key: null, raw: 'password=no', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assertSecurePage(await guess(), 'no-referrer');
+    const blocked = await guess();
+    assert.equal(blocked.status, 429);
+    assertSecurePage(blocked, 'no-referrer');
+  });
+});
+
+test('the stats page and its gates: a CSP without inline-anything, no framing, no referrer, an isolated window', async () => {
+  const { call, makeUser, page } = await world();
+  const alice = await makeUser('alice');
+  for (const body of [{ domain: 'public.example.com' }, { domain: 'private.example.com', privacy: 1 }]) {
+    assert.equal((await call('POST', '/api/v1/websites', { key: alice.key, body })).status, 201);
+  }
+  for (const [path, status] of [['/stats/public.example.com', 200], ['/stats/private.example.com', 401], ['/stats/unknown.example.com', 404]] as const) {
+    const r = await page(path);
+    assert.equal(r.status, status);
+    const csp = assertSecurePage(r, 'no-referrer');
+    assert.deepEqual(csp.get('form-action'), ["'self'"]);
+    assert.equal(r.headers.get('cross-origin-opener-policy'), 'same-origin');
+    assert.equal(r.headers.get('cross-origin-embedder-policy'), 'require-corp', 'not even a protected link page of the origin shares its window group');
+  }
+});
+
+test('sign-in cookies are HttpOnly, SameSite=Strict, path-scoped, and Secure on an https BASE_URL', async () => {
+  const { call, makeUser } = await world({ baseUrl: 'https://sho.rt' });
+  assert.equal((await call('POST', '/api/url/add', { body: { url: 'https://example.com/x', custom: 'locked', password: 'pw' } })).status, 200);
+  const alice = await makeUser('alice');
+  assert.equal((await call('POST', '/api/v1/websites', { key: alice.key, body: { domain: 'secret.example.com', privacy: 2, password: 'pw' } })).status, 201);
+  const form = { key: null, raw: 'password=pw', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+  const link = (await call('POST', '/locked', form)).headers.get('set-cookie') ?? '';
+  assert.match(link, /^lp_\d+=[^;]+; Max-Age=86400; Path=\/locked; HttpOnly; Secure; SameSite=Strict$/);
+  const stats = (await call('POST', '/stats/secret.example.com', form)).headers.get('set-cookie') ?? '';
+  assert.match(stats, /^pa_stats_\d+=[^;]+; Max-Age=86400; Path=\/stats\/secret\.example\.com; HttpOnly; Secure; SameSite=Strict$/);
+});
+
+test('a sign-in cookie opens a page only to a page load, not to a script fetching or framing it', async () => {
+  const { call, makeUser, page } = await world();
+  const made = await call('POST', '/api/url/add', { body: { url: 'https://example.com/target', custom: 'locked', password: 'pw', type: 'splash' } });
+  const alice = await makeUser('alice');
+  assert.equal((await call('POST', '/api/v1/websites', { key: alice.key, body: { domain: 'private.example.com', privacy: 1 } })).status, 201);
+  const post = (path: string, raw: string) => call('POST', path, { key: null, raw, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const lp = (await post('/locked', 'password=pw')).headers.get('set-cookie')!.split(';')[0]!;
+  const pa = (await post('/stats/private.example.com', `key=${alice.key}`)).headers.get('set-cookie')!.split(';')[0]!;
+
+  for (const dest of ['empty', 'iframe', 'object', 'script']) {
+    const link = await page('/locked', { cookie: lp, 'sec-fetch-dest': dest });
+    assert.equal(link.status, 200);
+    assert.match(link.text, /This link is protected/, dest);
+    assert.ok(!link.text.includes('example.com/target'), `${dest}: no destination`);
+    const stats = await page('/stats/private.example.com', { cookie: pa, 'sec-fetch-dest': dest });
+    assert.equal(stats.status, 401, dest);
+    assert.ok(!stats.text.includes('pageviews</div>'), `${dest}: no statistics`);
+  }
+  const { text } = await call('GET', `/api/url/${made.body.id}`);
+  assert.equal(JSON.parse(text).data.clicks, 0, 'none of these counted a click');
+
+  const link = await page('/locked', { cookie: lp, 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate' });
+  assert.equal(link.status, 200);
+  assert.match(link.text, /https:\/\/example\.com\/target/, 'a page load with the cookie shows the splash page');
+  assert.equal(link.headers.get('cross-origin-opener-policy'), 'same-origin');
+  assert.equal((await page('/stats/private.example.com', { cookie: pa, 'sec-fetch-dest': 'document' })).status, 200);
+  assert.equal((await page('/stats/private.example.com', { cookie: pa })).status, 200, 'browsers without Sec-Fetch headers still sign in');
+});
+
+test('a visit from another site, whose browser held the SameSite=Strict cookie back, reloads once to send it', async () => {
+  const { call, makeUser, page } = await world();
+  assert.equal((await call('POST', '/api/url/add', { body: { url: 'https://example.com/x', custom: 'locked', password: 'pw' } })).status, 200);
+  const alice = await makeUser('alice');
+  assert.equal((await call('POST', '/api/v1/websites', { key: alice.key, body: { domain: 'private.example.com', privacy: 1 } })).status, 201);
+  const reload = /<meta http-equiv="refresh" content="0">/;
+  for (const path of ['/locked', '/stats/private.example.com']) {
+    assert.match((await page(path, { 'sec-fetch-site': 'cross-site' })).text, reload, `${path}: from another site`);
+    assert.doesNotMatch((await page(path, { 'sec-fetch-site': 'same-origin' })).text, reload, `${path}: the reload itself does not reload again`);
+    assert.doesNotMatch((await page(path, { 'sec-fetch-site': 'none' })).text, reload, `${path}: typed or bookmarked`);
+    assert.doesNotMatch((await page(path)).text, reload, `${path}: no Sec-Fetch headers`);
+  }
+});
+
+test('password forms posted from another site are refused and not counted; from the page itself they work', async () => {
+  const { call, makeUser } = await world({ passwordAttemptLimit: 1 });
+  assert.equal((await call('POST', '/api/url/add', { body: { url: 'https://example.com/x', custom: 'locked', password: 'pw' } })).status, 200);
+  const alice = await makeUser('alice');
+  assert.equal((await call('POST', '/api/v1/websites', { key: alice.key, body: { domain: 'secret.example.com', privacy: 2, password: 'pw' } })).status, 201);
+  const post = (path: string, password: string, headers: Record<string, string>) =>
+    call('POST', path, { key: null, raw: `password=${password}`, headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'sho.rt', ...headers } });
+  for (const path of ['/locked', '/stats/secret.example.com']) {
+    const foreign: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }];
+    for (const headers of foreign) {
+      const r = await post(path, 'pw', headers);
+      assert.equal(r.status, 403, `${path} ${JSON.stringify(headers)}`);
+      assert.match(r.text, /can only be sent from its own page/);
+      assert.equal(r.headers.get('set-cookie'), null);
+    }
+    assert.equal((await post(path, 'wrong', { 'sec-fetch-site': 'cross-site' })).status, 403);
+    const own = await post(path, 'pw', { 'sec-fetch-site': 'same-origin', origin: 'http://sho.rt' });
+    assert.equal(own.status, 303, `${path}: refused posts did not use up the limit of 1`);
+    assert.equal((await post(path, 'pw', { origin: 'http://sho.rt' })).status, 303, `${path}: Origin alone, same host`);
+  }
+});
+
+test('no API route accepts a page cookie instead of a key', async () => {
+  const { call, makeUser } = await world();
+  const alice = await makeUser('alice');
+  assert.equal((await call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/x', custom: 'locked', password: 'pw' } })).status, 200);
+  assert.equal((await call('POST', '/api/v1/websites', { key: alice.key, body: { domain: 'private.example.com', privacy: 1 } })).status, 201);
+  const form = (path: string, raw: string) => call('POST', path, { key: null, raw, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const cookie = [(await form('/locked', 'password=pw')).headers.get('set-cookie'), (await form('/stats/private.example.com', `key=${alice.key}`)).headers.get('set-cookie')]
+    .map((c) => c!.split(';')[0])
+    .join('; ');
+  for (const path of ['/api/account', '/api/urls', '/api/url/1', '/api/v1/websites', '/api/v1/stats/1?name=pageviews']) {
+    const r = await call('GET', path, { key: null, headers: { cookie } });
+    assert.equal(r.status, 401, path);
+    assert.ok(!r.text.includes('example.com'), `${path}: nothing private`);
+  }
+});
