@@ -1,6 +1,7 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Adapter } from 'lowdb';
+import { FILE_MODE } from './permissions.ts';
 
 /** A data file that exists but cannot be used; the server refuses to start and names it. */
 export class DataFileError extends Error {
@@ -59,8 +60,9 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   /** Replaces the file's content atomically and durably. */
   async write(data: T): Promise<void> {
     const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
-    const fh = await open(tmp, 'w');
+    const fh = await open(tmp, 'w', FILE_MODE);
     try {
+      await fh.chmod(FILE_MODE); // a temp file left by a crash keeps its old mode when reopened
       const text = this.serialize(data);
       // writeFile on an open handle writes from the current position, whole (partial writes retried).
       for (const piece of typeof text === 'string' ? [text] : text) await fh.writeFile(piece, 'utf8');

@@ -2,6 +2,7 @@ import { open, readdir, readFile, truncate, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataFileError, syncDir } from './atomic-file.ts';
+import { FILE_MODE } from './permissions.ts';
 
 /** One operation inside a journal entry: a whole record put, or a removal by id. */
 export type JournalOp =
@@ -16,6 +17,11 @@ export interface JournalEntry {
 
 const PREFIX = 'journal-';
 const SUFFIX = '.ndjson';
+
+/** Whether a file name in the data directory is a journal segment. */
+export function isJournalSegment(name: string): boolean {
+  return name.startsWith(PREFIX) && name.endsWith(SUFFIX);
+}
 
 function segmentName(firstSeq: number): string {
   return `${PREFIX}${String(firstSeq).padStart(16, '0')}${SUFFIX}`;
@@ -47,7 +53,7 @@ export class Journal {
   /** Reads every segment in order. A torn last line (a crash mid-append) is cut off; any other bad line is corruption. */
   static async open(dir: string): Promise<{ journal: Journal; entries: JournalEntry[] }> {
     const journal = new Journal(dir);
-    const names = (await readdir(dir)).filter((n) => n.startsWith(PREFIX) && n.endsWith(SUFFIX)).sort();
+    const names = (await readdir(dir)).filter(isJournalSegment).sort();
     const entries: JournalEntry[] = [];
     for (const name of names) {
       const file = join(dir, name);
@@ -150,7 +156,7 @@ export class Journal {
 
   private async openSegment(firstSeq: number): Promise<void> {
     const file = join(this.dir, segmentName(firstSeq));
-    const fh = await open(file, 'a');
+    const fh = await open(file, 'a', FILE_MODE);
     await syncDir(this.dir);
     const old = this.fh;
     this.fh = fh;

@@ -19,7 +19,7 @@ export function acquireLock(dir: string): () => void {
   const file = join(dir, '.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(file, 'wx');
+      const fd = openSync(file, 'wx', 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       return () => {

@@ -4,9 +4,10 @@ import { Low, Memory } from 'lowdb';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { AtomicJsonFile } from './atomic-file.ts';
-import { Journal } from './journal.ts';
+import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock } from './lock.ts';
+import { DIR_MODE, tightenDataDir } from './permissions.ts';
 import { Collection, checkCollectionFile, collectionFileChunks } from './collection.ts';
 import type { CollectionFile, StoredRecord } from './collection.ts';
 import { recordingTx } from './transaction.ts';
@@ -65,10 +66,12 @@ export class Store {
       return store;
     }
     const dir = options.dir;
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
     const release = acquireLock(dir);
     try {
       await removeStaleTempFiles(dir);
+      const own = new Set(options.collections.map((name) => `${name}.json`));
+      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || name.startsWith('.lock'), log);
       const loaded = await Journal.open(dir);
       const store = new Store(dir, loaded.journal, every, bytes, log);
       for (const name of options.collections) {
