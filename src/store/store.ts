@@ -6,7 +6,7 @@ import { silentLogger } from '../log.ts';
 import { AtomicJsonFile } from './atomic-file.ts';
 import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
-import { acquireLock } from './lock.ts';
+import { acquireLock, isLockFile } from './lock.ts';
 import { DIR_MODE, tightenDataDir } from './permissions.ts';
 import { Collection, checkCollectionFile, collectionFileChunks } from './collection.ts';
 import type { CollectionFile, StoredRecord } from './collection.ts';
@@ -67,11 +67,11 @@ export class Store {
     }
     const dir = options.dir;
     await mkdir(dir, { recursive: true, mode: DIR_MODE });
-    const release = acquireLock(dir);
+    const release = await acquireLock(dir);
     try {
       await removeStaleTempFiles(dir);
       const own = new Set(options.collections.map((name) => `${name}.json`));
-      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || name.startsWith('.lock'), log);
+      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name), log);
       const loaded = await Journal.open(dir);
       const store = new Store(dir, loaded.journal, every, bytes, log);
       for (const name of options.collections) {
