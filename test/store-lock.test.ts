@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -210,6 +211,19 @@ test('takeovers of a dead holder’s lock racing each other: exactly one wins', 
   won[0]!.value();
   const again = await acquireLock(dir);
   again();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('a holder that accepts but does not answer (being killed, or busy) is waited for, then refused; once it is gone, taken over', async () => {
+  const dir = await tmp();
+  const silent = createServer(() => {}); // accepts, never answers
+  await new Promise<void>((resolve) => silent.listen(join(dir, '.lock'), resolve));
+  const started = Date.now();
+  await assert.rejects(acquireLock(dir), (err: unknown) => err instanceof LockedError && /did not answer within 3 s/.test(err.message));
+  assert.ok(Date.now() - started >= 2900, `refused after ${Date.now() - started} ms`);
+  setTimeout(() => silent.close(), 500); // the dying holder's socket closes meanwhile
+  const release = await acquireLock(dir);
+  release();
   await rm(dir, { recursive: true, force: true });
 });
 
