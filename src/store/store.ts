@@ -8,7 +8,8 @@ import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { DIR_MODE, tightenDataDir } from './permissions.ts';
-import { Collection, checkCollectionFile, collectionFileChunks } from './collection.ts';
+import { Collection, collectionFileChunks } from './collection.ts';
+import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile, StoredRecord } from './collection.ts';
 import { recordingTx } from './transaction.ts';
 
@@ -75,7 +76,7 @@ export class Store {
       const loaded = await Journal.open(dir);
       const store = new Store(dir, loaded.journal, every, bytes, log);
       for (const name of options.collections) {
-        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), checkCollectionFile);
+        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), readCollectionFile);
         const db = new Low<CollectionFile>(adapter, emptyFile(name));
         await db.read();
         const col = new Collection(name, db, store.changes);
