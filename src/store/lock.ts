@@ -32,19 +32,24 @@ export function isLockFile(name: string): boolean {
  */
 export async function acquireLock(dir: string): Promise<() => void> {
   const real = realpathSync(dir);
-  const namespace = process.platform === 'linux' ? await namespaceLock(dir, real) : null;
+  // Windows has no socket files for Node, but a named pipe is freed with its process and bound by
+  // one process at a time, like an abstract socket (not tried on Windows: nobody here runs it).
+  const windows = process.platform === 'win32';
+  const namespace = process.platform === 'linux' || windows ? await namespaceLock(dir, real) : null;
   try {
-    const file = await fileLock(dir, real);
+    const file = windows ? null : await fileLock(dir, real);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      try {
-        if (statSync(join(real, LOCK)).ino === file.ino) unlinkSync(join(real, LOCK));
-      } catch {
-        // already gone: nothing to remove
+      if (file) {
+        try {
+          if (statSync(join(real, LOCK)).ino === file.ino) unlinkSync(join(real, LOCK));
+        } catch {
+          // already gone: nothing to remove
+        }
+        file.server.close();
       }
-      file.server.close();
       namespace?.close(); // last: while it is held, no server of this machine can bind the socket file
     };
   } catch (err) {
@@ -114,7 +119,8 @@ async function namespaceLock(dir: string, real: string): Promise<Server> {
   const st = statSync(real, { bigint: true });
   // The key keeps other local users, who can stat the directory but not read inside it, from
   // binding the name first and so keeping the server from starting.
-  const name = `\0shortlink-server-lock-${createHash('sha256').update(`${lockKey(real)}:${st.dev}:${st.ino}`).digest('hex').slice(0, 40)}`;
+  const id = createHash('sha256').update(`${lockKey(real)}:${st.dev}:${st.ino}`).digest('hex').slice(0, 40);
+  const name = process.platform === 'win32' ? `\\\\.\\pipe\\shortlink-server-lock-${id}` : `\0shortlink-server-lock-${id}`;
   const deadline = Date.now() + GRACE_MS;
   for (;;) {
     try {
