@@ -1,12 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { CollectionFile, StoredRecord } from './collection.ts';
 import { checkCollectionFile } from './collection.ts';
-
-/** The longest record read when it is not on a line of its own (a missing bracket would read the rest of the file). */
-const MAX_RECORD_CHARS = 256 * 1024 * 1024;
-
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-const endsScalar = (c: number) => isSpace(c) || c === 0x2c || c === 0x7d || c === 0x5d; // , } ]
+import { ValueScanner, isSpace } from './value-scanner.ts';
 
 type State =
   | 'start'
@@ -21,78 +16,11 @@ type State =
   | 'done';
 
 /**
- * Finds where one JSON value ends, across pieces of text; the value itself is checked by
- * JSON.parse once whole. Only records not written one per line (a file edited by hand) and the
- * few top-level values go through here.
- */
-class ValueScanner {
-  private parts: string[] = [];
-  private chars = 0;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
-  private scalar = false;
-  private fresh = true;
-  newlines = 0;
-
-  /** Starts a value whose first character is `first` (not whitespace). */
-  begin(first: number): void {
-    this.parts = [];
-    this.chars = 0;
-    this.depth = first === 0x7b || first === 0x5b ? 1 : 0;
-    this.inString = first === 0x22;
-    this.escaped = false;
-    this.scalar = this.depth === 0 && !this.inString;
-    this.fresh = true;
-    this.newlines = 0;
-  }
-
-  /** Scans from `pos`; the index just after the value's end, or -1 when the value goes on past `text`. */
-  scan(text: string, pos: number): number {
-    let i = pos;
-    if (this.scalar) {
-      while (i < text.length && !endsScalar(text.charCodeAt(i))) i++;
-      return this.keep(text, pos, i, i < text.length);
-    }
-    if (this.fresh) i++; // the opening quote or bracket, counted by begin()
-    this.fresh = false;
-    for (; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (c === 0x5c) this.escaped = true;
-        else if (c === 0x22) {
-          this.inString = false;
-          if (this.depth === 0) return this.keep(text, pos, i + 1, true);
-        }
-      } else if (c === 0x22) this.inString = true;
-      else if (c === 0x7b || c === 0x5b) this.depth++;
-      else if (c === 0x7d || c === 0x5d) {
-        if (--this.depth === 0) return this.keep(text, pos, i + 1, true);
-      } else if (c === 0x0a) this.newlines++;
-    }
-    return this.keep(text, pos, i, false);
-  }
-
-  private keep(text: string, from: number, to: number, complete: boolean): number {
-    this.parts.push(text.slice(from, to));
-    this.chars += to - from;
-    if (this.chars > MAX_RECORD_CHARS) throw new Error(`a value longer than ${MAX_RECORD_CHARS / 1024 / 1024} MB characters (a missing bracket?)`);
-    return complete ? to : -1;
-  }
-
-  /** The whole value, parsed. */
-  parse(): unknown {
-    return JSON.parse(this.parts.length === 1 ? this.parts[0]! : this.parts.join(''));
-  }
-}
-
-/**
  * Parses a collection file given in pieces of any size, never holding more of it as one string
  * than a piece or one record: a file of 2,000,000 links (560 MB) is longer than the longest
- * string V8 makes. A record on a line of its own (as the store writes them) is one JSON.parse of
- * that line; anything else that is valid JSON is read too, by finding where each value ends.
- * Errors name the line.
+ * string V8 makes. Records each on a line of their own (as the store writes them) are parsed a
+ * piece at a time; anything else that is valid JSON is read too, by finding where each value
+ * ends. Errors name the line.
  */
 export class CollectionParser {
   private state: State = 'start';

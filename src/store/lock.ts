@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { chmodSync, closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listen, probe, shortPathTo } from './lock-socket.ts';
 import { FILE_MODE } from './permissions.ts';
 
 /** Raised when another live server holds the data directory. */
@@ -12,8 +11,6 @@ export class LockedError extends Error {}
 
 const LOCK = '.lock';
 const KEY = '.lock-key';
-/** The longest socket path every platform binds (Linux takes 107 bytes, macOS 103). */
-const SOCKET_PATH_MAX = 103;
 /** How long a holder that accepts but does not answer (a process being killed, or busy loading) is waited for. */
 const GRACE_MS = 3000;
 
@@ -65,53 +62,6 @@ function locked(dir: string, pid: number | null): LockedError {
       ? `Data directory ${dir} is in use by another server (lock ${lock}): it accepts connections but did not answer within ${GRACE_MS / 1000} s.`
       : `Data directory ${dir} is in use by another server (pid ${pid}${pid === process.pid ? ', this process' : ''}, lock ${lock}).`,
   );
-}
-
-/** Listens on a socket that answers every connection with this process's pid, without keeping the process alive. */
-function listen(path: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer((socket) => {
-      socket.on('error', () => {}); // a prober that hangs up early is no concern of the server's
-      socket.unref();
-      socket.end(String(process.pid));
-    });
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      server.unref();
-      resolve(server);
-    });
-  });
-}
-
-type Probe = { held: true; pid: number | null } | { held: false; gone: boolean };
-
-/** Connects to a lock socket: held (and the holder's pid, if it answers in time), or not held (gone: no such file). */
-function probe(path: string): Promise<Probe> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(path);
-    let connected = false;
-    let answer = '';
-    const held = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ held: true, pid: /^\d+$/.test(answer) ? Number(answer) : null });
-    };
-    const timer = setTimeout(held, 1000);
-    socket.on('connect', () => (connected = true));
-    socket.on('data', (d) => (answer += d));
-    socket.on('end', held);
-    socket.on('error', (err: NodeJS.ErrnoException) => {
-      if (connected) return held();
-      clearTimeout(timer);
-      socket.destroy();
-      // Connecting to a socket file nobody listens on (or to an older version's pid file) is refused.
-      if (err.code === 'ECONNREFUSED') resolve({ held: false, gone: false });
-      else if (err.code === 'ENOENT') resolve({ held: false, gone: true });
-      else if (err.code === 'EAGAIN') resolve({ held: true, pid: null }); // its backlog is full: very much alive
-      else reject(err);
-    });
-  });
 }
 
 /** The abstract socket of this directory: its name hashes the directory's identity and a key only its owner can read. */
@@ -221,23 +171,3 @@ function removeOldTempSockets(real: string): void {
   }
 }
 
-/**
- * A path to `real` short enough for a socket address. Unix socket paths are limited to about 100
- * bytes, so a deep data directory is reached through a symlink in a fresh private temp directory:
- * the socket file itself still lives in the data directory, where every server finds it, and the
- * symlink is removed as soon as the socket is bound.
- */
-function shortPathTo(real: string, longestName: string): { base: string; cleanup: () => void } {
-  if (Buffer.byteLength(join(real, longestName)) <= SOCKET_PATH_MAX) return { base: real, cleanup: () => {} };
-  for (const root of [tmpdir(), '/tmp']) {
-    const short = mkdtempSync(join(root, 'shortlink-lock-'));
-    const base = join(short, 'd');
-    if (Buffer.byteLength(join(base, longestName)) > SOCKET_PATH_MAX) {
-      rmSync(short, { recursive: true, force: true });
-      continue;
-    }
-    symlinkSync(real, base);
-    return { base, cleanup: () => rmSync(short, { recursive: true, force: true }) };
-  }
-  throw new Error(`No short enough path to ${real} for its lock socket.`);
-}
