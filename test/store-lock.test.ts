@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -224,6 +224,20 @@ test('a holder that accepts but does not answer (being killed, or busy) is waite
   setTimeout(() => silent.close(), 500); // the dying holder's socket closes meanwhile
   const release = await acquireLock(dir);
   release();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('temp files of a lock taken by a process killed meanwhile are removed once a minute old; newer ones are left', async () => {
+  const dir = await tmp();
+  const old = ['.lock.4242.deadbeef.tmp', '.lock-key.4242.0badf00d.tmp'];
+  const fresh = '.lock.4343.cafebabe.tmp';
+  for (const name of [...old, fresh]) await writeFile(join(dir, name), '');
+  const longAgo = new Date(Date.now() - 120_000);
+  for (const name of old) await utimes(join(dir, name), longAgo, longAgo);
+  const release = await acquireLock(dir);
+  const left = await readdir(dir);
+  release();
+  assert.deepEqual(left.filter((n) => n.endsWith('.tmp')), [fresh]);
   await rm(dir, { recursive: true, force: true });
 });
 

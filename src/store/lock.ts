@@ -136,13 +136,17 @@ async function fileLock(dir: string, real: string): Promise<{ server: Server; in
           await sleep(50);
         } else if (!p.gone) {
           // Nobody listens: its holder died. (Holding the abstract lock, no other server of this machine is here.)
-          unlinkSync(join(real, LOCK));
+          try {
+            unlinkSync(join(real, LOCK));
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          }
         }
         if (attempt > 100) throw new LockedError(`Could not lock data directory ${dir}: ${join(dir, LOCK)} keeps changing.`);
       }
       const ino = statSync(join(real, tmpName)).ino;
       unlinkSync(join(real, tmpName));
-      removeOldTempSockets(real);
+      removeOldTempFiles(real);
       return { server, ino };
     } catch (err) {
       server.close();
@@ -158,11 +162,11 @@ async function fileLock(dir: string, real: string): Promise<{ server: Server; in
   }
 }
 
-// A kill between binding the temp name and linking it leaves the temp socket behind. One a minute
-// old is nobody's: taking the lock takes milliseconds.
-function removeOldTempSockets(real: string): void {
+// A kill while taking the lock leaves a temp socket or key file behind. One a minute old is
+// nobody's: taking the lock takes milliseconds.
+function removeOldTempFiles(real: string): void {
   for (const name of readdirSync(real)) {
-    if (!(name.startsWith('.lock.') && name.endsWith('.tmp'))) continue;
+    if (!/^\.lock(-key)?\.\d+\.[0-9a-f]+\.tmp$/.test(name)) continue;
     try {
       if (Date.now() - statSync(join(real, name)).mtimeMs > 60_000) unlinkSync(join(real, name));
     } catch {
