@@ -1,10 +1,10 @@
 /** Seeds data directories for the benchmark by writing the store's JSON files directly (no HTTP). */
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatDateTime } from '../src/clock.ts';
 import type { UserRecord } from '../src/resources/define.ts';
 import { newUserFields } from '../src/resources/users.ts';
-import { serializeCollectionFile } from '../src/store/collection.ts';
+import { collectionFileChunks } from '../src/store/collection.ts';
 import type { StoredRecord } from '../src/store/collection.ts';
 
 /** The admin key of every benchmarked server. */
@@ -72,17 +72,27 @@ function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1);
 }
 
-async function writeCollection(dir: string, name: string, records: StoredRecord[]): Promise<void> {
-  const nextId = records.length === 0 ? 1 : records[records.length - 1]!.id + 1;
-  await writeFile(join(dir, `${name}.json`), serializeCollectionFile({ collection: name, seq: 0, nextId, records }));
+function* made(count: number, make: (id: number) => StoredRecord): Generator<StoredRecord> {
+  for (let id = 1; id <= count; id++) yield make(id);
+}
+
+/** Writes a collection file of records 1..count as the store writes it, in pieces: millions never exist at once. */
+async function writeCollection(dir: string, name: string, count: number, make: (id: number) => StoredRecord): Promise<void> {
+  const fh = await open(join(dir, `${name}.json`), 'w', 0o600);
+  try {
+    for (const piece of collectionFileChunks({ collection: name, seq: 0, nextId: count + 1, records: made(count, make) })) await fh.write(piece);
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Writes a data directory holding the admin, `qrs` QR codes and `links` short links. */
 export async function seedDataDir(dir: string, counts: { qrs?: number; links?: number }): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  await writeCollection(dir, 'users', [await adminRecord()]);
-  if (counts.qrs) await writeCollection(dir, 'qrs', range(counts.qrs).map(qrRecord));
-  if (counts.links) await writeCollection(dir, 'links', range(counts.links).map(linkRecord));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const admin = await adminRecord();
+  await writeCollection(dir, 'users', 1, () => admin);
+  if (counts.qrs) await writeCollection(dir, 'qrs', counts.qrs, qrRecord);
+  if (counts.links) await writeCollection(dir, 'links', counts.links, linkRecord);
 }
 
 /** Writes json-server's database file with the same QR codes. */

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Resource } from '../src/resources/define.ts';
 import { channels } from '../src/resources/channels.ts';
@@ -228,21 +228,26 @@ test('SIGKILL at random moments under concurrent writes: acked writes survive wh
 // A restart reopens the segment named after the next sequence number in append mode: when a kill
 // tore that segment's first line, the torn bytes must be cut off before the next entry is appended.
 test('a kill that tears the first line of a fresh journal segment loses nothing acknowledged later', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'torn-segment-'));
-  const open = () => Store.open({ dir, collections: ['pixels'] });
+  const root = await mkdtemp(join(tmpdir(), 'torn-segment-'));
+  const open = (dir: string) => Store.open({ dir, collections: ['pixels'] });
+  // What a kill leaves for the restart: the files as they are now (the lock dies with its process).
+  const afterKill = async (dir: string, restart: string) => {
+    await cp(dir, join(root, restart), { recursive: true, filter: (src) => !basename(src).startsWith('.lock') });
+    return join(root, restart);
+  };
   try {
-    const first = await open();
+    const first = await open(join(root, 'first'));
     await first.write((tx) => tx.insert('pixels', { name: 'one' }));
     await first.snapshot(); // the next segment starts, empty, at sequence 2
-    const segment = (await readdir(dir)).filter((n) => n.startsWith('journal-')).sort().at(-1)!;
-    await appendFile(join(dir, segment), '{"s":2,"ops":[{"c":"pixels","op":"put","r":{"id":2,"na'); // killed mid-append
-    const second = await open(); // restart
+    const segment = (await readdir(join(root, 'first'))).filter((n) => n.startsWith('journal-')).sort().at(-1)!;
+    await appendFile(join(root, 'first', segment), '{"s":2,"ops":[{"c":"pixels","op":"put","r":{"id":2,"na'); // killed mid-append
+    const second = await open(await afterKill(join(root, 'first'), 'second')); // restart
     await second.write((tx) => tx.insert('pixels', { name: 'two' }));
     await second.write((tx) => tx.insert('pixels', { name: 'three' }));
-    const third = await open(); // another kill, another restart
+    const third = await open(await afterKill(join(root, 'second'), 'third')); // another kill, another restart
     assert.deepEqual(third.all('pixels').map((p) => p.name), ['one', 'two', 'three']);
-    await third.close();
+    await Promise.all([first.close(), second.close(), third.close()]);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
   }
 });

@@ -113,7 +113,7 @@ test('files that are not fixtures are named in the error', async () => {
   await assert.rejects(readFixtures(join(dir, 'missing.json')), /missing\.json does not exist/);
   const bad = await tmp();
   await writeFile(join(bad, 'links.json'), '{"collection":"links","seq":0,"nextId":1,"records":[{"alias":"x"}]}');
-  await assert.rejects(readFixtures(bad), /links\.json: every record needs an integer "id"/);
+  await assert.rejects(readFixtures(bad), /links\.json: line 1: every record needs an integer "id"/);
 });
 
 test('serve --seed loads into an empty data directory only, and an admin appears when the fixtures have no users', async () => {

@@ -1,14 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, writeFile, appendFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Store } from '../src/store/store.ts';
 import { DataFileError } from '../src/store/atomic-file.ts';
 import { FILE_CHUNK_CHARS, collectionFileChunks, serializeCollectionFile } from '../src/store/collection.ts';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'store-test-'));
 const open = (dir: string, snapshotEvery = 1000) => Store.open({ dir, collections: ['things', 'others'], snapshotEvery });
+
+/** The data directory as a crash at this instant leaves it, for a restart: a copy of its files (the lock dies with its process). */
+async function crashCopy(dir: string): Promise<string> {
+  const copy = await tmp();
+  await cp(dir, copy, { recursive: true, filter: (src) => !basename(src).startsWith('.lock') });
+  return copy;
+}
 
 test('acknowledged writes survive a reopen; ids continue and are never reused', async () => {
   const dir = await tmp();
@@ -30,11 +37,11 @@ test('a store that was never closed (a crash) is rebuilt from its journal', asyn
   const a = await open(dir);
   for (let i = 0; i < 5; i++) await a.write((tx) => tx.insert('things', { i }));
   await a.write((tx) => tx.update('things', 2, { i: 20 }));
-  // No close: the same process takes over its own lock, as a restarted server would.
-  const b = await open(dir);
+  const b = await open(await crashCopy(dir)); // no close, no snapshot: only the journal has the writes
   assert.deepEqual(b.all('things').map((r) => r.i), [0, 20, 2, 3, 4]);
   assert.equal((await b.write((tx) => tx.insert('things', {}))).id, 6);
   await b.close();
+  await a.close();
 });
 
 test('snapshots write one human-readable JSON file per collection and drop the journal they cover', async () => {
@@ -85,9 +92,10 @@ test('a torn last journal line (crash mid-append) is dropped', async () => {
   await a.write((tx) => tx.insert('things', { ok: true }));
   const seg = (await readdir(dir)).filter((f) => f.startsWith('journal-')).sort().at(-1)!;
   await appendFile(join(dir, seg), '{"s":99,"ops":[{"c":"things","op":"put","r":{"id":5');
-  const b = await open(dir);
+  const b = await open(await crashCopy(dir));
   assert.deepEqual(b.all('things'), [{ id: 1, ok: true }]);
   await b.close();
+  await a.close();
 });
 
 test('a corrupt data file refuses the open, names the file, and is left untouched', async () => {
@@ -108,7 +116,8 @@ test('a corrupt line in the middle of the journal refuses the open', async () =>
   await a.write((tx) => tx.insert('things', {}));
   const seg = (await readdir(dir)).filter((f) => f.startsWith('journal-')).sort().at(-1)!;
   await appendFile(join(dir, seg), 'garbage\n{"s":50,"ops":[]}\n');
-  await assert.rejects(open(dir), (err: unknown) => err instanceof DataFileError && /line 2/.test(err.message));
+  await assert.rejects(open(await crashCopy(dir)), (err: unknown) => err instanceof DataFileError && /line 2/.test(err.message));
+  await a.close();
 });
 
 test('large journal entries trigger a snapshot by size before the entry count is reached', async () => {

@@ -1,6 +1,7 @@
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Adapter } from 'lowdb';
+import { FILE_MODE } from './permissions.ts';
 
 /** A data file that exists but cannot be used; the server refuses to start and names it. */
 export class DataFileError extends Error {
@@ -31,26 +32,22 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     readonly file: string,
     /** The file's text, whole or in pieces written one after the other. */
     private readonly serialize: (data: T) => string | Iterable<string>,
-    private readonly check: (data: unknown) => T,
+    /** Parses the file from its bytes as they are read: a file may be longer than the longest string. */
+    private readonly parse: (bytes: AsyncIterable<Buffer>) => Promise<T>,
   ) {}
 
   /** The parsed file, or null when there is none; DataFileError when it does not parse. */
   async read(): Promise<T | null> {
-    let text: string;
+    let fh;
     try {
-      text = await readFile(this.file, 'utf8');
+      fh = await open(this.file, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw new DataFileError(this.file, (err as Error).message);
     }
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new DataFileError(this.file, (err as Error).message);
-    }
-    try {
-      return this.check(parsed);
+      // The stream closes the file when it ends or when the parser stops reading it.
+      return await this.parse(fh.createReadStream({ highWaterMark: 1 << 20 }));
     } catch (err) {
       throw new DataFileError(this.file, (err as Error).message);
     }
@@ -59,8 +56,9 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   /** Replaces the file's content atomically and durably. */
   async write(data: T): Promise<void> {
     const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
-    const fh = await open(tmp, 'w');
+    const fh = await open(tmp, 'w', FILE_MODE);
     try {
+      await fh.chmod(FILE_MODE); // a temp file left by a crash keeps its old mode when reopened
       const text = this.serialize(data);
       // writeFile on an open handle writes from the current position, whole (partial writes retried).
       for (const piece of typeof text === 'string' ? [text] : text) await fh.writeFile(piece, 'utf8');

@@ -1,7 +1,8 @@
-import { open, readdir, readFile, truncate, unlink } from 'node:fs/promises';
+import { open, readdir, truncate, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataFileError, syncDir } from './atomic-file.ts';
+import { FILE_MODE } from './permissions.ts';
 
 /** One operation inside a journal entry: a whole record put, or a removal by id. */
 export type JournalOp =
@@ -16,6 +17,11 @@ export interface JournalEntry {
 
 const PREFIX = 'journal-';
 const SUFFIX = '.ndjson';
+
+/** Whether a file name in the data directory is a journal segment. */
+export function isJournalSegment(name: string): boolean {
+  return name.startsWith(PREFIX) && name.endsWith(SUFFIX);
+}
 
 function segmentName(firstSeq: number): string {
   return `${PREFIX}${String(firstSeq).padStart(16, '0')}${SUFFIX}`;
@@ -47,29 +53,24 @@ export class Journal {
   /** Reads every segment in order. A torn last line (a crash mid-append) is cut off; any other bad line is corruption. */
   static async open(dir: string): Promise<{ journal: Journal; entries: JournalEntry[] }> {
     const journal = new Journal(dir);
-    const names = (await readdir(dir)).filter((n) => n.startsWith(PREFIX) && n.endsWith(SUFFIX)).sort();
+    const names = (await readdir(dir)).filter(isJournalSegment).sort();
     const entries: JournalEntry[] = [];
     for (const name of names) {
       const file = join(dir, name);
-      const text = await readFile(file, 'utf8');
-      journal.stats.bytes += text.length;
+      const whole = await readLines(file, (line, n) => {
+        if (line === '') return;
+        try {
+          const entry = JSON.parse(line) as JournalEntry;
+          if (!Number.isInteger(entry.s) || !Array.isArray(entry.ops)) throw new Error('not a journal entry');
+          entries.push(entry);
+        } catch (err) {
+          throw new DataFileError(file, `line ${n}: ${(err as Error).message}`);
+        }
+      });
+      journal.stats.bytes += whole.bytes;
       // Every acknowledged entry ends with a newline; bytes after the last one are a write torn by a
       // crash (never acknowledged). Cut them off, or the next append would be glued onto them.
-      const end = text.lastIndexOf('\n') + 1;
-      if (end < text.length) await truncate(file, Buffer.byteLength(text.slice(0, end)));
-      text
-        .slice(0, end)
-        .split('\n')
-        .forEach((line, i) => {
-          if (line === '') return;
-          try {
-            const entry = JSON.parse(line) as JournalEntry;
-            if (!Number.isInteger(entry.s) || !Array.isArray(entry.ops)) throw new Error('not a journal entry');
-            entries.push(entry);
-          } catch (err) {
-            throw new DataFileError(file, `line ${i + 1}: ${(err as Error).message}`);
-          }
-        });
+      if (whole.torn) await truncate(file, whole.bytes);
       journal.segments.push(file);
     }
     return { journal, entries };
@@ -150,7 +151,7 @@ export class Journal {
 
   private async openSegment(firstSeq: number): Promise<void> {
     const file = join(this.dir, segmentName(firstSeq));
-    const fh = await open(file, 'a');
+    const fh = await open(file, 'a', FILE_MODE);
     await syncDir(this.dir);
     const old = this.fh;
     this.fh = fh;
@@ -163,4 +164,30 @@ export class Journal {
   get currentSegment(): string {
     return this.current;
   }
+}
+
+/**
+ * Calls `onLine` with each newline-terminated line of a file, read as a stream: a segment may be
+ * longer than the longest string. Returns the bytes up to the last newline, and whether more
+ * (a torn line) follows them.
+ */
+async function readLines(file: string, onLine: (line: string, n: number) => void): Promise<{ bytes: number; torn: boolean }> {
+  const fh = await open(file, 'r');
+  let pending: Buffer[] = [];
+  let bytes = 0;
+  let n = 0;
+  // A newline byte never occurs inside a multi-byte UTF-8 character, so lines are cut as bytes and decoded whole.
+  for await (const chunk of fh.createReadStream({ highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, nl);
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+      pending = [];
+      bytes += line.length + 1;
+      onLine(line.toString('utf8'), ++n);
+      start = nl + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  }
+  return { bytes, torn: pending.length > 0 };
 }

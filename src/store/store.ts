@@ -4,10 +4,12 @@ import { Low, Memory } from 'lowdb';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { AtomicJsonFile } from './atomic-file.ts';
-import { Journal } from './journal.ts';
+import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
-import { acquireLock } from './lock.ts';
-import { Collection, checkCollectionFile, collectionFileChunks } from './collection.ts';
+import { acquireLock, isLockFile } from './lock.ts';
+import { DIR_MODE, tightenDataDir } from './permissions.ts';
+import { Collection, collectionFileChunks } from './collection.ts';
+import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile, StoredRecord } from './collection.ts';
 import { recordingTx } from './transaction.ts';
 
@@ -65,14 +67,16 @@ export class Store {
       return store;
     }
     const dir = options.dir;
-    await mkdir(dir, { recursive: true });
-    const release = acquireLock(dir);
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    const release = await acquireLock(dir);
     try {
       await removeStaleTempFiles(dir);
+      const own = new Set(options.collections.map((name) => `${name}.json`));
+      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name), log);
       const loaded = await Journal.open(dir);
       const store = new Store(dir, loaded.journal, every, bytes, log);
       for (const name of options.collections) {
-        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), checkCollectionFile);
+        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), readCollectionFile);
         const db = new Low<CollectionFile>(adapter, emptyFile(name));
         await db.read();
         const col = new Collection(name, db, store.changes);
