@@ -6,6 +6,7 @@ import { get } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { JSON_SERVER_BIN } from './peer-install.ts';
 
 /** The repository root: every process is started from there. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -126,9 +127,9 @@ export function buildApp(): Promise<void> {
   });
 }
 
-/** The peer: json-server v1 serving `dbFile`. */
+/** The peer: json-server v1 serving `dbFile` (installed by installPeer). */
 export function jsonServerSpec(name: string, dbFile: string): ProcSpec {
-  return { name, args: ['node_modules/json-server/lib/bin.js', dbFile, '--host', '127.0.0.1'], health: '/qrs?_page=1&_per_page=1' };
+  return { name, args: [JSON_SERVER_BIN, dbFile, '--host', '127.0.0.1'], health: '/qrs?_page=1&_per_page=1' };
 }
 
 /** The baseline: a bare node:http server answering a small JSON body. */

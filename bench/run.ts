@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { runRound } from './load.ts';
 import { ROOT, appSpec, buildApp, rssMb, startProc } from './processes.ts';
 import type { Proc } from './processes.ts';
+import { installPeer } from './peer-install.ts';
 import { judge, render, summarize } from './report.ts';
 import type { Extras, ScenarioResult } from './report.ts';
 import { SIZES, scenarios, seededPaths, serverData, serverSpec } from './scenarios.ts';
@@ -99,6 +100,7 @@ async function createWebsite(proc: Proc): Promise<void> {
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
   await buildApp();
+  if (chosen.some((s) => s.server.startsWith('json-server'))) await installPeer(log);
   await seed();
   const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [] };
   if (!only || only.has('cold-start')) extras.coldStartMs = await coldStart();

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { Context } from 'hono';
 import { KeyIndex } from './auth/key-index.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -8,7 +9,8 @@ import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './http/crud-routes.ts';
-import { isAnalyticsPath, renderError, toApiError } from './http/error-body.ts';
+import { isAnalyticsPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
+import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { FixedWindowLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
@@ -70,35 +72,54 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));
-  // Every route of an area is mounted here, and each one under /api (but the public ones) gets its
-  // API's key check and rate limit in front of its handler: request → auth → limiter → handler.
-  const mount = (routes: Hono<AppEnv>) => {
-    for (const r of routes.routes) {
-      const authenticate = authFor(r.path);
-      app.on(r.method, r.path, authenticate ? guarded(authenticate, r.handler) : r.handler);
-    }
-  };
   // `/api` itself is no short link: it answers like any unknown API path.
   app.all('/api', guarded(linkAuth, () => {
     throw new ApiError(404, 'Endpoint not found.');
   }));
-  mount(registerRoutes(s, failures));
-  mount(accountRoutes(s));
-  mount(docsRoutes(s));
-  mount(campaignRoutes(s));
-  mount(channelRoutes(s));
-  mount(linkRoutes(s));
-  mount(analyticsRoutes(s, attempts));
-  for (const row of s.resources) {
-    if (row.api !== 'analytics') mount(crudRoutes(s, row));
+  const areas = [
+    registerRoutes(s, failures),
+    accountRoutes(s),
+    docsRoutes(s),
+    campaignRoutes(s),
+    channelRoutes(s),
+    linkRoutes(s),
+    analyticsRoutes(s, attempts),
+    ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
+    // Last: `/:alias` would otherwise answer for every one-segment path above.
+    qrImageRoutes(s),
+    campaignPageRoutes(s),
+    redirectRoutes(s, attempts),
+  ];
+  const routes = areas.flatMap((area) => area.routes);
+  const methods = new MethodTable();
+  methods.add('GET', '/health');
+  for (const r of routes) methods.add(r.method, r.path);
+
+  // A wrong method on a known path is a 405 after the same key check a right one gets (an unknown
+  // path's too, in notFound). Where a less literal pattern would take the request (GET
+  // /api/url/add to GET /api/url/:id), a 405 route goes in front of it; every other request
+  // matches exactly the routes it did before.
+  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => {
+    authFor(c.req.path)?.(c);
+    return renderError(c, methodNotAllowed(c, allow));
+  };
+  for (const r of methods.shadowed()) {
+    app.on(r.method, r.pattern, (c, next) => {
+      const allow = methods.wrongMethod(c.req.method, c.req.path);
+      return allow ? wrongMethod(c, allow) : next();
+    });
   }
-  // Last: `/:alias` would otherwise answer for every one-segment path above.
-  mount(qrImageRoutes(s));
-  mount(campaignPageRoutes(s));
-  mount(redirectRoutes(s, attempts));
+  // Every route of an area is mounted here, and each one under /api (but the public ones) gets its
+  // API's key check and rate limit in front of its handler: request → auth → limiter → handler.
+  for (const r of routes) {
+    const authenticate = authFor(r.path);
+    app.on(r.method, r.path, authenticate ? guarded(authenticate, r.handler) : r.handler);
+  }
 
   app.notFound((c) => {
-    // An unknown path (or method) under /api still needs a good key first, as a known one does.
+    const allow = methods.wrongMethod(c.req.method, c.req.path);
+    if (allow) return wrongMethod(c, allow);
+    // An unknown path under /api still needs a good key first, as a known one does.
     authFor(c.req.path)?.(c);
     return renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.'));
   });

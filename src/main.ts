@@ -1,6 +1,6 @@
 import { ConfigError, SETTINGS, flagName, loadConfig, processEnv } from './config.ts';
 import { createLogger } from './log.ts';
-import { startServer } from './server.ts';
+import { ListenError, startServer } from './server.ts';
 import { runUserCommand, USER_COMMANDS } from './cli/users.ts';
 import { DATA_COMMANDS } from './cli/data.ts';
 import { demoEnv, startDemo } from './demo/start.ts';
@@ -67,7 +67,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError;
+    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError || err instanceof ListenError;
     console.error(known ? (err as Error).message : err);
     process.exit(1);
   },

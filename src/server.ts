@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
@@ -46,9 +47,14 @@ export interface StartOptions {
   fixtures?: RawFixtures;
 }
 
+/** The port or interface cannot be listened on; its message is one line saying what to do. */
+export class ListenError extends Error {}
+
 /** Opens the store, creates the admin on a first start, and listens. */
 export async function startServer(configIn: Config, options: StartOptions): Promise<RunningServer> {
   const config = { ...configIn };
+  // Before the store: a busy port must not cost a long load, nor create (and print) an admin key.
+  if (config.port !== 0) await probePort(config);
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
@@ -86,7 +92,33 @@ function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server>
     const listener = withErrorGuard(getRequestListener(app.fetch, { hostname: config.host }), log);
     const server = createServer(log.enabled('info') ? withAccessLog(listener, log) : listener);
     server.once('listening', () => resolve(server));
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenError(err, config)));
     server.listen(config.port, config.host);
   });
+}
+
+/** Binds the configured port and lets it go again, so that a start that cannot listen fails before it does anything. */
+function probePort(config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', (err) => reject(listenError(err, config)));
+    probe.listen(config.port, config.host, () => probe.close(() => resolve()));
+  });
+}
+
+/** What a failed listen means for the person starting the server, as a ListenError; other errors as they are. */
+export function listenError(err: Error & { code?: string }, config: Pick<Config, 'port' | 'host'>): Error {
+  const on = config.host === '0.0.0.0' || config.host === '::' ? '' : ` on ${config.host}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new ListenError(`Port ${config.port} is already in use${on}: stop the other server or set PORT (--port).`);
+    case 'EACCES':
+      return new ListenError(`Port ${config.port} needs privileges this user does not have: use a port above 1023 or set PORT (--port).`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ListenError(`HOST ${config.host} is not an address of this machine: set HOST (--host) to one of its addresses, or 0.0.0.0 for all.`);
+    default:
+      return err;
+  }
 }

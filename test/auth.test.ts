@@ -69,7 +69,7 @@ test('unknown routes answer JSON 404 in the API\'s error shape, never HTML', asy
   assert.deepEqual(r.body, { error: 1, message: 'Endpoint not found.' });
   assert.match(r.headers.get('content-type') ?? '', /application\/json/);
   const wrongMethod = await call('PATCH', '/api/account');
-  assert.equal(wrongMethod.status, 404);
+  assert.deepEqual([wrongMethod.status, wrongMethod.headers.get('allow'), wrongMethod.body], [405, 'GET, HEAD', { error: 1, message: 'Method not allowed. Use GET.' }]);
 });
 
 test('bodies over the limit are 413, non-JSON bodies 415, broken JSON 400', async () => {
@@ -154,10 +154,10 @@ test('every served route under /api but register and event checks the key first,
       assert.equal(got.headers.get('www-authenticate'), 'Bearer');
     });
   }
-  await t.test('an unknown path or method under /api: 401 without a key, 404 with one', async () => {
-    for (const [method, path] of [['GET', '/api/nothing'], ['PATCH', '/api/account'], ['GET', '/api/v1/nothing'], ['GET', '/api']]) {
-      assert.equal((await call(method!, path!, { key: null })).status, 401, `${method} ${path}`);
-      assert.equal((await call(method!, path!)).status, 404, `${method} ${path} with a key`);
+  await t.test('an unknown path or method under /api: 401 without a key, 404 or 405 with one', async () => {
+    for (const [method, path, status] of [['GET', '/api/nothing', 404], ['PATCH', '/api/account', 405], ['GET', '/api/url/add', 405], ['GET', '/api/v1/nothing', 404], ['POST', '/api/v1/stats/1', 405], ['GET', '/api', 404]] as const) {
+      assert.equal((await call(method, path, { key: null })).status, 401, `${method} ${path}`);
+      assert.equal((await call(method, path)).status, status, `${method} ${path} with a key`);
     }
   });
   assert.equal(JSON.stringify(store.all('users')) + JSON.stringify(store.all('links')), before);

@@ -32,11 +32,17 @@ test('the document is valid OpenAPI 3.1 and every $ref resolves', async () => {
   }
 });
 
-test('every route the app serves is documented, and every documented operation is served', () => {
+test('every route the app serves is documented, and every documented operation is served', async () => {
   // Middleware is registered for ALL methods, or for `/*` (the body limit, on the methods with a body).
   const served = new Set(app.routes.filter((r) => r.method !== 'ALL' && r.path !== '/*').map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`));
   const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
-  assert.deepEqual([...served].filter((k) => !documented.has(k)), [], 'served but not documented');
+  // The only routes beside the operations answer 405, in front of a less literal pattern (GET /api/url/add, not GET /api/url/{id}).
+  const undocumented = [...served].filter((k) => !documented.has(k));
+  assert.ok(undocumented.includes('get /api/url/add'));
+  for (const k of undocumented) {
+    const [method, path] = k.split(' ') as [string, string];
+    assert.equal((await call(method.toUpperCase(), path.replace(/\{[^}]+\}/g, '1'))).status, 405, `${k} is served but not documented`);
+  }
   assert.deepEqual([...documented].filter((k) => !served.has(k)), [], 'documented but not served');
 });
 

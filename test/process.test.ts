@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { ListenError, listenError } from '../src/server.ts';
 import { api, runCli, startProcess } from './process-helpers.ts';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'process-test-'));
@@ -68,6 +71,43 @@ test('an invalid setting stops the start with exit code 1 and names it', async (
   const r = await runCli(['serve'], { PORT: 'eighty', DATA_DIR: ':memory:' });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Invalid PORT/);
+});
+
+test('a busy port stops the start with one line naming the port, exit code 1, and nothing stored', async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const port = (holder.address() as AddressInfo).port;
+  try {
+    const dir = await tmp();
+    const r = await runCli(['serve'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_API_KEY: '', LOG_LEVEL: 'info' });
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, `Port ${port} is already in use on 127.0.0.1: stop the other server or set PORT (--port).\n`);
+    assert.equal(r.stdout, '');
+    assert.deepEqual(await readdir(dir), []);
+    const demo = await runCli(['demo', '--port', String(port)], {});
+    assert.equal(demo.code, 1);
+    assert.equal(demo.stderr, `Port ${port} is already in use on 127.0.0.1: stop the other server or set PORT (--port).\n`);
+  } finally {
+    holder.close();
+  }
+});
+
+test('every listen failure a person can fix reads as what to do; others stay as they are', () => {
+  const fail = (code: string) => Object.assign(new Error(`listen ${code}`), { code });
+  const cases = [
+    { code: 'EADDRINUSE', host: '0.0.0.0', message: 'Port 8080 is already in use: stop the other server or set PORT (--port).' },
+    { code: 'EADDRINUSE', host: '::1', message: 'Port 8080 is already in use on ::1: stop the other server or set PORT (--port).' },
+    { code: 'EACCES', host: '0.0.0.0', message: 'Port 8080 needs privileges this user does not have: use a port above 1023 or set PORT (--port).' },
+    { code: 'EADDRNOTAVAIL', host: '192.0.2.1', message: 'HOST 192.0.2.1 is not an address of this machine: set HOST (--host) to one of its addresses, or 0.0.0.0 for all.' },
+    { code: 'ENOTFOUND', host: 'no-such-host.invalid', message: 'HOST no-such-host.invalid is not an address of this machine: set HOST (--host) to one of its addresses, or 0.0.0.0 for all.' },
+  ];
+  for (const c of cases) {
+    const err = listenError(fail(c.code), { port: 8080, host: c.host });
+    assert.ok(err instanceof ListenError, c.code);
+    assert.equal(err.message, c.message);
+  }
+  const other = fail('EMFILE');
+  assert.equal(listenError(other, { port: 8080, host: '0.0.0.0' }), other);
 });
 
 test('the first start prints a generated admin key once; it works', async () => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { METRICS } from '../src/analytics/metrics.ts';
 import { settingsTable } from '../src/settings-table.ts';
 
 const readme = () => readFile(new URL('../README.md', import.meta.url), 'utf8');
@@ -15,4 +16,11 @@ test("the README's configuration table is the settings' own (regenerate: npm run
   const text = await readme();
   const between = /<!-- settings:start[^>]*-->\n([\s\S]*?)\n<!-- settings:end -->/.exec(text)?.[1];
   assert.equal(between, settingsTable());
+});
+
+test('the README lists exactly the statistics metric names the stats API accepts', async () => {
+  const text = await readme();
+  const list = /`name` \(required[\s\S]*?\n\n([\s\S]*?)\n\nRows are/.exec(text)?.[1] ?? '';
+  const named = new Set([...list.matchAll(/^- (.*(?:\n  .*)*)/gm)].flatMap((m) => [...m[1]!.matchAll(/`([a-z_]+)`/g)].map((n) => n[1]!)));
+  assert.deepEqual([...named].sort(), [...METRICS].sort());
 });

@@ -11,7 +11,7 @@ import { websiteSubject } from './website-index.ts';
 import { websites } from './websites.ts';
 
 const statsQuery = listQuery(['value'], ['count', 'value'], {
-  name: v.picklist(METRICS, 'The selected name is invalid.'),
+  name: v.picklist(METRICS, `The selected name is invalid. Valid names: ${METRICS.join(', ')}.`),
   from: dateField('from'),
   to: dateField('to'),
 });

@@ -39,6 +39,20 @@ export function toApiError(err: unknown, log: Logger, c: Context): ApiError {
   return new ApiError(500, MESSAGES.internal);
 }
 
+/**
+ * The 405 for a known path and a method it lacks, with `Allow`; the message in the words of the
+ * path's API (the analytics API's is Laravel's own).
+ */
+export function methodNotAllowed(c: Context, allow: readonly string[]): ApiError {
+  c.header('Allow', allow.join(', '));
+  if (isAnalyticsPath(c.req.path)) {
+    return new ApiError(405, `The ${c.req.method} method is not supported for route ${c.req.path.slice(1)}. Supported methods: ${allow.join(', ')}.`);
+  }
+  const use = allow.filter((m) => m !== 'HEAD');
+  const last = use.pop();
+  return new ApiError(405, `Method not allowed. Use ${use.length > 0 ? `${use.join(', ')} or ${last}` : last}.`);
+}
+
 /** The one place errors become responses, in the shape of the API the path belongs to. */
 export function renderError(c: Context, err: ApiError): Response {
   const analytics = isAnalyticsPath(c.req.path);
