@@ -12,7 +12,7 @@ import { hourOf } from '../visits/visitor.ts';
 import { TRACKER_SCRIPT } from './tracker-script.ts';
 import { TrackedEvent, customEventTally, pageviewTally } from './visit-tally.ts';
 import type { WebsiteIndex } from './website-index.ts';
-import { websiteSubject } from './website-index.ts';
+import { websiteSubject } from './website-subject.ts';
 
 /** Largest tracking event body, bytes: a pageview is a few hundred. */
 export const EVENT_BODY_LIMIT = 8 * 1024;

@@ -17,7 +17,7 @@ import { metricRows, topRows } from './metrics.ts';
 import { ACCESS_SECONDS, PageAccess, accessCookieName } from './page-access.ts';
 import { gateHtml, messageHtml, statsPageCsp, statsPageHtml } from './stats-page.ts';
 import type { WebsiteIndex } from './website-index.ts';
-import { websiteSubject } from './website-index.ts';
+import { websiteSubject } from './website-subject.ts';
 import type { Website } from './websites.ts';
 import { headerSafeLocation } from '../http/location.ts';
 

@@ -7,7 +7,7 @@ import { dateField } from './form-fields.ts';
 import { addError, throwIfAny, validate } from './laravel-errors.ts';
 import { laravelPage, listQuery, sentQuery, sortRows } from './list-page.ts';
 import { METRICS, metricRows } from './metrics.ts';
-import { websiteSubject } from './website-index.ts';
+import { websiteSubject } from './website-subject.ts';
 import { websites } from './websites.ts';
 
 const statsQuery = listQuery(['value'], ['count', 'value'], {

@@ -3,11 +3,6 @@ import { parseIpRanges } from '../visits/ip-range.ts';
 import type { IpRange } from '../visits/ip-range.ts';
 import type { Website } from './websites.ts';
 
-/** The statistics subject of a website in the daily counters. */
-export function websiteSubject(id: number): string {
-  return `website:${id}`;
-}
-
 /** Finds websites by domain (the row's `domain` index) for ingestion and the stats page, and caches their parsed IP exclusions. */
 export class WebsiteIndex {
   // Keyed by the record object: an update stores a new object, so stale ranges are never used.

@@ -8,7 +8,7 @@ import { normalizeDomain } from '../visits/domain.ts';
 import { parseIpRanges } from '../visits/ip-range.ts';
 import { booleanField, choiceField, linesField, textField } from './form-fields.ts';
 import { addError, throwIfAny, validate } from './laravel-errors.ts';
-import { websiteSubject } from './website-index.ts';
+import { websiteSubject } from './website-subject.ts';
 import type { FieldErrors } from './laravel-errors.ts';
 import { int, laravelTime as laravelTimeShape, str } from '../resources/shapes.ts';
 

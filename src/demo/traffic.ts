@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { customEventTally, pageviewTally } from '../analytics/visit-tally.ts';
-import { websiteSubject } from '../analytics/website-index.ts';
+import { websiteSubject } from '../analytics/website-subject.ts';
 import type { Website } from '../analytics/websites.ts';
 import { clickTally } from '../redirect/visit.ts';
 import type { VisitInfo } from '../redirect/visit.ts';

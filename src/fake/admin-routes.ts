@@ -9,7 +9,9 @@ import { renderError, toApiError } from '../http/error-body.ts';
 import { jsonObjectBody } from '../http/validate.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
-import type { TestControl } from './control.ts';
+import type { RawFixtures } from '../fixtures/read.ts';
+import type { SeedCounts } from '../fixtures/seed.ts';
+import type { TestClock } from './test-clock.ts';
 
 /** Lets only admin keys through: 401 without a valid key, 403 for another user's. */
 function requireAdminKey(store: Store): MiddlewareHandler<AppEnv> {
@@ -31,8 +33,23 @@ async function body(c: { req: { text(): Promise<string> } }): Promise<Record<str
   return jsonObjectBody(await c.req.text(), 'application/json', '');
 }
 
+/** The clock as the admin endpoints report it. */
+export interface ClockState {
+  now: string;
+  ms: number;
+  frozen: boolean;
+}
+
+/** What the admin endpoints act on: the test control of a TEST_MODE server (TestControl is one). */
+export interface AdminControl {
+  clock: TestClock;
+  reset(): Promise<void>;
+  seed(fixtures: RawFixtures): Promise<SeedCounts>;
+  clockState(): ClockState;
+}
+
 /** Moves the clock as a POST /__admin/clock body says: `{now}` (ISO date or epoch ms) stops it there, `{advance}` (ms) moves it. */
-function moveClock(control: TestControl, input: Record<string, unknown>): void {
+function moveClock(control: AdminControl, input: Record<string, unknown>): void {
   const { now, advance } = input;
   if ((now === undefined) === (advance === undefined)) throw new ApiError(400, 'Send either "now" (an ISO date or epoch milliseconds) or "advance" (milliseconds).');
   if (now !== undefined) {
@@ -46,7 +63,7 @@ function moveClock(control: TestControl, input: Record<string, unknown>): void {
 }
 
 /** `/__admin/reset`, `/__admin/seed` and `/__admin/clock`: test mode's controls, for admin keys only. */
-export function adminRoutes(control: TestControl, store: Store, log: Logger): Hono<AppEnv> {
+export function adminRoutes(control: AdminControl, store: Store, log: Logger): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.use('/__admin/*', requireAdminKey(store));
 

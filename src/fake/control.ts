@@ -11,6 +11,7 @@ import type { SeedCounts } from '../fixtures/seed.ts';
 import { DailyCounters } from '../stats/daily-counters.ts';
 import type { Store } from '../store/store.ts';
 import { adminRoutes } from './admin-routes.ts';
+import type { ClockState } from './admin-routes.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
@@ -21,13 +22,6 @@ export interface TestParts {
   resources: readonly Resource[];
   clock: TestClock;
   random: ResettableRandom;
-}
-
-/** The clock as the admin endpoints report it. */
-export interface ClockState {
-  now: string;
-  ms: number;
-  frozen: boolean;
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */
