@@ -8,7 +8,7 @@ import { seededRandom } from '../src/random.ts';
 import { OVERFLOW_LABEL, emptyCounts, foldTally, mergeCounts } from '../src/stats/counts.ts';
 import type { DayCounts, Tally } from '../src/stats/counts.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
-import { VisitorLedger } from '../src/stats/visitor-ledger.ts';
+import { LEDGER_BITS, VisitorLedger } from '../src/stats/visitor-ledger.ts';
 import { Store } from '../src/store/store.ts';
 
 const plain = (c: DayCounts) => JSON.parse(JSON.stringify(c));
@@ -56,8 +56,37 @@ test('VisitorLedger: new per subject and day and hour; a new day forgets and cha
   assert.equal(ledger.size, 8);
   assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-22T00:00:01Z')), { newToday: true, newThisHour: true });
   assert.equal(ledger.size, 2, 'yesterday is forgotten');
-  ledger.forget('website:1');
-  assert.equal(ledger.size, 0);
+});
+
+test('VisitorLedger: a fixed 16 MiB however many visitors come, and every one of 300,000 counted right', () => {
+  const ledger = new VisitorLedger(seededRandom(3));
+  const at = Date.parse('2026-11-21T10:00:00Z');
+  const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+  assert.equal(ledger.bytes, 0, 'nothing before the first visit');
+  ledger.sight('link:0', '192.0.2.1', 'ua', at);
+  assert.equal(ledger.bytes, LEDGER_BITS / 8);
+  let fresh = 0;
+  for (let i = 0; i < 300_000; i++) if (ledger.sight(`link:${i % 1000}`, ip(i), 'Mozilla/5.0', at).newToday) fresh++;
+  assert.equal(fresh, 300_000, 'no new visitor taken for a known one at this size');
+  assert.equal(ledger.bytes, LEDGER_BITS / 8, 'the memory did not grow with the visitors');
+  assert.equal(ledger.size, 2 * 300_001);
+  for (let i = 0; i < 300_000; i += 7) {
+    const again = ledger.sight(`link:${i % 1000}`, ip(i), 'Mozilla/5.0', at + 60_000);
+    assert.deepEqual(again, { newToday: false, newThisHour: false }, `visitor ${i} is known`);
+  }
+  assert.deepEqual(ledger.sight('link:1', ip(0), 'Mozilla/5.0', at), { newToday: true, newThisHour: true }, 'the same visitor on another subject');
+  assert.deepEqual(ledger.sight('link:0', ip(0), 'Mozilla/5.0', at + 86_400_000), { newToday: true, newThisHour: true }, 'the next day starts empty');
+  assert.equal(ledger.size, 2);
+});
+
+test('VisitorLedger tells once a day when the day passes its rated sightings', () => {
+  const told: [string, number][] = [];
+  const ledger = new VisitorLedger(seededRandom(3), { ratedSightings: 3, onOverRating: (day, n) => told.push([day, n]) });
+  const at = Date.parse('2026-11-21T10:00:00Z');
+  for (let i = 0; i < 10; i++) ledger.sight('link:1', `192.0.2.${i}`, 'ua', at);
+  ledger.sight('link:1', '192.0.2.99', 'ua', at + 86_400_000);
+  for (let i = 0; i < 10; i++) ledger.sight('link:1', `192.0.2.${i}`, 'ua', at + 86_400_000);
+  assert.deepEqual(told, [['2026-11-21', 4], ['2026-11-22', 4]]);
 });
 
 async function memoryCounters(flushMs = 20) {

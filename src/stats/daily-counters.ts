@@ -72,7 +72,7 @@ export class DailyCounters {
     this.flushMs = options.flushMs ?? 1000;
     this.maxLabels = options.maxLabels ?? 1000;
     this.random = options.random;
-    this.ledger = new VisitorLedger(options.random);
+    this.ledger = this.newLedger();
     store.beforeClose(() => this.close());
   }
 
@@ -83,7 +83,14 @@ export class DailyCounters {
     this.timer = null;
     this.pending.clear();
     this.pendingCount = 0;
-    this.ledger = new VisitorLedger(this.random);
+    this.ledger = this.newLedger();
+  }
+
+  private newLedger(): VisitorLedger {
+    return new VisitorLedger(this.random, {
+      onOverRating: (day, sightings) =>
+        this.log.warn('the visitor ledger is over its rating for today: unique visitors may undercount by more than 0.3% until the day ends', { day, sightings }),
+    });
   }
 
   /** Counts one event for `subject` (e.g. 'website:3', 'link:7'); visible to reads immediately. */
@@ -151,7 +158,6 @@ export class DailyCounters {
     for (const id of this.indexOf(subject).values()) tx.remove(STATS_COLLECTION, id);
     this.pendingCount -= this.pending.get(subject)?.size ?? 0;
     this.pending.delete(subject);
-    this.ledger.forget(subject);
   }
 
   /** Writes everything buffered in one store write. */
