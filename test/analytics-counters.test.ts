@@ -149,6 +149,49 @@ test('DailyCounters: dropSubject removes written and buffered days; a deleted ow
   assert.equal(store.count('stats'), 0, 'the buffered day of a deleted user is not written');
 });
 
+test('DailyCounters: a written day is folded into in place, not copied every flush; a day from a file is copied once', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'counters-'));
+  try {
+    const clock = fixedClock('2026-11-21T10:00:00Z');
+    const store = await Store.open({ dir, collections: ['users', 'stats'] });
+    const counters = new DailyCounters(store, { clock, random: seededRandom(1), flushMs: 60_000 });
+    const click = { add: { clicks: 1 }, labels: { country: 'DE:Germany' } };
+    counters.record('link:1', click);
+    await counters.flush();
+    const written = store.all('stats')[0]!.counts as DayCounts;
+    for (let i = 0; i < 3; i++) {
+      counters.record('link:1', click);
+      await counters.flush();
+      assert.equal(store.all('stats')[0]!.counts, written, `flush ${i + 2} wrote the same counts object`);
+    }
+    assert.deepEqual(plain(written), { clicks: 4, country: { 'DE:Germany': 4 } });
+    counters.record('link:1', click);
+    assert.deepEqual(plain(store.all('stats')[0]!.counts as DayCounts), { clicks: 5, country: { 'DE:Germany': 5 } }, 'reads see it at once');
+    await store.snapshot();
+    counters.record('link:1', click);
+    await counters.flush();
+    await store.close();
+
+    // What the journal and the snapshot say after a restart, and a day read from the file.
+    const reopened = await Store.open({ dir, collections: ['users', 'stats'] });
+    const fromFile = reopened.all('stats')[0]!.counts as DayCounts;
+    assert.deepEqual(plain(fromFile), { clicks: 6, country: { 'DE:Germany': 6 } });
+    assert.notEqual(Object.getPrototypeOf(fromFile.country), null, 'a parsed day has plain objects');
+    const again = new DailyCounters(reopened, { clock, random: seededRandom(1), flushMs: 60_000 });
+    again.record('link:1', { add: { clicks: 1 }, labels: { country: '__proto__' } });
+    assert.deepEqual(plain(fromFile), { clicks: 6, country: { 'DE:Germany': 6 } }, 'the parsed day is not folded into');
+    const copied = again.day('link:1', '2026-11-21')!;
+    assert.equal(Object.getPrototypeOf(copied.country), null);
+    assert.equal((copied.country as Record<string, number>)['__proto__'], 1);
+    await again.flush();
+    again.record('link:1', click);
+    assert.equal(reopened.all('stats')[0]!.counts, copied, 'once copied, the day is folded into in place too');
+    await reopened.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('DailyCounters: closing the store flushes; the days are there after a restart', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'counters-'));
   try {
