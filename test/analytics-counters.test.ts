@@ -9,6 +9,7 @@ import { OVERFLOW_LABEL, emptyCounts, foldTally, mergeCounts } from '../src/stat
 import type { DayCounts, Tally } from '../src/stats/counts.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import { LEDGER_BITS, VisitorLedger } from '../src/stats/visitor-ledger.ts';
+import { silentLogger } from '../src/log.ts';
 import { Store } from '../src/store/store.ts';
 
 const plain = (c: DayCounts) => JSON.parse(JSON.stringify(c));
@@ -87,6 +88,20 @@ test('VisitorLedger tells once a day when the day passes its rated sightings', (
   ledger.sight('link:1', '192.0.2.99', 'ua', at + 86_400_000);
   for (let i = 0; i < 10; i++) ledger.sight('link:1', `192.0.2.${i}`, 'ua', at + 86_400_000);
   assert.deepEqual(told, [['2026-11-21', 4], ['2026-11-22', 4]]);
+});
+
+test('DailyCounters logs a warning once a day when the visitor ledger passes its rating', async () => {
+  const store = await Store.open({ dir: ':memory:', collections: ['users', 'stats'] });
+  const clock = fixedClock('2026-11-21T10:00:00Z');
+  const warnings: [string, Record<string, unknown> | undefined][] = [];
+  const log = { ...silentLogger, warn: (msg: string, extra?: Record<string, unknown>) => void warnings.push([msg, extra]) };
+  const counters = new DailyCounters(store, { clock, random: seededRandom(1), log, ratedSightings: 4 });
+  for (let i = 0; i < 6; i++) counters.sight('link:1', `192.0.2.${i}`, 'ua');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]![0], /visitor ledger is over its rating/);
+  assert.deepEqual(warnings[0]![1], { day: '2026-11-21', sightings: 5 });
+  await counters.close();
+  await store.close();
 });
 
 async function memoryCounters(flushMs = 20) {

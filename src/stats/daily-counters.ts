@@ -25,6 +25,8 @@ export interface DailyCounterOptions {
   flushMs?: number;
   /** Distinct labels per dimension and day before OVERFLOW_LABEL takes the rest (default 1000). */
   maxLabels?: number;
+  /** Visitor sightings a day past which a warning says unique counts may undercount (default LEDGER_RATED_SIGHTINGS). */
+  ratedSightings?: number;
 }
 
 /** Who and when an event is counted for. */
@@ -53,6 +55,7 @@ export class DailyCounters {
   private readonly flushMs: number;
   private readonly maxLabels: number;
   private readonly random: RandomSource;
+  private readonly ratedSightings: number | undefined;
   private ledger: VisitorLedger;
   /** Buffered days, by subject then day, so reads of one subject never scan the others. */
   private readonly pending = new Map<string, Map<string, Pending>>();
@@ -82,6 +85,7 @@ export class DailyCounters {
     this.flushMs = options.flushMs ?? 1000;
     this.maxLabels = options.maxLabels ?? 1000;
     this.random = options.random;
+    this.ratedSightings = options.ratedSightings;
     this.ledger = this.newLedger();
     store.beforeClose(() => this.close());
   }
@@ -98,6 +102,7 @@ export class DailyCounters {
 
   private newLedger(): VisitorLedger {
     return new VisitorLedger(this.random, {
+      ratedSightings: this.ratedSightings,
       onOverRating: (day, sightings) =>
         this.log.warn('the visitor ledger is over its rating for today: unique visitors may undercount by more than 0.3% until the day ends', { day, sightings }),
     });
