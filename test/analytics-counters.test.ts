@@ -8,7 +8,8 @@ import { seededRandom } from '../src/random.ts';
 import { OVERFLOW_LABEL, emptyCounts, foldTally, mergeCounts } from '../src/stats/counts.ts';
 import type { DayCounts, Tally } from '../src/stats/counts.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
-import { VisitorLedger } from '../src/stats/visitor-ledger.ts';
+import { LEDGER_BITS, VisitorLedger } from '../src/stats/visitor-ledger.ts';
+import { silentLogger } from '../src/log.ts';
 import { Store } from '../src/store/store.ts';
 
 const plain = (c: DayCounts) => JSON.parse(JSON.stringify(c));
@@ -56,8 +57,51 @@ test('VisitorLedger: new per subject and day and hour; a new day forgets and cha
   assert.equal(ledger.size, 8);
   assert.deepEqual(ledger.sight('website:1', '192.0.2.1', 'ua', at('2026-11-22T00:00:01Z')), { newToday: true, newThisHour: true });
   assert.equal(ledger.size, 2, 'yesterday is forgotten');
-  ledger.forget('website:1');
-  assert.equal(ledger.size, 0);
+});
+
+test('VisitorLedger: a fixed 16 MiB however many visitors come, and every one of 300,000 counted right', () => {
+  const ledger = new VisitorLedger(seededRandom(3));
+  const at = Date.parse('2026-11-21T10:00:00Z');
+  const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+  assert.equal(ledger.bytes, 0, 'nothing before the first visit');
+  ledger.sight('link:0', '192.0.2.1', 'ua', at);
+  assert.equal(ledger.bytes, LEDGER_BITS / 8);
+  let fresh = 0;
+  for (let i = 0; i < 300_000; i++) if (ledger.sight(`link:${i % 1000}`, ip(i), 'Mozilla/5.0', at).newToday) fresh++;
+  assert.equal(fresh, 300_000, 'no new visitor taken for a known one at this size');
+  assert.equal(ledger.bytes, LEDGER_BITS / 8, 'the memory did not grow with the visitors');
+  assert.equal(ledger.size, 2 * 300_001);
+  for (let i = 0; i < 300_000; i += 7) {
+    const again = ledger.sight(`link:${i % 1000}`, ip(i), 'Mozilla/5.0', at + 60_000);
+    assert.deepEqual(again, { newToday: false, newThisHour: false }, `visitor ${i} is known`);
+  }
+  assert.deepEqual(ledger.sight('link:1', ip(0), 'Mozilla/5.0', at), { newToday: true, newThisHour: true }, 'the same visitor on another subject');
+  assert.deepEqual(ledger.sight('link:0', ip(0), 'Mozilla/5.0', at + 86_400_000), { newToday: true, newThisHour: true }, 'the next day starts empty');
+  assert.equal(ledger.size, 2);
+});
+
+test('VisitorLedger tells once a day when the day passes its rated sightings', () => {
+  const told: [string, number][] = [];
+  const ledger = new VisitorLedger(seededRandom(3), { ratedSightings: 3, onOverRating: (day, n) => told.push([day, n]) });
+  const at = Date.parse('2026-11-21T10:00:00Z');
+  for (let i = 0; i < 10; i++) ledger.sight('link:1', `192.0.2.${i}`, 'ua', at);
+  ledger.sight('link:1', '192.0.2.99', 'ua', at + 86_400_000);
+  for (let i = 0; i < 10; i++) ledger.sight('link:1', `192.0.2.${i}`, 'ua', at + 86_400_000);
+  assert.deepEqual(told, [['2026-11-21', 4], ['2026-11-22', 4]]);
+});
+
+test('DailyCounters logs a warning once a day when the visitor ledger passes its rating', async () => {
+  const store = await Store.open({ dir: ':memory:', collections: ['users', 'stats'] });
+  const clock = fixedClock('2026-11-21T10:00:00Z');
+  const warnings: [string, Record<string, unknown> | undefined][] = [];
+  const log = { ...silentLogger, warn: (msg: string, extra?: Record<string, unknown>) => void warnings.push([msg, extra]) };
+  const counters = new DailyCounters(store, { clock, random: seededRandom(1), log, ratedSightings: 4 });
+  for (let i = 0; i < 6; i++) counters.sight('link:1', `192.0.2.${i}`, 'ua');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]![0], /visitor ledger is over its rating/);
+  assert.deepEqual(warnings[0]![1], { day: '2026-11-21', sightings: 5 });
+  await counters.close();
+  await store.close();
 });
 
 async function memoryCounters(flushMs = 20) {
@@ -118,6 +162,49 @@ test('DailyCounters: dropSubject removes written and buffered days; a deleted ow
   });
   await counters.flush();
   assert.equal(store.count('stats'), 0, 'the buffered day of a deleted user is not written');
+});
+
+test('DailyCounters: a written day is folded into in place, not copied every flush; a day from a file is copied once', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'counters-'));
+  try {
+    const clock = fixedClock('2026-11-21T10:00:00Z');
+    const store = await Store.open({ dir, collections: ['users', 'stats'] });
+    const counters = new DailyCounters(store, { clock, random: seededRandom(1), flushMs: 60_000 });
+    const click = { add: { clicks: 1 }, labels: { country: 'DE:Germany' } };
+    counters.record('link:1', click);
+    await counters.flush();
+    const written = store.all('stats')[0]!.counts as DayCounts;
+    for (let i = 0; i < 3; i++) {
+      counters.record('link:1', click);
+      await counters.flush();
+      assert.equal(store.all('stats')[0]!.counts, written, `flush ${i + 2} wrote the same counts object`);
+    }
+    assert.deepEqual(plain(written), { clicks: 4, country: { 'DE:Germany': 4 } });
+    counters.record('link:1', click);
+    assert.deepEqual(plain(store.all('stats')[0]!.counts as DayCounts), { clicks: 5, country: { 'DE:Germany': 5 } }, 'reads see it at once');
+    await store.snapshot();
+    counters.record('link:1', click);
+    await counters.flush();
+    await store.close();
+
+    // What the journal and the snapshot say after a restart, and a day read from the file.
+    const reopened = await Store.open({ dir, collections: ['users', 'stats'] });
+    const fromFile = reopened.all('stats')[0]!.counts as DayCounts;
+    assert.deepEqual(plain(fromFile), { clicks: 6, country: { 'DE:Germany': 6 } });
+    assert.notEqual(Object.getPrototypeOf(fromFile.country), null, 'a parsed day has plain objects');
+    const again = new DailyCounters(reopened, { clock, random: seededRandom(1), flushMs: 60_000 });
+    again.record('link:1', { add: { clicks: 1 }, labels: { country: '__proto__' } });
+    assert.deepEqual(plain(fromFile), { clicks: 6, country: { 'DE:Germany': 6 } }, 'the parsed day is not folded into');
+    const copied = again.day('link:1', '2026-11-21')!;
+    assert.equal(Object.getPrototypeOf(copied.country), null);
+    assert.equal((copied.country as Record<string, number>)['__proto__'], 1);
+    await again.flush();
+    again.record('link:1', click);
+    assert.equal(reopened.all('stats')[0]!.counts, copied, 'once copied, the day is folded into in place too');
+    await reopened.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('DailyCounters: closing the store flushes; the days are there after a restart', async () => {

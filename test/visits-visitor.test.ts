@@ -1,28 +1,41 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { dayOf, hourOf, visitorHash } from '../src/visits/visitor.ts';
+import { avalanche, dayOf, hourOf, visitorFingerprint } from '../src/visits/visitor.ts';
 
-const reference = (parts: string[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
+const SEEDS: [number, number] = [0x12345678, 0x9abcdef0];
 
-const hashCases: Array<{ name: string; args: [string, string, string, string]; want: string }> = [
-  { name: 'known value', args: ['s3cret', '203.0.113.7', 'curl/8.4.0', '2024-05-01'], want: 'd93a10127e4beb41f9e283fc4893a3f1' },
-  { name: 'next day differs', args: ['s3cret', '203.0.113.7', 'curl/8.4.0', '2024-05-02'], want: '4aa1b6a406705eeb0a7535ba548a260a' },
-  { name: 'parts are framed', args: ['s3cret', '203.0.113.7a', 'b', '2024-05-01'], want: 'b8e29975edf2b51743f7ed814c5162cc' },
-];
-
-test('visitorHash', async (t) => {
-  for (const c of hashCases) {
+test('visitorFingerprint: two seeded 32-bit hashes of subject, IP and user agent', async (t) => {
+  const base = visitorFingerprint(SEEDS, 'link:1', '203.0.113.7', 'curl/8.4.0');
+  const differs: Array<{ name: string; got: [number, number] }> = [
+    { name: 'another subject', got: visitorFingerprint(SEEDS, 'link:2', '203.0.113.7', 'curl/8.4.0') },
+    { name: 'another IP', got: visitorFingerprint(SEEDS, 'link:1', '203.0.113.8', 'curl/8.4.0') },
+    { name: 'another user agent', got: visitorFingerprint(SEEDS, 'link:1', '203.0.113.7', 'curl/8.4.1') },
+    { name: 'parts are framed (IP "…7a" + UA "b" is not IP "…7" + UA "ab")', got: visitorFingerprint(SEEDS, 'link:1', '203.0.113.7a', 'b') },
+    { name: 'another day\'s seeds', got: visitorFingerprint([SEEDS[0] + 1, SEEDS[1] + 1], 'link:1', '203.0.113.7', 'curl/8.4.0') },
+  ];
+  assert.notDeepEqual(visitorFingerprint(SEEDS, 'link:1', '203.0.113.7a', 'b'), visitorFingerprint(SEEDS, 'link:1', '203.0.113.7', 'ab'));
+  for (const c of differs) {
     await t.test(c.name, () => {
-      const hash = visitorHash(...c.args);
-      assert.equal(hash, c.want);
-      assert.equal(hash, reference(c.args));
-      assert.match(hash, /^[0-9a-f]{32}$/);
-      assert.ok(!hash.includes(c.args[1]));
+      assert.notEqual(c.got[0], base[0]);
+      assert.notEqual(c.got[1], base[1]);
     });
   }
-  assert.notEqual(visitorHash('s', '1.2.3.4a', 'b', 'd'), visitorHash('s', '1.2.3.4', 'ab', 'd'));
-  assert.notEqual(visitorHash('salt1', 'ip', 'ua', 'd'), visitorHash('salt2', 'ip', 'ua', 'd'));
+  assert.deepEqual(visitorFingerprint(SEEDS, 'link:1', '203.0.113.7', 'curl/8.4.0'), base, 'the same inputs, the same hashes');
+  for (const h of base) assert.ok(Number.isInteger(h) && h >= 0 && h < 2 ** 32, 'unsigned 32-bit');
+});
+
+test('visitorFingerprint spreads near-identical visitors evenly over the bits', () => {
+  // 64 buckets over 64,000 visitors that differ in one IP digit: a bad spread would pile them up.
+  const buckets = new Array<number>(64).fill(0);
+  for (let i = 0; i < 64_000; i++) buckets[visitorFingerprint(SEEDS, 'link:1', `10.0.${i >> 8}.${i & 255}`, 'ua')[0] >>> 26]!++;
+  for (const n of buckets) assert.ok(n > 850 && n < 1150, `bucket of ${n}`);
+});
+
+test('avalanche moves about half of the 32 bits for one flipped input bit', () => {
+  let moved = 0;
+  for (let i = 0; i < 1000; i++) moved += (avalanche(i) ^ avalanche(i ^ 1)).toString(2).split('1').length - 1;
+  assert.ok(moved / 1000 > 14 && moved / 1000 < 18, `moved ${moved / 1000} bits on average`);
+  assert.notEqual(avalanche(1), avalanche(2));
 });
 
 const timeCases: Array<{ name: string; ms: number; day: string; hour: string }> = [

@@ -1,6 +1,6 @@
 import type { Services } from '../resources/define.ts';
 
-/** At most this many characters of serialised pages are kept per list route (a 25-entry page is about 3,000). */
+/** At most this many characters of serialised pages are kept per list route (a 25-entry page is about 3,000); 10 routes: 20M characters (20-40 MB) in all. */
 export const MAX_CACHED_CHARS = 2_000_000;
 
 /**

@@ -25,6 +25,8 @@ export interface DailyCounterOptions {
   flushMs?: number;
   /** Distinct labels per dimension and day before OVERFLOW_LABEL takes the rest (default 1000). */
   maxLabels?: number;
+  /** Visitor sightings a day past which a warning says unique counts may undercount (default LEDGER_RATED_SIGHTINGS). */
+  ratedSightings?: number;
 }
 
 /** Who and when an event is counted for. */
@@ -53,6 +55,7 @@ export class DailyCounters {
   private readonly flushMs: number;
   private readonly maxLabels: number;
   private readonly random: RandomSource;
+  private readonly ratedSightings: number | undefined;
   private ledger: VisitorLedger;
   /** Buffered days, by subject then day, so reads of one subject never scan the others. */
   private readonly pending = new Map<string, Map<string, Pending>>();
@@ -62,6 +65,16 @@ export class DailyCounters {
   private index = new Map<string, Map<string, number>>();
   private indexedAt = -1;
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * Counts objects made here (null-prototype label maps, safe to fold visitor labels into). Once
+   * written, a day keeps its counts object: the next event folds into the stored one instead of a
+   * copy. Copying every busy day every second made most of the old-generation garbage under traffic
+   * (a day is replaced every few seconds, long after it was promoted), and with it the RSS's
+   * sawtooth. It is safe because the journal serialises a write's records while the write is made,
+   * and whole-record puts make replay idempotent: a snapshot that catches a day between two
+   * writes holds a few more events than its journal position, never fewer, never one twice.
+   */
+  private readonly ownCounts = new WeakSet<DayCounts>();
 
   constructor(
     private readonly store: Store,
@@ -72,7 +85,8 @@ export class DailyCounters {
     this.flushMs = options.flushMs ?? 1000;
     this.maxLabels = options.maxLabels ?? 1000;
     this.random = options.random;
-    this.ledger = new VisitorLedger(options.random);
+    this.ratedSightings = options.ratedSightings;
+    this.ledger = this.newLedger();
     store.beforeClose(() => this.close());
   }
 
@@ -83,7 +97,15 @@ export class DailyCounters {
     this.timer = null;
     this.pending.clear();
     this.pendingCount = 0;
-    this.ledger = new VisitorLedger(this.random);
+    this.ledger = this.newLedger();
+  }
+
+  private newLedger(): VisitorLedger {
+    return new VisitorLedger(this.random, {
+      ratedSightings: this.ratedSightings,
+      onOverRating: (day, sightings) =>
+        this.log.warn('the visitor ledger is over its rating for today: unique visitors may undercount by more than 0.3% until the day ends', { day, sightings }),
+    });
   }
 
   /** Counts one event for `subject` (e.g. 'website:3', 'link:7'); visible to reads immediately. */
@@ -95,7 +117,10 @@ export class DailyCounters {
     let entry = days.get(day);
     if (!entry) {
       const stored = this.storedDay(subject, day);
-      entry = { subject, day, owner: meta.owner ?? stored?.userId, counts: stored ? copyCounts(stored.counts) : emptyCounts() };
+      // A day read from a file or a fixture is copied once, into maps that cannot inherit anything.
+      const counts = stored && this.ownCounts.has(stored.counts) ? stored.counts : stored ? copyCounts(stored.counts) : emptyCounts();
+      this.ownCounts.add(counts);
+      entry = { subject, day, owner: meta.owner ?? stored?.userId, counts };
       days.set(day, entry);
       this.pendingCount++;
     }
@@ -151,7 +176,6 @@ export class DailyCounters {
     for (const id of this.indexOf(subject).values()) tx.remove(STATS_COLLECTION, id);
     this.pendingCount -= this.pending.get(subject)?.size ?? 0;
     this.pending.delete(subject);
-    this.ledger.forget(subject);
   }
 
   /** Writes everything buffered in one store write. */

@@ -79,6 +79,7 @@ export class Collection {
     this.fileSeq = data.seq;
     for (const r of data.records) this.put(r);
     this.nextId = Math.max(this.nextId, data.nextId);
+    this.letGoOfFileData();
   }
 
   /** Inserts or replaces a record, keeping the owner index and the id counter right. */
@@ -135,7 +136,16 @@ export class Collection {
     } catch (err) {
       this.dirty = true;
       throw err;
+    } finally {
+      this.letGoOfFileData();
     }
     this.fileSeq = seq;
+  }
+
+  // lowdb keeps `data` after a read or a write. The records live in `records`; an array of them
+  // would hold every record a second time, and after a write also every version replaced since
+  // (the statistics days, rewritten every second, would be kept twice until the next snapshot).
+  private letGoOfFileData(): void {
+    this.db.data = { ...this.db.data, records: [] };
   }
 }

@@ -1,12 +1,31 @@
-import { createHash } from 'node:crypto';
+/** murmur3's finaliser, as an unsigned 32-bit number: every input bit moves about half of the output bits. */
+export function avalanche(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
 
 /**
- * A daily-rotating, salted visitor id: the first 32 hex chars of sha256 over salt, IP, UA and day,
- * so unique visitors can be counted without storing the raw IP.
+ * Two seeded 32-bit hashes of a visitor (IP and user agent) of a subject, for the visitor
+ * ledger's filter: plain multiply-xor lanes over the characters, each part followed by its
+ * length so that parts are framed ("a"+"bc" is not "ab"+"c"). Not a cryptographic hash: the seeds
+ * are random and kept in memory only, so nobody outside can aim at its collisions.
  */
-export function visitorHash(salt: string, ip: string, ua: string, day: string): string {
-  // JSON framing keeps the parts unambiguous ("a"+"bc" must not equal "ab"+"c").
-  return createHash('sha256').update(JSON.stringify([salt, ip, ua, day])).digest('hex').slice(0, 32);
+export function visitorFingerprint(seeds: readonly [number, number], subject: string, ip: string, ua: string): [number, number] {
+  let a = seeds[0] | 0;
+  let b = seeds[1] | 0;
+  for (const part of [subject, ip, ua]) {
+    for (let i = 0; i < part.length; i++) {
+      const c = part.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+    }
+    a = Math.imul(a ^ part.length, 0x01000193);
+    b = Math.imul(b ^ part.length, 0x5bd1e995);
+  }
+  return [avalanche(a), avalanche(b)];
 }
 
 const HOUR_MS = 3_600_000;
