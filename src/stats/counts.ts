@@ -1,3 +1,5 @@
+import type { StoredRecord } from '../store/store.ts';
+
 /** Counts of one subject on one day: totals (`pageviews: 12`) and per-label tallies (`page: {'/': 9}`). */
 export type DayCounts = Record<string, number | Labels>;
 
@@ -96,3 +98,6 @@ export function labelsOfDimension(counts: DayCounts, name: string): Labels {
   const value = counts[name];
   return typeof value === 'object' ? value : labelMap();
 }
+
+/** A stored day of counters: one per subject ('website:3', 'link:7') and UTC day. */
+export type StatsDay = StoredRecord & { subject: string; day: string; counts: DayCounts };

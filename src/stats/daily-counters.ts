@@ -5,8 +5,7 @@ import type { RandomSource } from '../random.ts';
 import type { Store, Tx } from '../store/store.ts';
 import { dayOf } from '../visits/visitor.ts';
 import { copyCounts, emptyCounts, foldInto, mergeCounts, totalOf } from './counts.ts';
-import type { DayCounts, Tally } from './counts.ts';
-import type { StatsDay } from './stats-row.ts';
+import type { DayCounts, StatsDay, Tally } from './counts.ts';
 import type { Sighting } from './visitor-ledger.ts';
 import { VisitorLedger } from './visitor-ledger.ts';
 

@@ -1,9 +1,5 @@
 import { defineResource } from '../resources/define.ts';
-import type { StoredRecord } from '../store/store.ts';
-import type { DayCounts } from './counts.ts';
-
-/** A stored day of counters: one per subject ('website:3', 'link:7') and UTC day. */
-export type StatsDay = StoredRecord & { subject: string; day: string; counts: DayCounts };
+import type { StatsDay } from './counts.ts';
 
 /**
  * The `stats` collection as a row without routes: it gives the store its collection, and being
