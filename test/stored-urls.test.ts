@@ -38,6 +38,7 @@ test('URLs with control characters stored by other means redirect without stoppi
     };
     ids.domain = await made('/api/domain/add', { domain: 'https://brand.example.net', redirectroot: 'https://example.com/root', redirect404: 'https://example.com/404' });
     ids.plain = await made('/api/url/add', { url: 'https://example.com/plain', custom: 'plain' });
+    ids.params = await made('/api/url/add', { url: 'https://example.com/params', custom: 'params', parameters: [{ name: 'utm_source', value: 'x' }] });
     ids.geo = await made('/api/url/add', { url: 'https://example.com/geo', custom: 'geo', geotarget: [{ location: 'DE', link: 'https://example.de/' }] });
     ids.device = await made('/api/url/add', { url: 'https://example.com/dev', custom: 'dev', devicetarget: [{ device: 'iphone', link: 'https://example.com/ios' }] });
     ids.deep = await made('/api/url/add', { url: 'https://example.com/deep', custom: 'deep', deeplink: { apple: 'https://apps.apple.com/app/1' } });
@@ -57,6 +58,7 @@ test('URLs with control characters stored by other means redirect without stoppi
   await store.write((tx) => {
     tx.update('domains', ids.domain!, { redirectroot: HOSTILE, redirect404: HOSTILE });
     tx.update('links', ids.plain!, { url: HOSTILE });
+    tx.update('links', ids.params!, { url: 'not a URL\u0001' });
     tx.update('links', ids.geo!, { geotarget: [{ location: 'DE', link: HOSTILE }] });
     tx.update('links', ids.device!, { devicetarget: [{ device: 'iphone', link: HOSTILE }] });
     tx.update('links', ids.deep!, { deeplink: { apple: HOSTILE } });
@@ -68,8 +70,9 @@ test('URLs with control characters stored by other means redirect without stoppi
 
   server = await startProcess(dir);
   try {
-    const paths: [string, string, string?][] = [
+    const paths: [string, string, string?, string?][] = [
       ['link', '/plain'],
+      ['a target that is no URL, on a link with parameters', '/params', undefined, 'not%20a%20URL%01'],
       ['geo target', '/geo'],
       ['device target', '/dev'],
       ['deep link', '/deep'],
@@ -78,11 +81,11 @@ test('URLs with control characters stored by other means redirect without stoppi
       ['branded root', '/', 'brand.example.net'],
       ['branded 404', '/no-such-alias', 'brand.example.net'],
     ];
-    for (const [what, path, host] of paths) {
+    for (const [what, path, host, location = 'https://example.com/a%01b%0D%0AX-Injected:%201%7F'] of paths) {
       for (let round = 0; round < 2; round++) {
         const r = await get(server.url, path, host);
         assert.ok(r.status === 302 || r.status === 301, `${what}: status ${r.status}`);
-        assert.equal(r.location, 'https://example.com/a%01b%0D%0AX-Injected:%201%7F', `${what}: the Location is percent-encoded`);
+        assert.equal(r.location, location, `${what}: the Location is percent-encoded`);
         assert.equal(r.raw['x-injected'], undefined, `${what}: no header was injected`);
       }
     }

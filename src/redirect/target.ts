@@ -24,7 +24,12 @@ const PLATFORM_DEVICE: Record<Platform, string> = {
 /** Appends the link's `parameters` to a target URL's query (an existing parameter of the same name is replaced). */
 export function withParameters(target: string, parameters: Link['parameters']): string {
   if (!parameters?.length) return target;
-  const url = new URL(target);
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return target; // stored by other means (an import, an older version): sent as it is, header-safe
+  }
   for (const p of parameters) url.searchParams.set(p.name, p.value);
   return url.toString();
 }
