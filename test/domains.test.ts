@@ -171,3 +171,18 @@ test('RESERVED_DOMAINS takes host names or origins, and refuses anything else na
     assert.throws(() => loadConfig({ RESERVED_DOMAINS: bad }), (e: unknown) => e instanceof ConfigError && /RESERVED_DOMAINS/.test(e.message), bad);
   }
 });
+
+test('a host name that older data holds twice (two ports) stays taken when one of the two is deleted', async () => {
+  const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
+  const bob = await makeUser('bob2');
+  await store.write((tx) => {
+    tx.insert('domains', { userId: 1, domain: 'https://twice.example.com', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
+    tx.insert('domains', { userId: 1, domain: 'https://twice.example.com:8443', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
+  });
+  const first = store.all<{ id: number; domain: string }>('domains').find((d) => d.domain === 'https://twice.example.com')!;
+  assert.equal((await call('DELETE', `/api/domain/${first.id}/delete`)).status, 200);
+  const before = snapshotOf(store, 'domains');
+  const r = await call('POST', '/api/domain/add', { key: bob.key, body: { domain: 'https://twice.example.com' } });
+  assert.deepEqual([r.status, r.body], [400, { error: 1, message: 'That domain is already in use.' }]);
+  assert.equal(snapshotOf(store, 'domains'), before);
+});

@@ -58,7 +58,9 @@ function checkDomainFree(origin: string, ctx: HookContext): void {
   if (mainHostnames(ctx.config).has(hostname) || (ctx.requestHost !== undefined && hostnameOf(ctx.requestHost) === hostname)) {
     throw new ApiError(400, "That domain is this server's own host and cannot be added.");
   }
-  if (ctx.store.lookup('domains', 'hostname', hostname)) throw new ApiError(400, 'That domain is already in use.');
+  // A scan, not an index: adds are rare, and an index of one record per name would lose a name that
+  // older data holds twice (two ports) as soon as one of the two is deleted.
+  if (ctx.store.all<Domain>('domains').some((d) => new URL(d.domain).hostname === hostname)) throw new ApiError(400, 'That domain is already in use.');
 }
 
 /** Branded domains: other host names serving a user's short links. */
@@ -75,7 +77,7 @@ export const domains = defineResource<typeof domainFields, Domain>({
   listKey: 'domains',
   shapes: { entry: { id: int, domain: str, redirectroot: str, redirect404: str } },
   searchable: ['domain'],
-  indexes: { host: (d) => new URL(d.domain).host, hostname: (d) => new URL(d.domain).hostname },
+  indexes: { host: (d) => new URL(d.domain).host },
   messages: { notFound: 'Domain does not exist.', updated: 'Domain has been updated successfully.', deleted: 'Domain has been deleted successfully.' },
   example: (n) => ({ domain: `https://brand${n}.example.com`, redirectroot: `https://example.com/home-${n}`, redirect404: n % 2 ? '' : `https://example.com/missing-${n}` }),
   entry: (d) => ({ id: d.id, domain: d.domain, redirectroot: d.redirectroot, redirect404: d.redirect404 }),
