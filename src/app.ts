@@ -9,7 +9,7 @@ import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './http/crud-routes.ts';
-import { isAnalyticsPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
+import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
 import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { FixedWindowLimiter } from './http/rate-limit.ts';
@@ -67,7 +67,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const linkAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.rateLimit), scope: 'link' });
   const analyticsAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.analyticsRateLimit), scope: 'analytics' });
   // Which check a path under /api needs (a route's pattern or a request's path), or null.
-  const authFor = (path: string) => ((path === '/api' || path.startsWith('/api/')) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
+  const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
   app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
-import { FixedWindowLimiter } from '../http/rate-limit.ts';
+import { FixedWindowLimiter, retryAfter } from '../http/rate-limit.ts';
 import { parseWith, refuseLoneSurrogates } from '../http/validate.ts';
 import type { Services } from '../resources/define.ts';
 import { hostOfUrl } from '../visits/domain.ts';
@@ -42,7 +42,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     const ip = clientIp(c, s.config.trustProxy);
     const decision = limiter?.hit(`event:${ip}`);
     if (decision && !decision.allowed) {
-      c.header('Retry-After', String(Math.max(1, decision.reset - Math.floor(s.clock.now() / 1000))));
+      c.header('Retry-After', String(retryAfter(decision.reset, s.clock.now())));
       throw new ApiError(429, MESSAGES.tooMany);
     }
     // sendBeacon posts text/plain; any type is read as JSON text.

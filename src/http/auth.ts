@@ -6,7 +6,7 @@ import type { Services } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientIp } from './client-ip.ts';
 import { presetHeader } from './preset-header.ts';
-import { clientBucket } from './rate-limit.ts';
+import { clientBucket, retryAfter } from './rate-limit.ts';
 import type { FixedWindowLimiter } from './rate-limit.ts';
 
 /** What authentication needs beyond the services. */
@@ -71,9 +71,6 @@ export function guarded<H extends Handler<AppEnv> | MiddlewareHandler<AppEnv>>(a
   }) as H;
 }
 
-function retryAfter(resetSeconds: number, nowMs: number): number {
-  return Math.max(1, resetSeconds - Math.floor(nowMs / 1000));
-}
 
 /** Lets only admin keys through; others get 403. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {

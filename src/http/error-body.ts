@@ -5,6 +5,11 @@ import { BusyError } from '../auth/semaphore.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
+/** True for paths of either API (`/api` and below), where errors are JSON. */
+export function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/');
+}
+
 /** True for paths of the analytics API, which has its own (Laravel-shaped) error body. */
 export function isAnalyticsPath(path: string): boolean {
   return path === '/api/v1' || path.startsWith('/api/v1/');

@@ -2,12 +2,12 @@ import type { ServerResponse } from 'node:http';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RequestListener } from './access-log.ts';
-import { analyticsErrorBody, isAnalyticsPath, linkErrorBody } from './error-body.ts';
+import { analyticsErrorBody, isAnalyticsPath, isApiPath, linkErrorBody } from './error-body.ts';
 
 /** The body of a last-resort 500 for `path`: the API's JSON error, or plain text for pages. */
 function internalError(path: string): { type: string; body: string } {
   const err = new ApiError(500, MESSAGES.internal);
-  if (path === '/api' || path.startsWith('/api/')) {
+  if (isApiPath(path)) {
     return { type: 'application/json', body: JSON.stringify(isAnalyticsPath(path) ? analyticsErrorBody(err) : linkErrorBody(err)) };
   }
   return { type: 'text/plain; charset=utf-8', body: 'Internal Server Error' };

@@ -1,7 +1,7 @@
 import { BusyError } from '../auth/semaphore.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { FixedWindowLimiter, clientBucket } from './rate-limit.ts';
+import { FixedWindowLimiter, clientBucket, retryAfter } from './rate-limit.ts';
 
 /** What one password attempt came to; `retryAfter` in seconds. */
 export type AttemptOutcome = { kind: 'right' } | { kind: 'wrong' } | { kind: 'blocked' | 'busy'; retryAfter: number };
@@ -29,7 +29,7 @@ export class PasswordAttempts {
   blockedFor(ip: string, target: string): number {
     const over = [this.perClient?.blocked(clientBucket(ip)) ? this.perClient : null, this.perTarget?.blocked(target) ? this.perTarget : null];
     const until = Math.max(0, ...over.map((l) => l?.windowEnd() ?? 0));
-    return until === 0 ? 0 : Math.max(1, until - Math.floor(this.clock.now() / 1000));
+    return until === 0 ? 0 : retryAfter(until, this.clock.now());
   }
 
   /** Counts one wrong attempt of `ip` on `target`. */

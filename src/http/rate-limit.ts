@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { ipToBigInt } from '../visits/ip-range.ts';
 
 /** The outcome of one request against a limiter. */
 export interface RateDecision {
@@ -78,13 +79,13 @@ export class FixedWindowLimiter {
  * host usually holds a whole /64, so counting single addresses would let it rotate past any limit).
  */
 export function clientBucket(ip: string): string {
-  const bare = ip.replace(/%.*$/, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return mapped[1]!;
-  if (!bare.includes(':')) return bare;
-  const [head = '', tail] = bare.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const value = ipToBigInt(ip);
+  if (value === null) return ip;
+  if (value >> 32n === 0xffffn) return [24n, 16n, 8n, 0n].map((shift) => (value >> shift) & 0xffn).join('.'); // IPv4, or IPv4-mapped
+  return `${[112n, 96n, 80n, 64n].map((shift) => ((value >> shift) & 0xffffn).toString(16)).join(':')}::/64`;
+}
+
+/** Seconds a client should wait (Retry-After) until a window that ends at `resetSeconds` (Unix seconds) is over; at least 1. */
+export function retryAfter(resetSeconds: number, nowMs: number): number {
+  return Math.max(1, resetSeconds - Math.floor(nowMs / 1000));
 }
