@@ -4,8 +4,12 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { DailyCounters } from '../stats/daily-counters.ts';
-import type { StoredRecord, Store, Tx } from '../store/store.ts';
+import type { Condition, Sort, StoredRecord, Store, Tx } from '../store/store.ts';
+import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
+
+/** A value, or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
 
 /** The field schemas of a resource: request field name → Valibot schema with its constraints. */
 export type Fields = Record<string, v.GenericSchema>;
@@ -79,6 +83,11 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   references?: Record<string, { collection: string; many?: boolean; /** The request field it comes from, when named otherwise. */ from?: string }>;
   /** Secondary indexes the store keeps for this collection: name → key of a record (null: not indexed). */
   indexes?: Record<string, (record: R) => string | null>;
+  /**
+   * The indexes whose keys the store keeps unique, each with the error a request gets when a
+   * concurrent one took the key first (the store's ConflictError, past the row's own `check`).
+   */
+  unique?: Record<string, () => ApiError>;
   /** A valid create body, different for each `n`: drives the table tests and the docs' examples. */
   example(n: number): Record<string, unknown>;
   /** Fields the list's `q` search looks in, and fields lists may be sorted by. */
@@ -86,15 +95,17 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   sortable?: readonly string[];
   messages: { notFound: string; created?: string; updated: string; deleted: string };
   /** The public shape of a record in lists. */
-  entry(record: R, ctx: HookContext): Record<string, unknown>;
+  entry(record: R, ctx: HookContext): Awaitable<Record<string, unknown>>;
+  /** The public shapes of a page of records at once (one read for all of them); default: `entry` of each. */
+  entries?(records: readonly R[], ctx: HookContext): Promise<Record<string, unknown>[]>;
   /** The body of a single-record response (without `error`); default `{data: entry}`. */
-  single?(record: R, ctx: HookContext): Record<string, unknown>;
+  single?(record: R, ctx: HookContext): Awaitable<Record<string, unknown>>;
   /** The body of a create response (without `error`); default `{id}`. */
-  created?(record: R, ctx: HookContext, extra: Record<string, unknown>): Record<string, unknown>;
+  created?(record: R, ctx: HookContext, extra: Record<string, unknown>): Awaitable<Record<string, unknown>>;
   /** The body of an update response (without `error`); default `{message}`. */
-  updated?(record: R, ctx: HookContext): Record<string, unknown>;
-  /** Narrows a list by its query (filters beyond `q`). */
-  filter?(records: R[], query: Record<string, string | undefined>, ctx: HookContext): R[];
+  updated?(record: R, ctx: HookContext): Awaitable<Record<string, unknown>>;
+  /** What a list's query asks beyond `q` and paging: conditions and an order (throws ApiError on a bad value). */
+  listQuery?(query: Record<string, string | undefined>, ctx: HookContext): { conditions?: Condition[]; sort?: Sort };
   /**
    * Checks what the schema cannot (uniqueness, references) and turns validated input into the
    * fields to store. `existing` is set on update. Throws ApiError. `extra` carries values only
@@ -105,9 +116,9 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
    * Checks that must see the very latest data (uniqueness), run inside the write transaction so
    * two concurrent requests cannot both pass. Throws ApiError.
    */
-  check?(fields: Record<string, unknown>, ctx: HookContext, existing?: R): void;
+  check?(fields: Record<string, unknown>, ctx: HookContext, tx: Tx, existing?: R): Awaitable<void>;
   /** Removes what refers to a deleted record (cascade), inside the same transaction. */
-  onDelete?(tx: Tx, record: R, ctx: HookContext): void;
+  onDelete?(tx: Tx, record: R, ctx: HookContext): Awaitable<void>;
 }
 
 /** What `prepare` returns: fields to store and values for the response only. */

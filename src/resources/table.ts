@@ -1,6 +1,7 @@
 import { bios } from './bios.ts';
 import { campaigns } from './campaigns.ts';
 import { channels } from './channels.ts';
+import type { CollectionSchema, StoredRecord } from '../store/store.ts';
 import type { Resource } from './define.ts';
 import { domains } from './domains.ts';
 import { links } from './links.ts';
@@ -18,4 +19,13 @@ export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campai
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {
   return [...new Set(rows.map((r) => r.collection))];
+}
+
+/** What the store keeps of each collection of the table: its indexes, unique or not. */
+export function storeSchema(rows: readonly Resource[]): CollectionSchema[] {
+  return collectionsOf(rows).map((name) => {
+    const row = rows.find((r) => r.collection === name)!;
+    const indexes = Object.entries(row.indexes ?? {}).map(([index, key]) => [index, { key: key as (r: StoredRecord) => string | null, unique: row.unique?.[index] !== undefined }]);
+    return { name, indexes: Object.fromEntries(indexes) };
+  });
 }

@@ -1,265 +1,175 @@
-import { mkdir, readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Low, Memory } from 'lowdb';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
-import { AtomicJsonFile } from './atomic-file.ts';
-import { Journal, isJournalSegment } from './journal.ts';
-import type { JournalEntry } from './journal.ts';
-import { acquireLock, isLockFile } from './lock.ts';
-import { DIR_MODE, tightenDataDir } from './permissions.ts';
-import { Collection, collectionFileChunks } from './collection.ts';
-import { readCollectionFile } from './collection-reader.ts';
-import type { CollectionFile, StoredRecord } from './collection.ts';
-import { recordingTx } from './transaction.ts';
-
-import type { Tx } from './transaction.ts';
-
-export type { Tx } from './transaction.ts';
-
-export type { StoredRecord } from './collection.ts';
-
-/** How to open a store. */
-export interface StoreOptions {
-  /** Directory of the JSON files, or ':memory:'. */
-  dir: string;
-  collections: readonly string[];
-  /** Journal entries between two snapshots of the JSON files. */
-  snapshotEvery?: number;
-  /** Journal bytes between two snapshots: large entries (statistics days) reach this first. */
-  snapshotBytes?: number;
-  log?: Logger;
-}
-
 /**
- * Every collection in memory, made durable by an append-only journal (group-committed) and
- * periodic atomic snapshots into one human-readable JSON file per collection. Knows nothing of HTTP.
+ * The storage interface: the only way the rest of the server reads or writes data. Two backends
+ * implement it, side by side: the JSON-file store (`./file/`, the embedded default, also `:memory:`)
+ * and PostgreSQL (`./postgres/`). It speaks the domain (records, owners, indexes, counters,
+ * transactions), never SQL, files or HTTP. Records handed out are read only.
  */
-export class Store {
-  private readonly collections = new Map<string, Collection>();
-  private readonly changes = { count: 0 };
-  private seq = 0;
-  private sinceSnapshot = 0;
-  private bytesAtSnapshot = 0;
-  private snapshotting: Promise<void> | null = null;
-  private releaseLock: (() => void) | null = null;
-  private closed = false;
-  private closers: (() => Promise<void> | void)[] = [];
 
-  private constructor(
-    private readonly dir: string | null,
-    private readonly journal: Journal | null,
-    private readonly snapshotEvery: number,
-    private readonly snapshotBytes: number,
-    private readonly log: Logger,
-  ) {}
+/** A stored record: an integer id, an optional owner, and plain JSON fields. */
+export interface StoredRecord {
+  id: number;
+  userId?: number;
+  [field: string]: unknown;
+}
 
-  /** Opens (or creates) a store: locks the directory, loads every file, replays the journal. */
-  static async open(options: StoreOptions): Promise<Store> {
-    const log = options.log ?? silentLogger;
-    const every = options.snapshotEvery ?? 20000;
-    const bytes = options.snapshotBytes ?? 64 * 1024 * 1024;
-    if (options.dir === ':memory:') {
-      const store = new Store(null, null, every, bytes, log);
-      for (const name of options.collections) {
-        store.collections.set(name, new Collection(name, new Low<CollectionFile>(new Memory(), emptyFile(name)), store.changes));
-      }
-      return store;
-    }
-    const dir = options.dir;
-    await mkdir(dir, { recursive: true, mode: DIR_MODE });
-    const release = await acquireLock(dir);
-    try {
-      await removeStaleTempFiles(dir);
-      const own = new Set(options.collections.map((name) => `${name}.json`));
-      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name), log);
-      const loaded = await Journal.open(dir);
-      const store = new Store(dir, loaded.journal, every, bytes, log);
-      for (const name of options.collections) {
-        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), readCollectionFile);
-        const db = new Low<CollectionFile>(adapter, emptyFile(name));
-        await db.read();
-        const col = new Collection(name, db, store.changes);
-        col.load();
-        store.collections.set(name, col);
-        store.seq = Math.max(store.seq, col.fileSeq);
-      }
-      store.replay(loaded.entries);
-      await loaded.journal.start(store.seq + 1);
-      store.releaseLock = release;
-      return store;
-    } catch (err) {
-      release();
-      throw err;
-    }
-  }
+/** Label → count for one dimension of a day. */
+export type Labels = Record<string, number>;
 
-  private replay(entries: JournalEntry[]): void {
-    for (const entry of entries) {
-      for (const op of entry.ops) {
-        const col = this.collections.get(op.c);
-        if (!col || entry.s <= col.fileSeq) continue;
-        col.dirty = true; // the file lacks this change: the next snapshot must write it before the journal goes
-        if (op.op === 'put') col.put(op.r);
-        else col.delete(op.id);
-      }
-      this.seq = Math.max(this.seq, entry.s);
-      this.sinceSnapshot++;
-    }
-  }
+/** Counts of one subject on one day: totals (`pageviews: 12`) and per-label tallies (`page: {'/': 9}`). */
+export type DayCounts = Record<string, number | Labels>;
 
-  private col(name: string): Collection {
-    const col = this.collections.get(name);
-    if (!col) throw new Error(`unknown collection ${name}`);
-    return col;
-  }
+/** A stored day of counters: one per subject ('website:3', 'link:7') and UTC day ('YYYY-MM-DD'). */
+export type StatsDay = StoredRecord & { subject: string; day: string; counts: DayCounts };
 
+/** What one flush adds to one (subject, day). */
+export interface CountsDelta {
+  subject: string;
+  day: string;
+  /** The subject's owner: deleting the user deletes the counts; a delta of a user deleted meanwhile is dropped. */
+  owner?: number;
+  counts: DayCounts;
+}
+
+/** A value a condition compares a field with. */
+export type FieldValue = string | number | boolean | null;
+
+/** One condition on a record's top-level field. */
+export type Condition =
+  | { field: string; equals: FieldValue }
+  /** Equal ignoring letter case (strings). */
+  | { field: string; equalsIgnoringCase: string }
+  /** An array field holding the value (a link's `channels`). */
+  | { field: string; holds: number };
+
+/** Which records a read covers. */
+export interface Where {
+  /** Only the records whose `userId` is this. */
+  owner?: number;
+  /** Only these ids. */
+  ids?: readonly number[];
+  /** Every condition holds. */
+  conditions?: readonly Condition[];
+  /** The text appears, ignoring case, in at least one of the fields. */
+  search?: { text: string; fields: readonly string[] };
+}
+
+/** How a list is ordered: by a field, or by a counter total (`clicks` of subject `link:<id>`); ties by id, same direction. */
+export type Sort =
+  | { field: string; direction: 'asc' | 'desc' }
+  | { counter: string; subjectPrefix: string; direction: 'asc' | 'desc' };
+
+/** A list read: which records, in which order, which slice. */
+export interface ListQuery extends Where {
+  /** Default: newest first (id descending). */
+  sort?: Sort;
+  offset?: number;
+  limit?: number;
+}
+
+/** A page of records and how many the query matched in all. */
+export interface Found<T> {
+  total: number;
+  items: T[];
+}
+
+/** How the store keeps one collection: its lookups by something other than the id. */
+export interface CollectionSchema {
+  name: string;
+  /**
+   * Secondary indexes: name → key of a record (null: not indexed). A unique index refuses a second
+   * record with the same key (ConflictError); a plain one finds the lowest id with that key.
+   */
+  indexes?: Record<string, { key: (record: StoredRecord) => string | null; unique?: boolean }>;
+}
+
+/** Reads, outside or inside a transaction. */
+export interface StoreReads {
   /** One record by id. */
-  get<T extends StoredRecord = StoredRecord>(collection: string, id: number): T | undefined {
-    return this.col(collection).records.get(id) as T | undefined;
-  }
-
-  /** Every record of a collection, in id order. */
-  all<T extends StoredRecord = StoredRecord>(collection: string): T[] {
-    return [...this.col(collection).records.values()] as T[];
-  }
-
-  /** The records whose `userId` is `userId`, in id order. */
-  owned<T extends StoredRecord = StoredRecord>(collection: string, userId: number): T[] {
-    const mine = this.col(collection).byOwner.get(userId);
-    return mine ? ([...mine.values()] as T[]) : [];
-  }
-
-  /** Keeps a map from `keyOf(record)` to the record, for lookups by something other than the id (aliases, slugs). */
-  addIndex(collection: string, name: string, keyOf: (r: StoredRecord) => string | null): void {
-    this.col(collection).addIndex(name, keyOf);
-  }
-
+  get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
   /** The record whose index key is `key`. */
-  lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined {
-    const col = this.col(collection);
-    const id = col.indexes.get(index)?.ids.get(key);
-    return id === undefined ? undefined : (col.records.get(id) as T | undefined);
-  }
+  lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined>;
+  /** The records a query matches, in its order and slice, with the total it matched. */
+  find<T extends StoredRecord = StoredRecord>(collection: string, query?: ListQuery): Promise<Found<T>>;
+  /** How many records match. */
+  count(collection: string, where?: Where): Promise<number>;
+}
 
-  /** A number that changes whenever the collection does. */
-  version(collection: string): number {
-    return this.col(collection).version;
-  }
+/** What a transaction may do; every change goes through one of these. */
+export interface Tx extends StoreReads {
+  /** Adds a record with the collection's next id and returns it. */
+  insert<T extends object>(collection: string, data: T): Promise<T & { id: number }>;
+  /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
+  update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): Promise<T | undefined>;
+  /** Removes a record; false when it was missing. */
+  remove(collection: string, id: number): Promise<boolean>;
+  /** Stores a record under its own id (seeding and imports); later ids continue after it. */
+  put<T extends StoredRecord>(collection: string, record: T): Promise<T>;
+  /** Removes every record of a collection that `where` matches; returns how many. */
+  removeWhere(collection: string, where: Where): Promise<number>;
+  /** Removes a subject's counters (its record was deleted). */
+  dropCounts(subject: string): Promise<void>;
+}
 
-  /** A number that changes whenever any collection does. */
-  revision(): number {
-    return this.changes.count;
-  }
+/** The durable side of the statistics: per (subject, day) counts that flushes add to, never overwrite. */
+export interface CounterStore {
+  /** Adds every delta to its (subject, day) in one durable write; a label past `maxLabels` per dimension and day counts as '(other)'. */
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void>;
+  /** A subject's stored days between `from` and `to` (inclusive, both optional), oldest first. */
+  countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
+  /** Totals of `names` over all days, per subject (subjects never counted get zeros). */
+  countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>>;
+}
 
-  /** How many records a collection holds. */
-  count(collection: string): number {
-    return this.col(collection).records.size;
-  }
+/** Today's visitor ledger as it is kept across restarts: the day's salt and the filter's bits. */
+export interface LedgerState {
+  day: string;
+  salt: string;
+  bits: Uint8Array | null;
+}
 
+/** A storage backend. */
+export interface Store extends StoreReads, CounterStore {
+  /** Which backend this is. */
+  readonly backend: 'file' | 'memory' | 'postgres';
   /**
-   * Runs `fn` against memory at once (so the next request sees its effect) and resolves once
-   * its changes are durable. If `fn` throws, everything it did is undone.
+   * Runs `fn` as one transaction: all of it or nothing, and its checks see no concurrent change
+   * (file: one transaction at a time; PostgreSQL: constraints, locks and retries). Resolves once
+   * the changes are durable. Throws ConflictError when a unique index refuses a change.
    */
-  async write<R>(fn: (tx: Tx) => R): Promise<R> {
-    if (this.closed) throw new Error('store is closed');
-    const { tx, ops, undo } = recordingTx((name) => this.col(name));
-    let result: R;
-    try {
-      result = fn(tx);
-    } catch (err) {
-      for (const u of undo.reverse()) u();
-      throw err;
-    }
-    if (ops.length === 0) return result;
-    const entry: JournalEntry = { s: ++this.seq, ops };
-    for (const op of ops) this.col(op.c).dirty = true;
-    if (this.journal) await this.journal.append(entry);
-    const journalBytes = this.journal?.stats.bytes ?? 0;
-    if (++this.sinceSnapshot >= this.snapshotEvery || journalBytes - this.bytesAtSnapshot >= this.snapshotBytes) this.snapshotSoon();
-    return result;
-  }
-
-  private snapshotSoon(): void {
-    if (this.snapshotting || !this.journal) return;
-    this.snapshot().catch((err: unknown) => this.log.error('snapshot failed', { error: String(err) }));
-  }
-
-  /** Writes every changed collection to its JSON file and drops the journal those files now cover. */
-  async snapshot(): Promise<void> {
-    if (!this.journal) return;
-    while (this.snapshotting) await this.snapshotting;
-    const journal = this.journal;
-    const run = async () => {
-      const seq = this.seq;
-      this.sinceSnapshot = 0;
-      this.bytesAtSnapshot = journal.stats.bytes;
-      const older = await journal.rotate(seq + 1);
-      for (const col of this.collections.values()) {
-        if (col.dirty) await col.save(seq);
-      }
-      await journal.remove(older);
-    };
-    this.snapshotting = run().finally(() => {
-      this.snapshotting = null;
-    });
-    await this.snapshotting;
-  }
-
-  /**
-   * Replaces every collection's content (test mode and fixtures); durable like any write. Ids
-   * continue after the new content's largest, so a reset to the same content hands out the same ids.
-   */
-  async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
-    await this.write((tx) => {
-      for (const [name, col] of this.collections) {
-        for (const id of [...col.records.keys()]) tx.remove(name, id);
-      }
-      for (const [name, records] of Object.entries(data)) {
-        for (const r of records) tx.put(name, r);
-      }
-      for (const col of this.collections.values()) {
-        let max = 0;
-        for (const id of col.records.keys()) max = Math.max(max, id);
-        col.nextId = max + 1;
-      }
-    });
-  }
-
+  transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R>;
+  /** A number that changes whenever a collection changes through this store (caches compare it). */
+  version(collection: string): number;
+  /** A number that changes whenever anything changes through this store. */
+  revision(): number;
+  /** Replaces every collection's content, counters included (test mode, fixtures, `import --all`). */
+  replaceAll(data: Record<string, StoredRecord[]>): Promise<void>;
+  /** Every record of a collection, in id order, a batch at a time (exports). */
+  scan<T extends StoredRecord = StoredRecord>(collection: string, batch?: number): AsyncIterable<T[]>;
+  /** The visitor ledger kept for the day, if any. */
+  loadLedger(): Promise<LedgerState | null>;
+  /** Keeps the visitor ledger (on flush and close). */
+  saveLedger(state: LedgerState): Promise<void>;
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
-  beforeClose(fn: () => Promise<void> | void): void {
-    this.closers.push(fn);
-  }
+  beforeClose(fn: () => Promise<void> | void): void;
+  /** Flushes and releases what the store holds (files, lock, connections). */
+  close(): Promise<void>;
+}
 
-  /** Flushes, snapshots and releases the directory. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    for (const fn of this.closers.splice(0)) await fn();
-    await this.snapshot();
-    this.closed = true;
-    await this.journal?.close();
-    this.releaseLock?.();
-    this.releaseLock = null;
-  }
-
-  /** Journal counters: entries written and the fsynced flushes that carried them. */
-  get journalStats(): { entries: number; flushes: number } {
-    return { ...(this.journal?.stats ?? { entries: 0, flushes: 0 }) };
-  }
-
-  /** Where the data lives, or null in memory. */
-  get directory(): string | null {
-    return this.dir;
+/** A change a unique index refused: another record has the same key. */
+export class ConflictError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly index: string,
+  ) {
+    super(`${collection}: another record has the same ${index}`);
+    this.name = 'ConflictError';
   }
 }
 
-// A crash during a snapshot leaves its temp file behind; with the lock held, none is in use.
-async function removeStaleTempFiles(dir: string): Promise<void> {
-  for (const name of await readdir(dir)) {
-    if (/^\..+\.json\.\d+\.tmp$/.test(name)) await unlink(join(dir, name)).catch(() => {});
+/** The store could not be reached or failed (a database down): answered 503, never with its details. */
+export class StoreUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`storage unavailable: ${reason}`);
+    this.name = 'StoreUnavailableError';
   }
-}
-
-function emptyFile(name: string): CollectionFile {
-  return { collection: name, seq: 0, nextId: 1, records: [] };
 }

@@ -1,11 +1,6 @@
 import type { Low } from 'lowdb';
+import type { StoredRecord } from '../store.ts';
 
-/** A stored record: an integer id, an optional owner, and plain JSON fields. */
-export interface StoredRecord {
-  id: number;
-  userId?: number;
-  [field: string]: unknown;
-}
 
 /** The shape of one collection's JSON file. */
 export interface CollectionFile {
@@ -64,7 +59,7 @@ export class Collection {
   /** Bumped on every change, so caches built from the collection know when to rebuild. */
   version = 0;
   /** Secondary indexes: name → (key of a record, key → id), kept up to date on every change. */
-  readonly indexes = new Map<string, { keyOf: (r: StoredRecord) => string | null; ids: Map<string, number> }>();
+  readonly indexes = new Map<string, { keyOf: (r: StoredRecord) => string | null; unique: boolean; ids: Map<string, number> }>();
 
   constructor(
     readonly name: string,
@@ -104,13 +99,30 @@ export class Collection {
   }
 
   /** Adds (or replaces) a secondary index and fills it from the records already held. */
-  addIndex(name: string, keyOf: (r: StoredRecord) => string | null): void {
+  addIndex(name: string, keyOf: (r: StoredRecord) => string | null, unique = false): void {
     const ids = new Map<string, number>();
     for (const r of this.records.values()) {
       const key = keyOf(r);
       if (key !== null) ids.set(key, r.id);
     }
-    this.indexes.set(name, { keyOf, ids });
+    this.indexes.set(name, { keyOf, unique, ids });
+  }
+
+  /**
+   * The unique index `record` would break: one whose key changes (or is new) to a key another
+   * record holds. A key the record already had is let be, so data written before an index became
+   * unique stays writable.
+   */
+  clashOf(record: StoredRecord): string | null {
+    const before = this.records.get(record.id);
+    for (const [name, index] of this.indexes) {
+      if (!index.unique) continue;
+      const key = index.keyOf(record);
+      if (key === null || (before && index.keyOf(before) === key)) continue;
+      const other = index.ids.get(key);
+      if (other !== undefined && other !== record.id) return name;
+    }
+    return null;
   }
 
   /** Removes a record by id. */

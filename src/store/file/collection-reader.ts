@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
-import type { CollectionFile, StoredRecord } from './collection.ts';
+import type { StoredRecord } from '../store.ts';
+import type { CollectionFile } from './collection.ts';
 import { checkCollectionFile } from './collection.ts';
 import { ValueScanner, isSpace } from './value-scanner.ts';
 

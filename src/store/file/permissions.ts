@@ -1,6 +1,6 @@
 import { chmod, lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 
 /** Mode of the data directory the store creates: its files hold password and key hashes. */
 export const DIR_MODE = 0o700;

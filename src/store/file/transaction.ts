@@ -1,8 +1,10 @@
-import type { Collection, StoredRecord } from './collection.ts';
+import { ConflictError } from '../store.ts';
+import type { StoredRecord } from '../store.ts';
+import type { Collection } from './collection.ts';
 import type { JournalOp } from './journal.ts';
 
-/** What a transaction may do; every change goes through one of these. */
-export interface Tx {
+/** The file store's transaction inside: applied to memory at once, journalled at commit. */
+export interface SyncTx {
   /** Adds a record with the collection's next id and returns it. */
   insert<T extends object>(collection: string, data: T): T & { id: number };
   /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
@@ -18,13 +20,18 @@ export interface Tx {
  * operation (whole records, so replay is idempotent) and as an undo step, for when the
  * transaction throws before it is committed.
  */
-export function recordingTx(col: (name: string) => Collection): { tx: Tx; ops: JournalOp[]; undo: (() => void)[] } {
+export function recordingTx(col: (name: string) => Collection): { tx: SyncTx; ops: JournalOp[]; undo: (() => void)[] } {
   const ops: JournalOp[] = [];
   const undo: (() => void)[] = [];
-  const tx: Tx = {
+  const unclashed = (c: Collection, record: StoredRecord) => {
+    const index = c.clashOf(record);
+    if (index !== null) throw new ConflictError(c.name, index);
+  };
+  const tx: SyncTx = {
     insert: (name, data) => {
       const c = col(name);
       const record = Object.assign({ id: c.nextId }, data, { id: c.nextId }) as StoredRecord;
+      unclashed(c, record);
       c.put(record);
       undo.push(() => {
         c.delete(record.id);
@@ -38,6 +45,7 @@ export function recordingTx(col: (name: string) => Collection): { tx: Tx; ops: J
       const before = c.records.get(id);
       if (!before) return undefined;
       const after = { ...before, ...patch, id } as StoredRecord;
+      unclashed(c, after);
       c.put(after);
       undo.push(() => c.put(before));
       ops.push({ c: name, op: 'put', r: after });
@@ -47,6 +55,7 @@ export function recordingTx(col: (name: string) => Collection): { tx: Tx; ops: J
       const c = col(name);
       const before = c.records.get(record.id);
       const nextId = c.nextId;
+      unclashed(c, record);
       c.put(record);
       undo.push(() => {
         if (before) c.put(before);

@@ -1,0 +1,128 @@
+import type { CountsDelta, DayCounts, Labels, StatsDay, StoredRecord } from '../store.ts';
+import type { Collection } from './collection.ts';
+import type { SyncTx } from './transaction.ts';
+
+/** The collection the file store keeps statistics days in (exported and imported like any other). */
+export const STATS_COLLECTION = 'stats';
+
+const OVERFLOW_LABEL = '(other)';
+
+// Labels come from visitors ("__proto__", "constructor"), so the maps must not inherit anything.
+function labelMap(from?: Labels): Labels {
+  return Object.assign(Object.create(null) as Labels, from);
+}
+
+/** `into` plus `delta`, in place: totals added, labels merged, new labels past `maxLabels` under '(other)'. */
+export function addInto(into: DayCounts, delta: DayCounts, maxLabels: number): DayCounts {
+  for (const key in delta) {
+    const value = delta[key]!;
+    const existing = into[key];
+    if (typeof value === 'number') {
+      into[key] = (typeof existing === 'number' ? existing : 0) + value;
+      continue;
+    }
+    const labels = typeof existing === 'object' ? existing : (into[key] = labelMap());
+    let size = Object.keys(labels).length;
+    for (const label in value) {
+      const known = Object.hasOwn(labels, label);
+      const at = known || size < maxLabels ? label : OVERFLOW_LABEL;
+      if (!Object.hasOwn(labels, at)) size++;
+      labels[at] = (labels[at] ?? 0) + value[label]!;
+    }
+  }
+  return into;
+}
+
+/** A deep copy whose label maps are safe to fold into. */
+function copyCounts(counts: DayCounts): DayCounts {
+  const out = Object.create(null) as DayCounts;
+  for (const [key, value] of Object.entries(counts)) out[key] = typeof value === 'number' ? value : labelMap(value);
+  return out;
+}
+
+/**
+ * The file store's statistics: one `stats` record per (subject, day), found through a subject →
+ * day → id map that is rebuilt only when someone else changed the collection (an import, a reset).
+ */
+export class FileCounters {
+  private index = new Map<string, Map<string, number>>();
+  private indexedAt = -1;
+  /** Days whose counts object was made here: later flushes add to it in place instead of copying it. */
+  private readonly own = new WeakSet<DayCounts>();
+
+  constructor(private readonly stats: Collection) {}
+
+  /** The stored days of a subject, oldest first. */
+  days(subject: string, from = '0000-00-00', to = '9999-99-99'): { day: string; counts: DayCounts }[] {
+    const days = this.indexOf(subject);
+    const out: { day: string; counts: DayCounts }[] = [];
+    for (const [day, id] of days) {
+      if (day < from || day > to) continue;
+      const counts = (this.stats.records.get(id) as StatsDay | undefined)?.counts;
+      if (counts) out.push({ day, counts });
+    }
+    return out.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  }
+
+  /** Totals of `names` over all stored days of a subject. */
+  totals(subject: string, names: readonly string[]): Record<string, number> {
+    // Hot (every list entry): plain loops, no closures.
+    const out: Record<string, number> = {};
+    for (const n of names) out[n] = 0;
+    for (const id of this.indexOf(subject).values()) {
+      const counts = (this.stats.records.get(id) as StatsDay | undefined)?.counts;
+      if (!counts) continue;
+      for (const n of names) {
+        const v = counts[n];
+        if (typeof v === 'number') out[n]! += v;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Adds the deltas inside `tx`. A written day keeps its counts object and later deltas are added to
+   * it in place: copying every busy day on every flush made most of the old-generation garbage under
+   * traffic. It is safe because the journal serialises a write's records while the write is made, and
+   * whole-record puts make replay idempotent.
+   */
+  add(tx: SyncTx, deltas: readonly CountsDelta[], maxLabels: number, userExists: (id: number) => boolean): void {
+    // Looked up before the first write: each write bumps the collection's version.
+    const maps = deltas.map((d) => this.indexOf(d.subject, true) as Map<string, number>);
+    deltas.forEach((d, i) => {
+      // A user deleted since the event took its statistics along; do not bring them back.
+      if (d.owner !== undefined && !userExists(d.owner)) return;
+      const days = maps[i]!;
+      const id = days.get(d.day);
+      const stored = id === undefined ? undefined : (this.stats.records.get(id) as StatsDay | undefined);
+      const counts = stored && this.own.has(stored.counts) ? stored.counts : stored ? copyCounts(stored.counts) : (Object.create(null) as DayCounts);
+      this.own.add(counts);
+      addInto(counts, d.counts, maxLabels);
+      const owner = d.owner ?? stored?.userId;
+      const fields = { subject: d.subject, day: d.day, ...(owner === undefined ? {} : { userId: owner }), counts };
+      const record = stored ? tx.put(STATS_COLLECTION, { id: stored.id, ...fields } as StoredRecord) : tx.insert(STATS_COLLECTION, fields);
+      days.set(d.day, record.id);
+    });
+    this.indexedAt = this.stats.version;
+  }
+
+  /** Removes a subject's days inside `tx`. */
+  drop(tx: SyncTx, subject: string): void {
+    for (const id of this.indexOf(subject).values()) tx.remove(STATS_COLLECTION, id);
+  }
+
+  private indexOf(subject: string, create = false): ReadonlyMap<string, number> {
+    if (this.stats.version !== this.indexedAt) {
+      this.index = new Map();
+      for (const r of this.stats.records.values() as Iterable<StatsDay>) {
+        let days = this.index.get(r.subject);
+        if (!days) this.index.set(r.subject, (days = new Map()));
+        days.set(r.day, r.id);
+      }
+      this.indexedAt = this.stats.version;
+    }
+    let days = this.index.get(subject);
+    if (!days && create) this.index.set(subject, (days = new Map()));
+    return days ?? new Map();
+  }
+}

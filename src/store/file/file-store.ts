@@ -1,0 +1,387 @@
+import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low, Memory } from 'lowdb';
+import type { Logger } from '../../log.ts';
+import { silentLogger } from '../../log.ts';
+import { AtomicJsonFile } from './atomic-file.ts';
+import { Journal, isJournalSegment } from './journal.ts';
+import type { JournalEntry } from './journal.ts';
+import { acquireLock, isLockFile } from './lock.ts';
+import { DIR_MODE, tightenDataDir } from './permissions.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
+import { Collection, collectionFileChunks } from './collection.ts';
+import { readCollectionFile } from './collection-reader.ts';
+import type { CollectionFile } from './collection.ts';
+import { FileCounters, STATS_COLLECTION } from './file-counters.ts';
+import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
+import { matcher, sliceOf, sortRecords } from './query.ts';
+import { recordingTx } from './transaction.ts';
+import type { SyncTx } from './transaction.ts';
+
+/** How to open a file store. */
+export interface FileStoreOptions {
+  /** Directory of the JSON files, or ':memory:'. */
+  dir: string;
+  collections: readonly CollectionSchema[];
+  /** Journal entries between two snapshots of the JSON files. */
+  snapshotEvery?: number;
+  /** Journal bytes between two snapshots: large entries (statistics days) reach this first. */
+  snapshotBytes?: number;
+  log?: Logger;
+}
+
+/**
+ * The JSON-file backend: every collection in memory, made durable by an append-only journal
+ * (group-committed) and periodic atomic snapshots into one human-readable JSON file per collection.
+ * Transactions run one at a time, against memory, and resolve once journalled; reads answer from
+ * memory. `:memory:` keeps everything in memory only (the fake backend, tests).
+ */
+export class FileStore implements Store {
+  readonly backend: 'file' | 'memory';
+  private readonly collections = new Map<string, Collection>();
+  private readonly changes = { count: 0 };
+  private seq = 0;
+  private sinceSnapshot = 0;
+  private bytesAtSnapshot = 0;
+  private snapshotting: Promise<void> | null = null;
+  private releaseLock: (() => void) | null = null;
+  private closed = false;
+  private closers: (() => Promise<void> | void)[] = [];
+  /** The transaction running now: the next one starts when it ends. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private counters!: FileCounters;
+  private ledger: LedgerState | null = null;
+
+  private constructor(
+    private readonly dir: string | null,
+    private readonly journal: Journal | null,
+    private readonly snapshotEvery: number,
+    private readonly snapshotBytes: number,
+    private readonly log: Logger,
+  ) {
+    this.backend = dir === null ? 'memory' : 'file';
+  }
+
+  /** Opens (or creates) a store: locks the directory, loads every file, replays the journal. */
+  static async open(options: FileStoreOptions): Promise<FileStore> {
+    const log = options.log ?? silentLogger;
+    const every = options.snapshotEvery ?? 20000;
+    const bytes = options.snapshotBytes ?? 64 * 1024 * 1024;
+    const schemas = withStats(options.collections);
+    if (options.dir === ':memory:') {
+      const store = new FileStore(null, null, every, bytes, log);
+      for (const schema of schemas) {
+        store.collections.set(schema.name, new Collection(schema.name, new Low<CollectionFile>(new Memory(), emptyFile(schema.name)), store.changes));
+      }
+      store.ready(schemas);
+      return store;
+    }
+    const dir = options.dir;
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    const release = await acquireLock(dir);
+    try {
+      await removeStaleTempFiles(dir);
+      const own = new Set(schemas.map((c) => `${c.name}.json`));
+      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE, log);
+      const loaded = await Journal.open(dir);
+      const store = new FileStore(dir, loaded.journal, every, bytes, log);
+      for (const { name } of schemas) {
+        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), readCollectionFile);
+        const db = new Low<CollectionFile>(adapter, emptyFile(name));
+        await db.read();
+        const col = new Collection(name, db, store.changes);
+        col.load();
+        store.collections.set(name, col);
+        store.seq = Math.max(store.seq, col.fileSeq);
+      }
+      store.replay(loaded.entries);
+      await loaded.journal.start(store.seq + 1);
+      store.ledger = await loadLedgerFile(join(dir, LEDGER_FILE), log);
+      store.ready(schemas);
+      store.releaseLock = release;
+      return store;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  private replay(entries: JournalEntry[]): void {
+    for (const entry of entries) {
+      for (const op of entry.ops) {
+        const col = this.collections.get(op.c);
+        if (!col || entry.s <= col.fileSeq) continue;
+        col.dirty = true; // the file lacks this change: the next snapshot must write it before the journal goes
+        if (op.op === 'put') col.put(op.r);
+        else col.delete(op.id);
+      }
+      this.seq = Math.max(this.seq, entry.s);
+      this.sinceSnapshot++;
+    }
+  }
+
+  private ready(schemas: readonly CollectionSchema[]): void {
+    for (const schema of schemas) {
+      for (const [name, index] of Object.entries(schema.indexes ?? {})) this.col(schema.name).addIndex(name, index.key, index.unique ?? false);
+    }
+    this.counters = new FileCounters(this.col(STATS_COLLECTION));
+  }
+
+  private col(name: string): Collection {
+    const col = this.collections.get(name);
+    if (!col) throw new Error(`unknown collection ${name}`);
+    return col;
+  }
+
+  // Reads answer from memory; they are async only because the interface is.
+
+  /** One record by id. */
+  async get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
+    return this.col(collection).records.get(id) as T | undefined;
+  }
+
+  /** The record whose index key is `key`. */
+  async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
+    return this.lookupNow<T>(collection, index, key);
+  }
+
+  private lookupNow<T extends StoredRecord>(collection: string, index: string, key: string): T | undefined {
+    const col = this.col(collection);
+    const found = col.indexes.get(index);
+    if (!found) throw new Error(`unknown index ${collection}.${index}`);
+    const id = found.ids.get(key);
+    return id === undefined ? undefined : (col.records.get(id) as T | undefined);
+  }
+
+  /** The records a query matches, in its order and slice. */
+  async find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
+    return this.findNow<T>(collection, query);
+  }
+
+  private findNow<T extends StoredRecord>(collection: string, query: ListQuery): Found<T> {
+    let records = this.matching(collection, query);
+    const sort = query.sort ?? { field: 'id', direction: 'desc' };
+    if ('counter' in sort) {
+      const counter = sort.counter;
+      records = sortRecords(records, sort, (r) => this.counters.totals(`${sort.subjectPrefix}${r.id}`, [counter])[counter]!);
+    } else if (sort.field === 'id') {
+      if (sort.direction === 'desc') records.reverse();
+    } else {
+      records = sortRecords(records, sort);
+    }
+    return { total: records.length, items: sliceOf(records, query) as T[] };
+  }
+
+  /** The records `where` covers, in id order, as a fresh array. */
+  private matching(collection: string, where: Where): StoredRecord[] {
+    const col = this.col(collection);
+    const from = where.owner === undefined ? col.records : (col.byOwner.get(where.owner) ?? new Map<number, StoredRecord>());
+    const test = matcher(where);
+    const out: StoredRecord[] = [];
+    for (const r of from.values()) if (!test || test(r)) out.push(r);
+    // The owner map keeps insertion order, which a put under a new owner can break.
+    if (where.owner !== undefined) out.sort((a, b) => a.id - b.id);
+    return out;
+  }
+
+  /** How many records match. */
+  async count(collection: string, where: Where = {}): Promise<number> {
+    if (!where.conditions && !where.search && !where.ids) {
+      const col = this.col(collection);
+      return where.owner === undefined ? col.records.size : (col.byOwner.get(where.owner)?.size ?? 0);
+    }
+    return this.matching(collection, where).length;
+  }
+
+  /** Every record of a collection, in id order, a batch at a time. */
+  async *scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
+    const all = [...this.col(collection).records.values()].sort((a, b) => a.id - b.id) as T[];
+    for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
+  }
+
+  /** A number that changes whenever the collection does. */
+  version(collection: string): number {
+    return this.col(collection).version;
+  }
+
+  /** A number that changes whenever any collection does. */
+  revision(): number {
+    return this.changes.count;
+  }
+
+  /**
+   * Runs `fn` against memory (so the next request sees its effect), one transaction at a time, and
+   * resolves once its changes are journalled. If `fn` throws, everything it did is undone.
+   */
+  transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
+    return this.run((tx) => fn(this.asyncTx(tx)));
+  }
+
+  private run<R>(fn: (tx: SyncTx) => Promise<R> | R): Promise<R> {
+    const turn = this.queue.then(() => this.apply(fn));
+    // The next transaction waits for this one's changes to be applied, not for its fsync.
+    this.queue = turn.then(
+      (r) => r.durable,
+      () => undefined,
+    );
+    return turn.then((r) => r.durable.then(() => r.result));
+  }
+
+  private async apply<R>(fn: (tx: SyncTx) => Promise<R> | R): Promise<{ result: R; durable: Promise<void> }> {
+    if (this.closed) throw new Error('store is closed');
+    const { tx, ops, undo } = recordingTx((name) => this.col(name));
+    let result: R;
+    try {
+      result = await fn(tx);
+    } catch (err) {
+      for (const u of undo.reverse()) u();
+      throw err;
+    }
+    if (ops.length === 0) return { result, durable: Promise.resolve() };
+    const entry: JournalEntry = { s: ++this.seq, ops };
+    for (const op of ops) this.col(op.c).dirty = true;
+    const durable = this.journal ? this.journal.append(entry) : Promise.resolve();
+    const journalBytes = this.journal?.stats.bytes ?? 0;
+    if (++this.sinceSnapshot >= this.snapshotEvery || journalBytes - this.bytesAtSnapshot >= this.snapshotBytes) this.snapshotSoon();
+    return { result, durable };
+  }
+
+  private asyncTx(tx: SyncTx): Tx {
+    return {
+      get: (c, id) => this.get(c, id),
+      lookup: (c, index, key) => this.lookup(c, index, key),
+      find: (c, query) => this.find(c, query),
+      count: (c, where) => this.count(c, where),
+      insert: async (c, data) => tx.insert(c, data),
+      update: async (c, id, patch) => tx.update(c, id, patch),
+      remove: async (c, id) => tx.remove(c, id),
+      put: async (c, record) => tx.put(c, record),
+      removeWhere: async (c, where) => {
+        const gone = this.matching(c, where);
+        for (const r of gone) tx.remove(c, r.id);
+        return gone.length;
+      },
+      dropCounts: async (subject) => this.counters.drop(tx, subject),
+    };
+  }
+
+  /** Adds counter deltas in one transaction. */
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
+    if (deltas.length === 0) return;
+    const users = this.col('users');
+    await this.run((tx) => this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id)));
+  }
+
+  /** A subject's stored days, oldest first. */
+  async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
+    return this.counters.days(subject, from, to);
+  }
+
+  /** Totals of `names` per subject. */
+  async countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>> {
+    return new Map(subjects.map((s) => [s, this.counters.totals(s, names)]));
+  }
+
+  /** The visitor ledger kept for the day, if any. */
+  async loadLedger(): Promise<LedgerState | null> {
+    return this.ledger;
+  }
+
+  /** Keeps the visitor ledger: in a file of its own beside the collections (memory: until the process ends). */
+  async saveLedger(state: LedgerState): Promise<void> {
+    this.ledger = state;
+    if (this.dir) await saveLedgerFile(join(this.dir, LEDGER_FILE), state);
+  }
+
+  private snapshotSoon(): void {
+    if (this.snapshotting || !this.journal) return;
+    this.snapshot().catch((err: unknown) => this.log.error('snapshot failed', { error: String(err) }));
+  }
+
+  /** Writes every changed collection to its JSON file and drops the journal those files now cover. */
+  async snapshot(): Promise<void> {
+    if (!this.journal) return;
+    while (this.snapshotting) await this.snapshotting;
+    const journal = this.journal;
+    const run = async () => {
+      const seq = this.seq;
+      this.sinceSnapshot = 0;
+      this.bytesAtSnapshot = journal.stats.bytes;
+      const older = await journal.rotate(seq + 1);
+      for (const col of this.collections.values()) {
+        if (col.dirty) await col.save(seq);
+      }
+      await journal.remove(older);
+    };
+    this.snapshotting = run().finally(() => {
+      this.snapshotting = null;
+    });
+    await this.snapshotting;
+  }
+
+  /**
+   * Replaces every collection's content (test mode and fixtures); durable like any write. Ids
+   * continue after the new content's largest, so a reset to the same content hands out the same ids.
+   */
+  async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
+    await this.run((tx) => {
+      for (const [name, col] of this.collections) {
+        for (const id of [...col.records.keys()]) tx.remove(name, id);
+      }
+      for (const [name, records] of Object.entries(data)) {
+        for (const r of records) tx.put(name, r);
+      }
+      for (const col of this.collections.values()) {
+        let max = 0;
+        for (const id of col.records.keys()) max = Math.max(max, id);
+        col.nextId = max + 1;
+      }
+    });
+  }
+
+  /** Registers work to finish before the store closes (flushing counters buffered in memory). */
+  beforeClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
+  /** Flushes, snapshots and releases the directory. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const fn of this.closers.splice(0)) await fn();
+    await this.queue;
+    await this.snapshot();
+    this.closed = true;
+    await this.journal?.close();
+    this.releaseLock?.();
+    this.releaseLock = null;
+  }
+
+  /** Journal counters: entries written and the fsynced flushes that carried them. */
+  get journalStats(): { entries: number; flushes: number } {
+    return { ...(this.journal?.stats ?? { entries: 0, flushes: 0 }) };
+  }
+
+  /** Where the data lives, or null in memory. */
+  get directory(): string | null {
+    return this.dir;
+  }
+}
+
+// A crash during a snapshot leaves its temp file behind; with the lock held, none is in use.
+async function removeStaleTempFiles(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (/^\..+\.(json|bin)\.\d+\.tmp$/.test(name)) await unlink(join(dir, name)).catch(() => {});
+  }
+}
+
+/** The file beside the collections that keeps today's visitor ledger across restarts. */
+const LEDGER_FILE = 'visitors.bin';
+
+// The statistics days live in a collection of their own, whether or not the caller named it.
+function withStats(schemas: readonly CollectionSchema[]): CollectionSchema[] {
+  return schemas.some((c) => c.name === STATS_COLLECTION) ? [...schemas] : [...schemas, { name: STATS_COLLECTION }];
+}
+
+function emptyFile(name: string): CollectionFile {
+  return { collection: name, seq: 0, nextId: 1, records: [] };
+}

@@ -1,0 +1,51 @@
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Logger } from '../../log.ts';
+import type { LedgerState } from '../store.ts';
+import { syncDir } from './atomic-file.ts';
+import { FILE_MODE } from './permissions.ts';
+
+/**
+ * Reads the kept visitor ledger: a JSON header line (day, salt) and the filter's bits, gzipped (a
+ * quiet day's 16 MiB are nearly all zeros). A missing or damaged file only means today's visitors
+ * are counted afresh, so it is a warning, never a refusal to start.
+ */
+export async function loadLedgerFile(file: string, log: Logger): Promise<LedgerState | null> {
+  let bytes: Buffer;
+  try {
+    bytes = gunzipSync(await readFile(file));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('the visitor ledger file is unreadable: today\'s visitors are counted afresh', { file, error: String(err) });
+    return null;
+  }
+  const end = bytes.indexOf(10);
+  try {
+    const head = JSON.parse(bytes.subarray(0, end).toString('utf8')) as { day?: unknown; salt?: unknown };
+    if (end < 0 || typeof head.day !== 'string' || typeof head.salt !== 'string') throw new Error('no header');
+    const bits = bytes.subarray(end + 1);
+    return { day: head.day, salt: head.salt, bits: bits.length > 0 ? new Uint8Array(bits) : null };
+  } catch (err) {
+    log.warn('the visitor ledger file is unreadable: today\'s visitors are counted afresh', { file, error: String(err) });
+    return null;
+  }
+}
+
+/** Writes the ledger atomically: temp file, fsync, rename, fsync of the directory. */
+export async function saveLedgerFile(file: string, state: LedgerState): Promise<void> {
+  const head = Buffer.from(`${JSON.stringify({ day: state.day, salt: state.salt })}\n`, 'utf8');
+  const body = gzipSync(state.bits ? Buffer.concat([head, state.bits]) : head, { level: 1 });
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  const fh = await open(tmp, 'w', FILE_MODE);
+  try {
+    await fh.writeFile(body);
+    await fh.sync();
+  } catch (err) {
+    await fh.close();
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+  await fh.close();
+  await rename(tmp, file);
+  await syncDir(dirname(file));
+}
