@@ -55,9 +55,6 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   // One counter buffer per app, shared by website and link statistics: one batched write per flush.
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters };
-  for (const row of s.resources) {
-    for (const [name, keyOf] of Object.entries(row.indexes ?? {})) s.store.addIndex(row.collection, name, keyOf);
-  }
   const windowMs = s.config.rateLimitWindow * 1000;
   const limiter = (n: number) => (n > 0 ? new FixedWindowLimiter(n, windowMs, s.clock) : null);
   const failures = limiter(s.config.authFailureLimit);

@@ -8,11 +8,11 @@ import { newUserFields } from './resources/users.ts';
  * here (to be printed once), null when ADMIN_API_KEY chose it or users already exist.
  */
 export async function ensureAdmin(store: Store, clock: Clock, adminApiKey: string | undefined): Promise<string | null> {
-  if (store.count('users') > 0) return null;
+  if ((await store.count('users')) > 0) return null;
   const made = await newUserFields(
     { email: 'admin@localhost', username: 'admin', password: randomBytes(24).toString('base64url'), admin: true, planid: 1, apikey: adminApiKey },
     clock.now(),
   );
-  await store.write((tx) => tx.insert('users', made.fields));
+  await store.transaction((tx) => tx.insert('users', made.fields));
   return adminApiKey ? null : made.apikey;
 }

@@ -5,8 +5,9 @@ import { runUserCommand, USER_COMMANDS } from './cli/users.ts';
 import { DATA_COMMANDS } from './cli/data.ts';
 import { demoEnv, startDemo } from './demo/start.ts';
 import { FixtureError } from './fixtures/read.ts';
-import { DataFileError } from './store/atomic-file.ts';
-import { LockedError } from './store/lock.ts';
+import { DataFileError } from './store/file/atomic-file.ts';
+import { LockedError } from './store/file/lock.ts';
+import { StoreUnavailableError } from './store/store.ts';
 
 const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS];
 
@@ -67,7 +68,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError || err instanceof ListenError;
+    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError || err instanceof ListenError || err instanceof StoreUnavailableError;
     console.error(known ? (err as Error).message : err);
     process.exit(1);
   },

@@ -19,8 +19,9 @@ import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import type { Resource } from './resources/define.ts';
-import { RESOURCES, collectionsOf } from './resources/table.ts';
-import { Store } from './store/store.ts';
+import { RESOURCES, storeSchema } from './resources/table.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/store.ts';
 
 /** A server that is listening. */
 export interface RunningServer {
@@ -58,12 +59,12 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
-  const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  const store = await openStore({ dataDir: config.dataDir, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
   try {
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
     const parts = { store, config, clock, random: options.random, log: options.log, resources };
-    const testControl = test ? new TestControl({ ...parts, ...test }) : undefined;
+    const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     const app = testControl?.app ?? createApp(parts);
     const server = await listen(app, config, options.log);
     const port = (server.address() as AddressInfo).port;

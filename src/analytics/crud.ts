@@ -3,18 +3,18 @@ import type { Context } from 'hono';
 import type * as v from 'valibot';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/app-env.ts';
-import { findVisible, hookContext } from '../http/crud-routes.ts';
+import { entriesOf, findVisible, hookContext, transact } from '../http/crud-routes.ts';
 import type { HookContext, Resource, Services } from '../resources/define.ts';
 import type { StoredRecord } from '../store/store.ts';
 import { readFormOrJson } from './form-body.ts';
 import { parseOr422 } from './laravel-errors.ts';
-import { laravelPage, listQuery, sentQuery, sortRows } from './list-page.ts';
+import { laravelPageOf, listQuery, sentQuery } from './list-page.ts';
 import type { ListQuery } from './list-page.ts';
 
 /** What an analytics row needs beyond the table: its input rules and list filters. */
 export interface AnalyticsCrud {
   /** Validated fields of a create (no `existing`) or update body; throws the 422. */
-  parse(raw: Record<string, unknown>, ctx: HookContext, existing?: StoredRecord): Record<string, unknown>;
+  parse(raw: Record<string, unknown>, ctx: HookContext, existing?: StoredRecord): Promise<Record<string, unknown>>;
   /** Query filters of the list beyond search, sort and paging (validated, then handed to `row.filter`). */
   filters?: v.ObjectEntries;
 }
@@ -26,60 +26,65 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
   const searchable = (row.searchable ?? ['id']) as [string, ...string[]];
   const sortable = (row.sortable ?? ['id']) as [string, ...string[]];
   const querySchema = listQuery(searchable, sortable, rules.filters ?? {});
-  const one = (record: StoredRecord, ctx: HookContext, status: 200 | 201) => ({ data: row.entry(record, ctx), status });
+  const one = async (record: StoredRecord, ctx: HookContext, status: 200 | 201) => ({ data: await row.entry(record, ctx), status });
 
   if (list) {
-    routes.get(list, (c) => {
+    routes.get(list, async (c) => {
       const ctx = hookContext(s, c);
       const sent = sentQuery(c.req.query());
       const q = parseOr422(querySchema, sent) as ListQuery & Record<string, unknown>;
-      let records = s.store.owned(row.collection, ctx.user.id);
       const validated = Object.fromEntries(Object.entries(q).map(([k, value]) => [k, String(value)]));
-      if (row.filter) records = row.filter(records, validated, ctx);
-      const needle = q.search?.toLowerCase();
+      const own = row.listQuery?.(validated, ctx) ?? {};
+      const needle = q.search;
       const by = q.search_by ?? searchable[0];
-      if (needle) records = records.filter((r) => String(r[by] ?? '').toLowerCase().includes(needle));
-      const sortBy = q.sort_by ?? 'id';
-      sortRows(records, (r) => (typeof r[sortBy] === 'number' ? (r[sortBy] as number) : String(r[sortBy] ?? '')), q.sort ?? 'desc');
+      const page = q.page ?? 1;
+      const perPage = Number(q.per_page ?? 50);
+      const found = await s.store.find(row.collection, {
+        owner: ctx.user.id,
+        ...own,
+        ...(needle ? { search: { text: needle, fields: [by] } } : {}),
+        sort: { field: q.sort_by ?? 'id', direction: q.sort ?? 'desc' },
+        offset: (page - 1) * perPage,
+        limit: perPage,
+      });
       const keep = Object.fromEntries(Object.entries(sent).filter(([k]) => k !== 'page' && k in querySchema.entries));
-      const page = laravelPage(records, q.page ?? 1, Number(q.per_page ?? 50), `${s.config.baseUrl}${list}`, keep);
-      return c.json({ ...page, data: page.data.map((r) => row.entry(r, ctx)) });
+      return c.json(laravelPageOf(await entriesOf(row, found.items, ctx), found.total, page, perPage, `${s.config.baseUrl}${list}`, keep));
     });
   }
 
   if (get) {
-    routes.get(get, (c) => {
+    routes.get(get, async (c) => {
       const ctx = hookContext(s, c);
-      return c.json(one(findVisible(s, row, c.req.param('id'), ctx.user.id), ctx, 200));
+      return c.json(await one(await findVisible(s, row, c.req.param('id'), ctx.user.id), ctx, 200));
     });
   }
 
   if (create && row.create) {
     routes.post(create, async (c) => {
       const ctx = hookContext(s, c);
-      const input = rules.parse(await readFormOrJson(c), ctx);
+      const input = await rules.parse(await readFormOrJson(c), ctx);
       const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
-      const record = await s.store.write((tx) => {
-        row.check?.(prepared.fields, ctx);
+      const record = await transact(s, row, async (tx) => {
+        await row.check?.(prepared.fields, ctx, tx);
         return tx.insert(row.collection, { userId: ctx.user.id, ...prepared.fields });
       });
-      return c.json(one(record, ctx, 201), 201);
+      return c.json(await one(record, ctx, 201), 201);
     });
   }
 
   if (update && row.update) {
     const handler = async (c: Context<AppEnv>) => {
       const ctx = hookContext(s, c);
-      const existing = findVisible(s, row, c.req.param('id'), ctx.user.id);
-      const input = rules.parse(await readFormOrJson(c), ctx, existing);
+      const existing = await findVisible(s, row, c.req.param('id'), ctx.user.id);
+      const input = await rules.parse(await readFormOrJson(c), ctx, existing);
       const prepared = row.prepare ? await row.prepare(input, ctx, existing) : { fields: input };
-      const record = await s.store.write((tx) => {
-        row.check?.(prepared.fields, ctx, existing);
-        const updated = tx.update(row.collection, existing.id, prepared.fields);
+      const record = await transact(s, row, async (tx) => {
+        await row.check?.(prepared.fields, ctx, tx, existing);
+        const updated = await tx.update(row.collection, existing.id, prepared.fields);
         if (!updated) throw new ApiError(404, row.messages.notFound);
         return updated;
       });
-      return c.json(one(record, ctx, 200));
+      return c.json(await one(record, ctx, 200));
     };
     routes.put(update, handler);
     routes.patch(update, handler);
@@ -88,10 +93,10 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
   if (remove) {
     routes.delete(remove, async (c) => {
       const ctx = hookContext(s, c);
-      const record = findVisible(s, row, c.req.param('id'), ctx.user.id);
-      await s.store.write((tx) => {
-        if (!tx.remove(row.collection, record.id)) throw new ApiError(404, row.messages.notFound);
-        row.onDelete?.(tx, record, ctx);
+      const record = await findVisible(s, row, c.req.param('id'), ctx.user.id);
+      await transact(s, row, async (tx) => {
+        if (!(await tx.remove(row.collection, record.id))) throw new ApiError(404, row.messages.notFound);
+        await row.onDelete?.(tx, record, ctx);
       });
       return c.json({ id: record.id, object: row.name, deleted: true, status: 200 });
     });

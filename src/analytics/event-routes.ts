@@ -57,7 +57,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     refuseLoneSurrogates(text, body);
     const event = parseWith(TrackedEvent, body);
     const host = hostOfUrl(event.page);
-    const website = host === null ? undefined : websites.find(host);
+    const website = host === null ? undefined : await websites.find(host);
     if (!website) throw new ApiError(404, 'Website not found.');
 
     const ua = c.req.header('user-agent');

@@ -53,10 +53,14 @@ export interface LaravelPage<T> {
  * parameters (`keep`, in request order) and set `page`; a page past the end is empty, not an error.
  */
 export function laravelPage<T>(items: readonly T[], page: number, perPage: number, path: string, keep: Record<string, string>): LaravelPage<T> {
-  const total = items.length;
+  const start = (page - 1) * perPage;
+  return laravelPageOf(items.slice(start, start + perPage), items.length, page, perPage, path, keep);
+}
+
+/** The paginator around page `page` (its `data`) of a list of `total` entries. */
+export function laravelPageOf<T>(data: T[], total: number, page: number, perPage: number, path: string, keep: Record<string, string>): LaravelPage<T> {
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const start = (page - 1) * perPage;
-  const data = items.slice(start, start + perPage);
   const url = (n: number) => {
     const params = new URLSearchParams(keep);
     params.set('page', String(n));

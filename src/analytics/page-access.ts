@@ -35,7 +35,7 @@ export class PageAccess {
   }
 
   /** The grant a cookie value gives for `website` now, or null when it is missing, forged, expired or stale. */
-  check(value: string | undefined, website: Website, nowMs: number, userOf: (id: number) => UserRecord | undefined): Grant | null {
+  async check(value: string | undefined, website: Website, nowMs: number, userOf: (id: number) => Promise<UserRecord | undefined>): Promise<Grant | null> {
     const m = /^(owner|password)\.(\d{1,15})\.(\d{1,12})\.([\w-]{43})$/.exec(value ?? '');
     if (!m) return null;
     const grant = m[1] as Grant;
@@ -44,7 +44,7 @@ export class PageAccess {
     if (expires * 1000 <= nowMs) return null;
     let bound: string;
     if (grant === 'owner') {
-      const user = userOf(userId);
+      const user = await userOf(userId);
       if (!user || user.id !== website.userId) return null;
       bound = user.keyHash;
     } else {

@@ -67,27 +67,27 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
   const userOf = (id: number) => s.store.get<UserRecord>('users', id);
 
   // A page under its stored spelling only, so the cookie path always matches.
-  const find = (c: Context): Website | Response => {
+  const find = async (c: Context): Promise<Website | Response> => {
     const param = c.req.param('domain') ?? '';
     const domain = normalizeDomain(param);
-    const website = domain === null ? undefined : websites.find(domain);
+    const website = domain === null ? undefined : await websites.find(domain);
     if (!website) return html(c, messageHtml('Not found', 'There are no statistics for this website.'), 404);
     if (param !== website.domain) return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 301);
     return website;
   };
 
-  routes.get('/stats/:domain', (c) => {
-    const website = find(c);
+  routes.get('/stats/:domain', async (c) => {
+    const website = await find(c);
     if (website instanceof Response) return website;
     const cookie = getCookie(c, accessCookieName(website));
     // The cookie opens the page only to a page load, never to a script of another page of the
     // origin (a user's pixel) that fetches or frames it with the visitor's cookie.
-    const grant = isPageLoad(c) ? access.check(cookie, website, s.clock.now(), userOf) : null;
+    const grant = isPageLoad(c) ? await access.check(cookie, website, s.clock.now(), userOf) : null;
     const allowed = website.privacy === 0 || grant === 'owner' || (website.privacy === 2 && grant === 'password');
     if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password', undefined, cookie === undefined && strictCookieHeldBack(c)), 401);
 
     const range = pageRange(c.req.query(), s.clock.now());
-    const stored = s.counters.days(websiteSubject(website.id), range.from, range.to);
+    const stored = await s.counters.days(websiteSubject(website.id), range.from, range.to);
     const byDay = new Map(stored.map((d) => [d.day, d.counts]));
     const days = daysBetween(range.from, range.to);
     const series = (name: string) => days.map((d) => (byDay.has(d) ? totalOf(byDay.get(d)!, name) : 0));
@@ -97,7 +97,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
   });
 
   routes.post('/stats/:domain', async (c) => {
-    const website = find(c);
+    const website = await find(c);
     if (website instanceof Response) return website;
     if (website.privacy === 0) return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 303);
     if (!fromOwnPage(c)) return html(c, messageHtml('Not accepted', 'This form can only be sent from its own page. Please open the statistics page again.'), 403);
@@ -111,7 +111,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
         : html(c, messageHtml('Too many attempts', `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.`), 429, { 'retry-after': String(retryAfter) });
     let grant: string | null = null;
     if (kind === 'owner') {
-      const user = typeof form.key === 'string' ? keys.lookup(form.key) : null;
+      const user = typeof form.key === 'string' ? await keys.lookup(form.key) : null;
       const expired = user?.keyExpires ? Date.parse(user.keyExpires.replace(' ', 'T') + 'Z') <= s.clock.now() : false;
       // The owner's valid key always opens the page, as it passes the API (a key cannot be guessed).
       if (user && user.id === website.userId && !expired) grant = access.issue('owner', website, s.clock.now(), user);

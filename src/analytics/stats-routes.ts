@@ -22,16 +22,16 @@ const statsQuery = listQuery(['value'], ['count', 'value'], {
  */
 export function statsRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  routes.get('/api/v1/stats/:id', (c) => {
+  routes.get('/api/v1/stats/:id', async (c) => {
     const id = c.req.param('id');
-    const website = findVisible(s, websites, id, c.get('user').id);
+    const website = await findVisible(s, websites, id, c.get('user').id);
     const sent = sentQuery(c.req.query());
     const { output: q, errors } = validate(statsQuery, sent);
     if (q && q.to < q.from) addError(errors, 'to', 'The to must be a date after or equal to from.');
     throwIfAny(errors);
     const query = q as v.InferOutput<typeof statsQuery>;
 
-    let rows = metricRows(s.counters.days(websiteSubject(website.id), query.from, query.to), query.name);
+    let rows = metricRows(await s.counters.days(websiteSubject(website.id), query.from, query.to), query.name);
     const needle = query.search?.toLowerCase();
     if (needle) rows = rows.filter((r) => r.value.toLowerCase().includes(needle));
     const sort = query.sort ?? 'desc';

@@ -11,7 +11,7 @@ export class WebsiteIndex {
   constructor(private readonly store: Store) {}
 
   /** The website of a stored domain (already normalised, without `www.`), or undefined. */
-  find(domain: string): Website | undefined {
+  find(domain: string): Promise<Website | undefined> {
     return this.store.lookup<Website>('websites', 'domain', domain);
   }
 

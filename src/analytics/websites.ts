@@ -3,7 +3,7 @@ import { hashPassword } from '../auth/passwords.ts';
 import { ApiError } from '../errors.ts';
 import { createSchema, defineResource, updateSchema } from '../resources/define.ts';
 import type { HookContext, Resource } from '../resources/define.ts';
-import type { StoredRecord } from '../store/store.ts';
+import type { StoreReads, StoredRecord } from '../store/store.ts';
 import { normalizeDomain } from '../visits/domain.ts';
 import { parseIpRanges } from '../visits/ip-range.ts';
 import { booleanField, choiceField, linesField, textField } from './form-fields.ts';
@@ -13,6 +13,7 @@ import type { FieldErrors } from './laravel-errors.ts';
 import { int, laravelTime as laravelTimeShape, str } from '../resources/shapes.ts';
 
 const TAKEN = 'The domain has already been taken.';
+const DOMAIN_TAKEN = () => new ApiError(422, TAKEN, { domain: [TAKEN] });
 
 /** Request fields of websites (../shared/spec/api-reference.md, "Analytics API: websites"). */
 export const websiteFields = {
@@ -73,8 +74,8 @@ export function websiteEntry(w: Website): Record<string, unknown> {
   };
 }
 
-function domainTaken(ctx: HookContext, domain: unknown): boolean {
-  return typeof domain === 'string' && ctx.store.lookup('websites', 'domain', domain) !== undefined;
+async function domainTaken(reads: StoreReads, domain: unknown): Promise<boolean> {
+  return typeof domain === 'string' && (await reads.lookup('websites', 'domain', domain)) !== undefined;
 }
 
 // Laravel's ConvertEmptyStringsToNull: an empty form field counts as not sent, except for the
@@ -89,14 +90,14 @@ function withoutBlanks(raw: Record<string, unknown>): Record<string, unknown> {
  * the schema, the password required for privacy 2, the domain's uniqueness, and (update) a
  * domain change, which is refused rather than silently ignored so a client learns it had no effect.
  */
-export function parseWebsite(row: Resource, rawIn: Record<string, unknown>, ctx: HookContext, existing?: Website): Record<string, unknown> {
+export async function parseWebsite(row: Resource, rawIn: Record<string, unknown>, ctx: HookContext, existing?: Website): Promise<Record<string, unknown>> {
   const raw = withoutBlanks(rawIn);
   const { output, errors } = validate(existing ? updateSchema(row) : createSchema(row), raw);
   const privacy = output?.privacy ?? (errors.privacy ? undefined : (existing?.privacy ?? 0));
   if (privacy === 2 && raw.password === undefined && !existing?.password) addError(errors, 'password', 'The password field is required when privacy is 2.');
   if (existing && raw.domain !== undefined) checkDomainUnchanged(errors, raw.domain, existing);
   const domain = typeof raw.domain === 'string' && !errors.domain ? normalizeDomain(raw.domain) : null;
-  if (!existing && domainTaken(ctx, domain)) addError(errors, 'domain', TAKEN);
+  if (!existing && (await domainTaken(ctx.store, domain))) addError(errors, 'domain', TAKEN);
   throwIfAny(errors);
   return output ?? {};
 }
@@ -133,15 +134,15 @@ export const websites = defineResource<typeof websiteFields, Website>({
     },
   },
   indexes: { domain: (w) => w.domain },
+  unique: { domain: () => DOMAIN_TAKEN() },
   searchable: ['domain'],
   sortable: ['id', 'domain'],
   messages: { notFound: 'Resource not found.', updated: 'Website updated.', deleted: 'Website deleted.' },
   example: (n) => ({ domain: `site${n}.example.com`, privacy: n % 2, exclude_params: 'fbclid\nutm_source', exclude_ips: '10.0.0.0/8' }),
   entry: websiteEntry,
-  filter(records, query) {
+  listQuery(query) {
     // The query was validated: `favorite` is "true" or "false" here.
-    if (query.favorite === undefined) return records;
-    return records.filter((w) => w.favorite === (query.favorite === 'true'));
+    return query.favorite === undefined ? {} : { conditions: [{ field: 'favorite', equals: query.favorite === 'true' }] };
   },
   async prepare(input, ctx, existing) {
     const now = laravelTime(ctx.clock.now());
@@ -153,11 +154,11 @@ export const websites = defineResource<typeof websiteFields, Website>({
     if (typeof input.password === 'string') fields.password = await hashPassword(input.password);
     return { fields };
   },
-  onDelete(tx, website, ctx) {
-    ctx.counters.dropSubject(tx, websiteSubject(website.id));
+  async onDelete(tx, website, ctx) {
+    await ctx.counters.dropSubject(tx, websiteSubject(website.id));
   },
-  check(fields, ctx, existing) {
+  async check(fields, _ctx, tx, existing) {
     // Again inside the write: two requests racing for one domain cannot both pass.
-    if (!existing && domainTaken(ctx, fields.domain)) throw new ApiError(422, TAKEN, { domain: [TAKEN] });
+    if (!existing && (await domainTaken(tx, fields.domain))) throw DOMAIN_TAKEN();
   },
 });

@@ -14,9 +14,8 @@ import type { Progress } from './progress.ts';
 import { UsageError, common } from './users.ts';
 import type { CommandIo, UserCommand } from './users.ts';
 
-function userByEmail(store: Store, email: string, hint: string): UserRecord {
-  const lower = email.toLowerCase();
-  const user = store.all<UserRecord>('users').find((u) => u.email.toLowerCase() === lower);
+async function userByEmail(store: Store, email: string, hint: string): Promise<UserRecord> {
+  const user = await store.lookup<UserRecord>('users', 'email', email.toLowerCase());
   if (!user) throw new ApiError(404, `No user has the email "${email}".${hint}`);
   return user;
 }
@@ -69,9 +68,9 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
     options: { ...common, email: { type: 'string' }, output: { type: 'string', short: 'o' }, progress: { type: 'boolean' } },
     async run(store, values, out, io) {
       if (typeof values.email !== 'string') throw new UsageError('Missing --email <email>: whose data to export.');
-      const user = userByEmail(store, values.email, '');
-      const progress = progressFor(values, io, `Exporting ${user.email}`, exportSize(store, user, RESOURCES));
-      const file = exportUser(store, user, RESOURCES, systemClock.now(), progress);
+      const user = await userByEmail(store, values.email, '');
+      const progress = progressFor(values, io, `Exporting ${user.email}`, await exportSize(store, user, RESOURCES));
+      const file = await exportUser(store, user, RESOURCES, systemClock.now(), progress);
       const text = serializeExport(file);
       if (typeof values.output !== 'string') {
         io.write(text);
@@ -102,7 +101,7 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
       if (path === undefined || extra.length > 0) throw new UsageError(path === undefined ? 'Missing the file to import.' : `One file at a time (got ${io.positionals.length}).`);
       const raw = await readFixtures(path);
       const email = typeof values.email === 'string' ? values.email : emailOfFile(raw);
-      const target = userByEmail(store, email, ` Create it first (users:add --email ${email}) or choose another user with --email.`);
+      const target = await userByEmail(store, email, ` Create it first (users:add --email ${email}) or choose another user with --email.`);
       const data = await prepareFixtures(recordsOf(raw, target), RESOURCES, systemClock.now());
       const progress = progressFor(values, io, `Importing into ${target.email}`, recordCount(data));
       const report = await importInto(store, data, target, RESOURCES, progress);

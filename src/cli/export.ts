@@ -21,8 +21,10 @@ export function ownedCollections(resources: readonly Resource[]): string[] {
 }
 
 /** How many records an export of `user` holds. */
-export function exportSize(store: Store, user: UserRecord, resources: readonly Resource[]): number {
-  return ownedCollections(resources).reduce((n, c) => n + store.owned(c, user.id).length, 0);
+export async function exportSize(store: Store, user: UserRecord, resources: readonly Resource[]): Promise<number> {
+  let n = 0;
+  for (const c of ownedCollections(resources)) n += await store.count(c, { owner: user.id });
+  return n;
 }
 
 /**
@@ -30,14 +32,14 @@ export function exportSize(store: Store, user: UserRecord, resources: readonly R
  * left out; link and stats-page passwords stay as their scrypt hashes, so what was protected is
  * still protected after an import.
  */
-export function exportUser(store: Store, user: UserRecord, resources: readonly Resource[], nowMs: number, progress: Progress = NO_PROGRESS): ExportFile {
+export async function exportUser(store: Store, user: UserRecord, resources: readonly Resource[], nowMs: number, progress: Progress = NO_PROGRESS): Promise<ExportFile> {
   const out: ExportFile = {
     $export: { format: 'shortlink-analytics-server/export', version: 1, exportedAt: new Date(nowMs).toISOString(), email: user.email },
     users: [publicUser(user)],
   };
   for (const collection of ownedCollections(resources)) {
     const records: StoredRecord[] = [];
-    for (const r of store.owned(collection, user.id)) {
+    for (const r of (await store.find(collection, { owner: user.id, sort: { field: 'id', direction: 'asc' } })).items) {
       records.push(r);
       progress.tick();
     }

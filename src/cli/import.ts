@@ -1,7 +1,7 @@
 import type { Fixtures } from '../fixtures/prepare.ts';
 import type { Resource, UserRecord } from '../resources/define.ts';
-import { STATS_COLLECTION } from '../stats/daily-counters.ts';
-import type { StoredRecord, Store, Tx } from '../store/store.ts';
+import { STATS_COLLECTION } from '../store/store.ts';
+import type { DayCounts, StoredRecord, Store, Tx } from '../store/store.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
 
@@ -39,10 +39,10 @@ export function importOrder(resources: readonly Resource[]): Resource[] {
 }
 
 /** A store lookup by every index of a row: the record `candidate` would clash with, if any. */
-function clashOf(store: Store, row: Resource, candidate: StoredRecord): StoredRecord | undefined {
+async function clashOf(tx: Tx, row: Resource, candidate: StoredRecord): Promise<StoredRecord | undefined> {
   for (const [index, keyOf] of Object.entries(row.indexes ?? {})) {
     const key = keyOf(candidate);
-    const other = key === null ? undefined : store.lookup(row.collection, index, key);
+    const other = key === null ? undefined : await tx.lookup(row.collection, index, key);
     if (other) return other;
   }
   return undefined;
@@ -57,20 +57,17 @@ function clashOf(store: Store, row: Resource, candidate: StoredRecord): StoredRe
  * already has is reused, one another user has is left out (its links move to the main host).
  */
 export async function importInto(store: Store, data: Fixtures, target: UserRecord, resources: readonly Resource[], progress: Progress = NO_PROGRESS): Promise<ImportReport> {
-  for (const row of resources) {
-    for (const [name, keyOf] of Object.entries(row.indexes ?? {})) store.addIndex(row.collection, name, keyOf as (r: StoredRecord) => string | null);
-  }
   const report: ImportReport = { imported: {}, notes: [] };
   // collection → old id → new id (null: left out, references to it are dropped)
   const ids = new Map<string, Map<number, number | null>>();
   const statsless = new Set<string>();
-  await store.write((tx) => {
+  await store.transaction(async (tx) => {
     for (const row of importOrder(resources)) {
       const map = new Map<number, number | null>();
       ids.set(row.collection, map);
       for (const r of data[row.collection] ?? []) {
-        const stored = row.collection === STATS_COLLECTION ? importStats(tx, r, target, ids, statsless, report) : importRecord(store, tx, row, r, target, ids, statsless, report);
-        if (row.collection !== STATS_COLLECTION) map.set(r.id, stored);
+        if (row.collection === STATS_COLLECTION) await importStats(tx, r, target, ids, statsless, report);
+        else map.set(r.id, await importRecord(tx, row, r, target, ids, statsless, report));
         progress.tick();
       }
     }
@@ -95,8 +92,7 @@ function remapReferences(row: Resource, record: StoredRecord, ids: Map<string, M
   }
 }
 
-function importRecord(
-  store: Store,
+async function importRecord(
   tx: Tx,
   row: Resource,
   original: StoredRecord,
@@ -104,23 +100,24 @@ function importRecord(
   ids: Map<string, Map<number, number | null>>,
   statsless: Set<string>,
   report: ImportReport,
-): number | null {
+): Promise<number | null> {
   const record: StoredRecord = { ...structuredClone(original), userId: target.id };
   remapReferences(row, record, ids, report);
   const nameField = NAMED[row.collection];
   if (nameField && typeof record[nameField] === 'string') {
-    const taken = new Set(store.owned(row.collection, target.id).map((r) => String(r[nameField]).toLowerCase()));
+    const mine = await tx.find(row.collection, { owner: target.id });
+    const taken = new Set(mine.items.map((r) => String(r[nameField]).toLowerCase()));
     const name = record[nameField] as string;
     for (let n = 2; taken.has(String(record[nameField]).toLowerCase()); n++) record[nameField] = `${name} (${n})`;
     if (record[nameField] !== name) report.notes.push(`${row.collection} ${original.id}: name "${name}" is taken; now "${String(record[nameField])}"`);
   }
-  let clash = clashOf(store, row, record);
+  let clash = await clashOf(tx, row, record);
   const field = RENAMEABLE[row.collection];
   if (clash && field && typeof record[field] === 'string') {
     const value = record[field] as string;
     for (let n = 2; clash; n++) {
       record[field] = `${value}-${n}`;
-      clash = clashOf(store, row, record);
+      clash = await clashOf(tx, row, record);
     }
     report.notes.push(`${row.collection} ${original.id}: ${field} "${value}" is taken; now "${String(record[field])}"`);
   }
@@ -135,26 +132,26 @@ function importRecord(
   }
   const { id: _old, ...fields } = record;
   report.imported[row.collection] = (report.imported[row.collection] ?? 0) + 1;
-  return tx.insert(row.collection, fields).id;
+  return (await tx.insert(row.collection, fields)).id;
 }
 
-function importStats(
+async function importStats(
   tx: Tx,
   original: StoredRecord,
   target: UserRecord,
   ids: Map<string, Map<number, number | null>>,
   statsless: Set<string>,
   report: ImportReport,
-): number | null {
+): Promise<void> {
   const [kind, rawId] = String(original.subject).split(':');
   const collection = SUBJECT_KINDS[kind ?? ''];
   const oldId = Number(rawId);
   const newId = collection && !statsless.has(`${collection}:${oldId}`) ? ids.get(collection)?.get(oldId) : null;
   if (newId === null || newId === undefined) {
     if (!collection || !statsless.has(`${collection}:${oldId}`)) report.notes.push(`stats ${original.id}: subject "${String(original.subject)}" was not imported; left out`);
-    return null;
+    return;
   }
-  const { id: _old, ...fields } = structuredClone(original);
   report.imported[STATS_COLLECTION] = (report.imported[STATS_COLLECTION] ?? 0) + 1;
-  return tx.insert(STATS_COLLECTION, { ...fields, subject: `${kind}:${newId}`, userId: target.id }).id;
+  // No cap on labels: the file holds what was counted, already capped when it was.
+  await tx.addCounts([{ subject: `${kind}:${newId}`, day: String(original.day), owner: target.id, counts: structuredClone(original.counts) as DayCounts }], Infinity);
 }

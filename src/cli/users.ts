@@ -7,8 +7,9 @@ import { loadConfig, processEnv } from '../config.ts';
 import { rotateKeyOf } from '../auth/rotate.ts';
 import type { UserRecord } from '../resources/define.ts';
 import { checkUserUnique, newUserFields, userFields } from '../resources/users.ts';
-import { RESOURCES, collectionsOf } from '../resources/table.ts';
-import { Store } from '../store/store.ts';
+import { RESOURCES, storeSchema } from '../resources/table.ts';
+import { openStore } from '../store/open.ts';
+import type { Store } from '../store/store.ts';
 import { ApiError } from '../errors.ts';
 import { FixtureError } from '../fixtures/read.ts';
 import type { ProgressSink } from './progress.ts';
@@ -52,8 +53,8 @@ export const USER_COMMANDS: readonly UserCommand[] = [
       const password = (values.password as string | undefined) ?? randomBytes(18).toString('base64url');
       v.parse(userFields.password, password);
       const made = await newUserFields({ email, username, password, admin: values.admin === true }, systemClock.now());
-      const user = await store.write((tx) => {
-        checkUserUnique(store, { email, username });
+      const user = await store.transaction(async (tx) => {
+        await checkUserUnique(tx, { email, username });
         return tx.insert('users', made.fields);
       });
       out(`Created user ${user.id} <${email}>${values.admin ? ' (admin)' : ''}`);
@@ -66,8 +67,8 @@ export const USER_COMMANDS: readonly UserCommand[] = [
     usage: 'users:list [--data-dir <dir>]',
     options: { ...common },
     async run(store, _values, out) {
-      for (const u of store.all<UserRecord>('users')) {
-        out(`${String(u.id).padStart(5)}  ${u.email.padEnd(32)} ${u.username.padEnd(20)} ${u.status}${u.admin ? ' admin' : ''}`);
+      for await (const batch of store.scan<UserRecord>('users')) {
+        for (const u of batch) out(`${String(u.id).padStart(5)}  ${u.email.padEnd(32)} ${u.username.padEnd(20)} ${u.status}${u.admin ? ' admin' : ''}`);
       }
     },
   },
@@ -78,7 +79,7 @@ export const USER_COMMANDS: readonly UserCommand[] = [
     options: { ...common, email: { type: 'string' } },
     async run(store, values, out) {
       const email = String(values.email ?? '').toLowerCase();
-      const user = store.all<UserRecord>('users').find((u) => u.email.toLowerCase() === email);
+      const user = await store.lookup<UserRecord>('users', 'email', email);
       if (!user) throw new ApiError(404, `No user has the email "${email}".`);
       out(`API key: ${await rotateKeyOf(store, user.id, null)}`);
     },
@@ -106,7 +107,7 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
     if (err.code !== 'EPIPE') throw err;
   });
   const config = loadConfig(processEnv(), values['data-dir'] ? ['--data-dir', String(values['data-dir'])] : []);
-  const store = await Store.open({ dir: config.dataDir, collections: collectionsOf(RESOURCES) });
+  const store = await openStore({ dataDir: config.dataDir, collections: storeSchema(RESOURCES) });
   try {
     await cmd.run(store, values, (line) => console.log(line), { positionals, write: (text) => process.stdout.write(text), stderr: process.stderr });
     return 0;

@@ -9,9 +9,9 @@ import { seedFixtures } from '../fixtures/seed.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { subjectOf } from '../links/stats.ts';
 import { seededRandom } from '../random.ts';
-import { RESOURCES, collectionsOf } from '../resources/table.ts';
+import { RESOURCES, storeSchema } from '../resources/table.ts';
 import { DailyCounters } from '../stats/daily-counters.ts';
-import { Store } from '../store/store.ts';
+import { FileStore } from '../store/file/file-store.ts';
 import { DEMO_LINKS, DEMO_QRS, DEMO_SITES } from './content.ts';
 import { generateTraffic } from './traffic.ts';
 import type { ClickSubject, SiteTraffic } from './traffic.ts';
@@ -58,7 +58,7 @@ const idOf = (r: Record<string, unknown>) => (r.id ?? (r.data as { id?: unknown 
  */
 export async function buildDemo(options: DemoOptions): Promise<Fixtures> {
   const seed = options.seed ?? 'demo';
-  const store = await Store.open({ dir: ':memory:', collections: collectionsOf(RESOURCES) });
+  const store = await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
   try {
     const clock = testClock(options.now - 32 * DAY_MS);
     const random = seededRandom(seed);
@@ -111,7 +111,7 @@ export async function buildDemo(options: DemoOptions): Promise<Fixtures> {
     const sites: SiteTraffic[] = [];
     for (const site of DEMO_SITES) {
       const id = idOf(await api('POST', '/api/v1/websites', site.body));
-      sites.push({ website: store.get<Website>('websites', id)!, pages: site.pages, perDay: site.perDay, events: site.events });
+      sites.push({ website: (await store.get<Website>('websites', id))!, pages: site.pages, perDay: site.perDay, events: site.events });
       later();
     }
 

@@ -18,7 +18,7 @@ function requireAdminKey(store: Store): MiddlewareHandler<AppEnv> {
   const keys = new KeyIndex(store);
   return async (c, next) => {
     const token = bearerToken(c.req.header('authorization'));
-    const user = token ? keys.lookup(token) : null;
+    const user = token ? await keys.lookup(token) : null;
     if (!user) {
       c.header('WWW-Authenticate', 'Bearer');
       throw new ApiError(401, MESSAGES.invalidKey);

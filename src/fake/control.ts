@@ -9,7 +9,7 @@ import type { RawFixtures } from '../fixtures/read.ts';
 import { seedFixtures } from '../fixtures/seed.ts';
 import type { SeedCounts } from '../fixtures/seed.ts';
 import { DailyCounters } from '../stats/daily-counters.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, StoredRecord } from '../store/store.ts';
 import { adminRoutes } from './admin-routes.ts';
 import type { ClockState } from './admin-routes.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
@@ -25,9 +25,14 @@ export interface TestParts {
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */
-export function snapshotStore(store: Store, resources: readonly Resource[]): Fixtures {
-  const collections = [...new Set(resources.map((r) => r.collection))];
-  return Object.fromEntries(collections.map((c) => [c, structuredClone(store.all(c))]));
+export async function snapshotStore(store: Store, resources: readonly Resource[]): Promise<Fixtures> {
+  const out: Fixtures = {};
+  for (const c of new Set(resources.map((r) => r.collection))) {
+    const records: StoredRecord[] = [];
+    for await (const batch of store.scan(c)) records.push(...structuredClone(batch));
+    out[c] = records;
+  }
+  return out;
 }
 
 /**
@@ -44,9 +49,17 @@ export class TestControl {
   private readonly counters: DailyCounters;
   private readonly initial: Fixtures;
 
-  constructor(private readonly parts: TestParts) {
+  /** A control over the store's current content, which resets go back to. */
+  static async create(parts: TestParts): Promise<TestControl> {
+    return new TestControl(parts, await snapshotStore(parts.store, parts.resources));
+  }
+
+  private constructor(
+    private readonly parts: TestParts,
+    initial: Fixtures,
+  ) {
     parts.log.warn('TEST_MODE is on: POST /__admin/reset, /__admin/seed and /__admin/clock are enabled; never use it in production');
-    this.initial = snapshotStore(parts.store, parts.resources);
+    this.initial = initial;
     this.counters = new DailyCounters(parts.store, { clock: parts.clock, random: parts.random, log: parts.log });
     this.inner = this.build();
     this.app = new Hono<AppEnv>();

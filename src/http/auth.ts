@@ -2,7 +2,7 @@ import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
 import { bearerToken } from '../auth/keys.ts';
 import type { KeyIndex } from '../auth/key-index.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
-import type { Services } from '../resources/define.ts';
+import type { Services, UserRecord } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientIp } from './client-ip.ts';
 import { presetHeader } from './preset-header.ts';
@@ -20,15 +20,15 @@ export interface AuthParts {
   scope: string;
 }
 
-/** Checks a request's key and counts it against the key's rate limit: throws the ApiError, or leaves the user on the context. */
-export type Authenticate = (c: Context<AppEnv>) => void;
+/**
+ * Checks a request's key and counts it against the key's rate limit: throws the ApiError, or
+ * leaves the user on the context. Synchronous (undefined) when the key is known already, else a promise.
+ */
+export type Authenticate = (c: Context<AppEnv>) => Promise<void> | undefined;
 
 /** Requires a valid, unexpired bearer key, then counts the request against the key's rate limit; once per request. */
 export function authenticator(s: Services, parts: AuthParts): Authenticate {
-  return (c) => {
-    if (c.get('user')) return; // a route with two handlers passes here twice
-    const token = bearerToken(c.req.header('authorization'));
-    const user = token ? parts.keys.lookup(token) : null;
+  const admit = (c: Context<AppEnv>, user: UserRecord | null): undefined => {
     if (!user) {
       // Only failures are counted and refused: behind a proxy (or a shared NAT) one client's bad
       // keys would otherwise lock every good key out of the same IP.
@@ -55,6 +55,15 @@ export function authenticator(s: Services, parts: AuthParts): Authenticate {
       }
     }
     c.set('user', user);
+    return undefined;
+  };
+  return (c) => {
+    if (c.get('user')) return; // a route with two handlers passes here twice
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token) return admit(c, null);
+    const known = parts.keys.known(token);
+    if (known) return admit(c, known);
+    return parts.keys.lookup(token).then((user) => admit(c, user));
   };
 }
 
@@ -66,8 +75,8 @@ export function authenticator(s: Services, parts: AuthParts): Authenticate {
  */
 export function guarded<H extends Handler<AppEnv> | MiddlewareHandler<AppEnv>>(authenticate: Authenticate, handler: H): H {
   return ((c: Context<AppEnv>, next: Next) => {
-    authenticate(c);
-    return handler(c, next);
+    const checking = authenticate(c);
+    return checking ? checking.then(() => handler(c, next)) : handler(c, next);
   }) as H;
 }
 

@@ -23,20 +23,19 @@ export class PageCache {
   ) {}
 
   /** The page under `key`, built (and kept) by `build` unless a current one is held. */
-  get(key: string, build: () => string): string {
-    const revision = this.s.store.revision();
-    const generation = this.s.counters.generation;
-    if (revision !== this.revision || generation !== this.generation) {
+  async get(key: string, build: () => Promise<string>): Promise<string> {
+    if (!this.current()) {
       this.pages.clear();
       this.chars = 0;
-      this.revision = revision;
-      this.generation = generation;
+      this.revision = this.s.store.revision();
+      this.generation = this.s.counters.generation;
     }
     let page = this.pages.get(key);
     if (page === undefined) {
-      page = build();
-      // A page larger than the whole budget is not kept; otherwise the oldest go first (a Map keeps insertion order).
-      if (page.length <= this.maxChars) {
+      page = await build();
+      // A page built while something changed may be of either state: answered, never kept. A page
+      // larger than the whole budget is not kept; otherwise the oldest go first (a Map keeps insertion order).
+      if (this.current() && page.length <= this.maxChars) {
         for (const [oldKey, old] of this.pages) {
           if (this.chars + page.length <= this.maxChars) break;
           this.pages.delete(oldKey);
@@ -47,5 +46,9 @@ export class PageCache {
       }
     }
     return page;
+  }
+
+  private current(): boolean {
+    return this.s.store.revision() === this.revision && this.s.counters.generation === this.generation;
   }
 }

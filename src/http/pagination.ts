@@ -10,6 +10,12 @@ export interface Page<T> {
   items: T[];
 }
 
+/** The page fields of page `page` of `limit` entries out of `total`. */
+export function pageMeta(total: number, page: number, limit: number): Omit<Page<never>, 'items'> {
+  const maxpage = Math.ceil(total / limit);
+  return { result: total, perpage: limit, currentpage: page, nextpage: page < maxpage ? page + 1 : null, maxpage };
+}
+
 /** Slices `items` into page `page` of `limit` entries; a page past the end is empty, not an error. */
 export function paginate<T>(items: readonly T[], page: number, limit: number): Page<T> {
   const maxpage = Math.ceil(items.length / limit);

@@ -22,10 +22,10 @@ export function isReservedAlias(alias: string): boolean {
 }
 
 /** A short random alias that `taken` does not know; grows by one character after repeated collisions. */
-export function generateAlias(random: RandomSource, taken: (alias: string) => boolean, length = 6): string {
+export async function generateAlias(random: RandomSource, taken: (alias: string) => boolean | Promise<boolean>, length = 6): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     const alias = randomToken(random, length + Math.floor(attempt / 5));
-    if (!taken(alias) && !isReservedAlias(alias)) return alias;
+    if (!isReservedAlias(alias) && !(await taken(alias))) return alias;
   }
 }
 

@@ -27,42 +27,58 @@ export interface Link extends StoredRecord {
   date: string;
 }
 
+/** The origins of the branded domains some links use, by domain id, in one read. */
+async function originsOf(links: readonly Pick<Link, 'domainId'>[], ctx: Pick<HookContext, 'store'>): Promise<Map<number, string>> {
+  const ids = [...new Set(links.map((l) => l.domainId).filter((id): id is number => id !== null))];
+  if (ids.length === 0) return new Map();
+  const { items } = await ctx.store.find<StoredRecord & { domain: string }>('domains', { ids });
+  return new Map(items.map((d) => [d.id, d.domain]));
+}
+
 /** The origin short URLs of a link use: its branded domain's, or BASE_URL's. */
-export function originOf(link: Pick<Link, 'domainId'>, ctx: Pick<HookContext, 'store' | 'config'>): string {
-  const domain = link.domainId === null ? undefined : ctx.store.get<StoredRecord & { domain: string }>('domains', link.domainId);
-  return domain?.domain ?? ctx.config.baseUrl;
+export async function originOf(link: Pick<Link, 'domainId'>, ctx: Pick<HookContext, 'store' | 'config'>): Promise<string> {
+  return (await originsOf([link], ctx)).get(link.domainId ?? -1) ?? ctx.config.baseUrl;
 }
 
 /** `BASE_URL/<alias>`, or the branded domain's origin + `/<alias>`. */
-export function shortUrlOf(link: Link, ctx: Pick<HookContext, 'store' | 'config'>): string {
-  return `${originOf(link, ctx)}/${link.alias}`;
+export async function shortUrlOf(link: Link, ctx: Pick<HookContext, 'store' | 'config'>): Promise<string> {
+  return `${await originOf(link, ctx)}/${link.alias}`;
 }
 
 /** The fields list entries and single-link details share. */
-function common(link: Link, ctx: HookContext) {
-  return { id: link.id, alias: link.alias, shorturl: shortUrlOf(link, ctx), longurl: link.url, title: link.title, description: link.description ?? '' };
+function common(link: Link, origin: string) {
+  return { id: link.id, alias: link.alias, shorturl: `${origin}/${link.alias}`, longurl: link.url, title: link.title, description: link.description ?? '' };
 }
 
-/** A link in lists (the real product's entry shape). */
-export function linkEntry(link: Link, ctx: HookContext): Record<string, unknown> {
-  const stats = clickTotals(ctx, subjectOf('link', link.id));
-  return {
-    ...common(link, ctx),
-    clicks: stats.clicks,
-    uniqueclicks: stats.uniqueClicks,
-    domain: originOf(link, ctx),
-    campaign: link.campaign,
-    channel: link.channels,
-    date: link.date,
-  };
+/** A page of links in lists (the real product's entry shape), with one read of their domains and one of their totals. */
+export async function linkEntries(links: readonly Link[], ctx: HookContext): Promise<Record<string, unknown>[]> {
+  const [origins, totals] = await Promise.all([originsOf(links, ctx), clickTotals(ctx, links.map((l) => subjectOf('link', l.id)))]);
+  return links.map((link) => {
+    const origin = origins.get(link.domainId ?? -1) ?? ctx.config.baseUrl;
+    const stats = totals.get(subjectOf('link', link.id));
+    return {
+      ...common(link, origin),
+      clicks: stats?.clicks ?? 0,
+      uniqueclicks: stats?.uniqueClicks ?? 0,
+      domain: origin,
+      campaign: link.campaign,
+      channel: link.channels,
+      date: link.date,
+    };
+  });
+}
+
+/** A link in lists. */
+export async function linkEntry(link: Link, ctx: HookContext): Promise<Record<string, unknown>> {
+  return (await linkEntries([link], ctx))[0]!;
 }
 
 /** The single-link response: details and statistics. */
-export function linkSingle(link: Link, ctx: HookContext): Record<string, unknown> {
+export async function linkSingle(link: Link, ctx: HookContext): Promise<Record<string, unknown>> {
   return {
     id: link.id,
     details: {
-      ...common(link, ctx),
+      ...common(link, await originOf(link, ctx)),
       location: link.geotarget ?? [],
       device: link.devicetarget ?? [],
       language: link.languagetarget ?? [],
@@ -75,6 +91,6 @@ export function linkSingle(link: Link, ctx: HookContext): Record<string, unknown
       status: link.status,
       date: link.date,
     },
-    data: visitStats(ctx, subjectOf('link', link.id)),
+    data: await visitStats(ctx, subjectOf('link', link.id)),
   };
 }

@@ -16,14 +16,14 @@ export interface VisitStats {
 /** The counter subject of a link's clicks or a QR code's scans. */
 export const subjectOf = (kind: 'link' | 'qr' | 'campaign', id: number) => `${kind}:${id}`;
 
-/** All-time clicks and unique clicks of a subject (cheap: no top lists). */
-export function clickTotals(s: Pick<Services, 'counters'>, subject: string): { clicks: number; uniqueClicks: number } {
-  return s.counters.totals(subject, ['clicks', 'uniqueClicks']);
+/** All-time clicks and unique clicks of some subjects, in one read (cheap: no top lists). */
+export function clickTotals(s: Pick<Services, 'counters'>, subjects: readonly string[]): Promise<Map<string, { clicks: number; uniqueClicks: number }>> {
+  return s.counters.totals(subjects, ['clicks', 'uniqueClicks']);
 }
 
 /** The statistics of a subject over all days: totals, top 10 per dimension (counts as strings), social referrers. */
-export function visitStats(s: Pick<Services, 'counters'>, subject: string): VisitStats {
-  const sum = s.counters.sum(subject);
+export async function visitStats(s: Pick<Services, 'counters'>, subject: string): Promise<VisitStats> {
+  const sum = await s.counters.sum(subject);
   const social = labelsOfDimension(sum, 'social');
   return {
     clicks: totalOf(sum, 'clicks'),

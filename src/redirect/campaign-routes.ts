@@ -13,9 +13,10 @@ import { resolveTarget } from './target.ts';
 import { recordClick, visitOf } from './visit.ts';
 
 /** The links of a campaign that can be visited now, oldest first. */
-export function campaignLinks(s: Services, campaign: Campaign): Link[] {
+export async function campaignLinks(s: Services, campaign: Campaign): Promise<Link[]> {
   const now = s.clock.now();
-  return s.store.owned<Link>('links', campaign.userId!).filter((l) => l.campaign === campaign.id && (l.expiry === undefined || parseDateTime(l.expiry) > now));
+  const { items } = await s.store.find<Link>('links', { owner: campaign.userId!, conditions: [{ field: 'campaign', equals: campaign.id }], sort: { field: 'id', direction: 'asc' } });
+  return items.filter((l) => l.expiry === undefined || parseDateTime(l.expiry) > now);
 }
 
 /** `GET /r/<slug>`: the campaign's links in turn (round robin); `GET /c/<id>-<slug>`: the public page of a campaign. */
@@ -24,30 +25,29 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
   // The turn of each rotator; in memory: after a restart the round starts again at the first link.
   const turns = new Map<number, number>();
 
-  routes.get('/r/:slug', (c) => {
-    const campaign = s.store.lookup<Campaign>('campaigns', 'slug', c.req.param('slug').toLowerCase());
-    const links = campaign ? campaignLinks(s, campaign) : [];
+  routes.get('/r/:slug', async (c) => {
+    const campaign = await s.store.lookup<Campaign>('campaigns', 'slug', c.req.param('slug').toLowerCase());
+    const links = campaign ? await campaignLinks(s, campaign) : [];
     if (!campaign || links.length === 0) return html(c, notFoundPage(), 404);
     const turn = turns.get(campaign.id) ?? 0;
     turns.set(campaign.id, turn + 1);
     const link = links[turn % links.length]!;
     // A protected link keeps its password: the visitor goes through its own short URL.
-    if (link.password) return uncachedRedirect(shortUrlOf(link, s), 302);
+    if (link.password) return uncachedRedirect(await shortUrlOf(link, s), 302);
     const visit = visitOf(c, s);
     recordClick(s, subjectOf('link', link.id), link.userId, visit);
     recordClick(s, subjectOf('campaign', campaign.id), campaign.userId!, visit);
     return uncachedRedirect(resolveTarget(link, visit), s.config.redirectStatus);
   });
 
-  routes.get('/c/:ref', (c) => {
+  routes.get('/c/:ref', async (c) => {
     const id = /^(\d{1,12})-/.exec(c.req.param('ref'))?.[1];
-    const campaign = id ? s.store.get<Campaign>('campaigns', Number(id)) : undefined;
+    const campaign = id ? await s.store.get<Campaign>('campaigns', Number(id)) : undefined;
     if (!campaign?.public) return html(c, notFoundPage(), 404);
     // A public page never shows what its owner kept private or behind a password, not even a destination.
-    const items = campaignLinks(s, campaign)
-      .filter((l) => l.status === 'public' && !l.password)
-      .map((l) => `<li><a href="${escapeHtml(shortUrlOf(l, s))}">${escapeHtml(l.title || l.url)}</a> <span class="muted">${escapeHtml(shortUrlOf(l, s))}</span></li>`)
-      .join('');
+    const shown = (await campaignLinks(s, campaign)).filter((l) => l.status === 'public' && !l.password);
+    const urls = await Promise.all(shown.map((l) => shortUrlOf(l, s)));
+    const items = shown.map((l, i) => `<li><a href="${escapeHtml(urls[i]!)}">${escapeHtml(l.title || l.url)}</a> <span class="muted">${escapeHtml(urls[i]!)}</span></li>`).join('');
     return html(c, htmlPage(campaign.name, `<main><h1>${escapeHtml(campaign.name)}</h1>${items ? `<ul>${items}</ul>` : '<p>No links yet.</p>'}</main>`));
   });
   return routes;

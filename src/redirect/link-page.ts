@@ -9,15 +9,17 @@ import { framePage, overlayPage, pixelsPage, splashPage } from './pages.ts';
 import { pixelTag } from './pixel-tags.ts';
 
 /** The page a link's type asks for, with its pixels fired on it (and their hosts in its CSP); null for a plain redirect. */
-export function linkPage(s: Services, link: Link, target: string): Page | null {
+export async function linkPage(s: Services, link: Link, target: string): Promise<Page | null> {
   // The common case, answered before the helpers below are built (this runs on every redirect).
   if (link.type === 'direct' && link.pixels.length === 0) return null;
-  const owned = <T extends StoredRecord>(collection: string, id: number | null): T | undefined => {
-    const r = id === null ? undefined : s.store.get<T>(collection, id);
+  const owned = async <T extends StoredRecord>(collection: string, id: number | null): Promise<T | undefined> => {
+    const r = id === null ? undefined : await s.store.get<T>(collection, id);
     return r?.userId === link.userId ? r : undefined;
   };
+  const pixels = link.pixels.length ? (await s.store.find<StoredRecord & { type: string; tag: string }>('pixels', { owner: link.userId, ids: link.pixels })).items : [];
+  const byId = new Map(pixels.map((p) => [p.id, p]));
   const tags = link.pixels
-    .map((id) => owned<StoredRecord & { type: string; tag: string }>('pixels', id))
+    .map((id) => byId.get(id))
     .filter((p) => p !== undefined)
     .map((p) => pixelTag(p.type, p.tag))
     .filter((t) => t !== null);
@@ -27,10 +29,10 @@ export function linkPage(s: Services, link: Link, target: string): Page | null {
     case 'frame':
       return withTags(framePage(target, link.title));
     case 'splash':
-      return withTags(splashPage(target, owned<Splash>('splash', link.splashId) ?? null));
+      return withTags(splashPage(target, (await owned<Splash>('splash', link.splashId)) ?? null));
     case 'overlay': {
       // A deleted overlay leaves the link a plain redirect.
-      const overlay = owned<Overlay>('overlays', link.overlayId);
+      const overlay = await owned<Overlay>('overlays', link.overlayId);
       if (!overlay) return tags.length ? pixelsPage(target, tags) : null;
       return withTags(overlayPage(target, link.title, overlay));
     }

@@ -26,7 +26,7 @@ export function qrImageRoutes(s: Services): Hono<AppEnv> {
   const find = (c: Context) => s.store.lookup<Qr>('qrs', 'alias', c.req.param('alias') ?? '');
 
   routes.get('/qr/:alias', async (c) => {
-    const qr = find(c);
+    const qr = await find(c);
     if (!qr) return html(c, notFoundPage(), 404);
     const format = c.req.query('format') ?? 'png';
     if (format !== 'png' && format !== 'svg') throw new ApiError(400, 'Invalid format: must be png or svg.');
@@ -53,8 +53,8 @@ export function qrImageRoutes(s: Services): Hono<AppEnv> {
     }
   });
 
-  routes.get('/qr/:alias/scan', (c) => {
-    const qr = find(c);
+  routes.get('/qr/:alias/scan', async (c) => {
+    const qr = await find(c);
     if (!qr || qr.type !== 'link' || typeof qr.data !== 'string') return html(c, notFoundPage(), 404);
     recordClick(s, subjectOf('qr', qr.id), qr.userId, visitOf(c, s));
     return uncachedRedirect(qr.data, 302);

@@ -28,9 +28,9 @@ import { recordClick, visitOf } from './visit.ts';
  * own host names always mean the main host, even if a branded domain of that name was stored (an
  * import, an older version): no user can take over the main host's aliases.
  */
-export function brandedDomainOf(s: Services, c: Context): Domain | undefined {
+export async function brandedDomainOf(s: Services, c: Context): Promise<Domain | undefined> {
   const host = c.req.header('host')?.toLowerCase();
-  const domain = host ? s.store.lookup<Domain>('domains', 'host', host) : undefined;
+  const domain = host ? await s.store.lookup<Domain>('domains', 'host', host) : undefined;
   // Checked only when a domain matched: the common main-host request pays one map lookup, as before.
   return domain && !isMainHost(s.config, host!) ? domain : undefined;
 }
@@ -57,10 +57,10 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
   const routes = new Hono<AppEnv>();
   const cookies = new PassCookies(randomBytes(32));
 
-  const find = (c: Context): { link: Link | undefined; domain: Domain | undefined } => {
-    const domain = brandedDomainOf(s, c);
+  const find = async (c: Context): Promise<{ link: Link | undefined; domain: Domain | undefined }> => {
+    const domain = await brandedDomainOf(s, c);
     const alias = c.req.param('alias') ?? '';
-    return { link: s.store.lookup<Link>('links', 'alias', aliasKey(domain?.id ?? null, alias)), domain };
+    return { link: await s.store.lookup<Link>('links', 'alias', aliasKey(domain?.id ?? null, alias)), domain };
   };
 
   const missing = (c: Context, domain: Domain | undefined) => {
@@ -70,14 +70,14 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
 
   const expired = (link: Link) => link.expiry !== undefined && parseDateTime(link.expiry) <= s.clock.now();
 
-  routes.get('/', (c) => {
-    const domain = brandedDomainOf(s, c);
+  routes.get('/', async (c) => {
+    const domain = await brandedDomainOf(s, c);
     if (domain?.redirectroot) return c.redirect(headerSafeLocation(domain.redirectroot), 302);
     return html(c, htmlPage('Short links', '<main><h1>Short links</h1><p>This server shortens links. The API is described at <a href="/docs">/docs</a>.</p></main>'));
   });
 
-  routes.get('/:alias', (c) => {
-    const { link, domain } = find(c);
+  routes.get('/:alias', async (c) => {
+    const { link, domain } = await find(c);
     if (!link) return missing(c, domain);
     if (expired(link)) return html(c, expiredPage(), 410);
     if (link.password) {
@@ -91,13 +91,13 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     const visit = visitOf(c, s);
     const target = resolveTarget(link, visit);
     recordClick(s, subjectOf('link', link.id), link.userId, visit);
-    const page = linkPage(s, link, target);
+    const page = await linkPage(s, link, target);
     if (page === null) return uncachedRedirect(target, s.config.redirectStatus);
     return html(c, link.password ? { ...page, opener: 'same-origin' } : page);
   });
 
   routes.post('/:alias', async (c) => {
-    const { link, domain } = find(c);
+    const { link, domain } = await find(c);
     if (!link) return missing(c, domain);
     if (expired(link)) return html(c, expiredPage(), 410);
     if (!link.password) return c.redirect(c.req.path, 303);

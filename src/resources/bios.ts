@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { randomToken } from '../random.ts';
-import type { StoredRecord, Store } from '../store/store.ts';
+import type { StoreReads, StoredRecord } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
 import { date, int, str } from './shapes.ts';
@@ -22,18 +22,20 @@ export function bioUrl(config: Config, b: { alias: string }): string {
 }
 
 /** True when a bio page other than `selfId` already has this alias (case-insensitive: /u/ is one namespace). */
-export function bioAliasTaken(store: Store, alias: string, selfId?: number): boolean {
-  const other = store.lookup<Bio>('bios', 'alias', alias.toLowerCase());
+export async function bioAliasTaken(reads: StoreReads, alias: string, selfId?: number): Promise<boolean> {
+  const other = await reads.lookup<Bio>('bios', 'alias', alias.toLowerCase());
   return other !== undefined && other.id !== selfId;
 }
 
 /** A random alias no bio page has; longer after repeated collisions. */
-function freeAlias(ctx: HookContext): string {
+async function freeAlias(ctx: HookContext): Promise<string> {
   for (let i = 0; ; i++) {
     const alias = randomToken(ctx.random, 6 + Math.floor(i / 10));
-    if (!bioAliasTaken(ctx.store, alias)) return alias;
+    if (!(await bioAliasTaken(ctx.store, alias))) return alias;
   }
 }
+
+const BIO_ALIAS_TAKEN = () => new ApiError(400, 'That alias is taken. Please choose another one.');
 
 /** Bio pages: an extension (the reference has none) so that channels can hold `bio` items. */
 export const bios = defineResource<typeof bioFields, Bio>({
@@ -51,17 +53,16 @@ export const bios = defineResource<typeof bioFields, Bio>({
   references: { channels: { collection: 'channels', many: true } },
   searchable: ['name', 'alias'],
   indexes: { alias: (b) => b.alias.toLowerCase() },
+  unique: { alias: BIO_ALIAS_TAKEN },
   messages: { notFound: 'Bio page does not exist.', updated: 'Bio page has been updated successfully.', deleted: 'Bio page has been deleted successfully.' },
   example: (n) => ({ name: `Bio ${n}`, alias: `bio-${n}` }),
   entry: (b, ctx) => ({ id: b.id, name: b.name, alias: b.alias, link: bioUrl(ctx.config, b), date: b.date }),
-  prepare(input, ctx, existing) {
+  async prepare(input, ctx, existing) {
     if (existing) return { fields: input };
-    return { fields: { ...input, alias: input.alias ?? freeAlias(ctx), channels: [] } };
+    return { fields: { ...input, alias: input.alias ?? (await freeAlias(ctx)), channels: [] } };
   },
-  check(fields, ctx, existing) {
-    if (typeof fields.alias === 'string' && bioAliasTaken(ctx.store, fields.alias, existing?.id)) {
-      throw new ApiError(400, 'That alias is taken. Please choose another one.');
-    }
+  async check(fields, _ctx, tx, existing) {
+    if (typeof fields.alias === 'string' && (await bioAliasTaken(tx, fields.alias, existing?.id))) throw BIO_ALIAS_TAKEN();
   },
   created: (b, ctx) => ({ id: b.id, link: bioUrl(ctx.config, b) }),
 });

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { clickTotals, subjectOf } from '../links/stats.ts';
-import type { StoredRecord } from '../store/store.ts';
+import type { StoredRecord, Tx } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
 import { int, str } from './shapes.ts';
@@ -37,21 +37,20 @@ function campaignBody(c: Campaign, ctx: HookContext): Record<string, unknown> {
 }
 
 /** Throws when the user has another campaign of this name, or any user another campaign with this slug. */
-function checkCampaignUnique(fields: Record<string, unknown>, ctx: HookContext, selfId?: number): void {
+async function checkCampaignUnique(fields: Record<string, unknown>, ctx: HookContext, tx: Tx, selfId?: number): Promise<void> {
   if (typeof fields.name === 'string') {
-    const name = fields.name.toLowerCase();
-    const mine = ctx.store.owned<Campaign>('campaigns', ctx.user.id);
-    if (mine.some((c) => c.id !== selfId && c.name.toLowerCase() === name)) throw new ApiError(400, 'You already have a campaign with that name.');
+    const mine = await tx.find<Campaign>('campaigns', { owner: ctx.user.id, conditions: [{ field: 'name', equalsIgnoringCase: fields.name }] });
+    if (mine.items.some((c) => c.id !== selfId)) throw new ApiError(400, 'You already have a campaign with that name.');
   }
   if (typeof fields.slug === 'string') {
     const slug = fields.slug.toLowerCase();
     // Rotator slugs share one namespace (/r/<slug>) across every user of the server.
-    const other = ctx.store.lookup<Campaign>('campaigns', 'slug', slug);
-    if (other && other.id !== selfId) {
-      throw new ApiError(400, 'This slug is currently not available. Please choose another one.');
-    }
+    const other = await tx.lookup<Campaign>('campaigns', 'slug', slug);
+    if (other && other.id !== selfId) throw SLUG_TAKEN();
   }
 }
+
+const SLUG_TAKEN = () => new ApiError(400, 'This slug is currently not available. Please choose another one.');
 
 
 const campaignShape = { id: int, domain: str, name: str, public: v.boolean(), rotator: v.union([str, v.literal(false)]), list: str };
@@ -71,17 +70,21 @@ export const campaigns = defineResource<typeof campaignFields, Campaign>({
   searchable: ['name', 'slug'],
   // Case-insensitive: /r/Promo and /r/promo are one rotator.
   indexes: { slug: (c) => c.slug?.toLowerCase() ?? null },
+  unique: { slug: SLUG_TAKEN },
   messages: { notFound: 'Campaign not found. Please try again.', updated: 'Campaign has been updated successfully.', deleted: 'Campaign has been deleted successfully.' },
   example: (n) => ({ name: `Campaign ${n}`, slug: `camp-${n}`, public: n % 2 === 0 }),
   // Rotator visits are counted with the click statistics; the record's `views` is the base they add to.
-  entry: (c, ctx) => ({ ...campaignBody(c, ctx), views: c.views + clickTotals(ctx, subjectOf('campaign', c.id)).clicks }),
+  entry: async (c, ctx) => {
+    const subject = subjectOf('campaign', c.id);
+    return { ...campaignBody(c, ctx), views: c.views + (await clickTotals(ctx, [subject])).get(subject)!.clicks };
+  },
   prepare(input, _ctx, existing) {
     const fields: Record<string, unknown> = { ...input };
     if (input.slug === '') fields.slug = null;
     if (!existing) Object.assign(fields, { slug: fields.slug ?? null, views: 0 });
     return { fields };
   },
-  check: (fields, ctx, existing) => checkCampaignUnique(fields, ctx, existing?.id),
+  check: (fields, ctx, tx, existing) => checkCampaignUnique(fields, ctx, tx, existing?.id),
   created: campaignBody,
   updated: campaignBody,
 });

@@ -47,11 +47,9 @@ export const channels = defineResource<typeof channelFields, Channel>({
   example: (n) => ({ name: `Channel ${n}`, description: `Things about ${n}`, color: `#${(0x102030 + n).toString(16).toUpperCase()}`, starred: n % 2 === 1 }),
   entry: (c) => ({ id: c.id, name: c.name, description: c.description, color: c.color, starred: c.starred }),
   created: (c) => ({ id: c.id, name: c.name, description: c.description, color: c.color, starred: c.starred }),
-  check(fields, ctx, existing) {
+  async check(fields, ctx, tx, existing) {
     if (typeof fields.name !== 'string') return;
-    const name = fields.name.toLowerCase();
-    if (ctx.store.owned<Channel>('channels', ctx.user.id).some((c) => c.id !== existing?.id && c.name.toLowerCase() === name)) {
-      throw new ApiError(400, 'You already have a channel with this name.');
-    }
+    const same = await tx.find<Channel>('channels', { owner: ctx.user.id, conditions: [{ field: 'name', equalsIgnoringCase: fields.name }] });
+    if (same.items.some((c) => c.id !== existing?.id)) throw new ApiError(400, 'You already have a channel with this name.');
   },
 });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ApiError } from '../errors.ts';
-import type { StoredRecord } from '../store/store.ts';
+import type { StoreReads, StoredRecord } from '../store/store.ts';
 import { hostnameOf, mainHostnames } from '../links/main-host.ts';
 import { moveLinksToMainHost } from '../links/move.ts';
 import { defineResource } from './define.ts';
@@ -53,14 +53,16 @@ export type Domain = StoredRecord & { domain: string; redirectroot: string; redi
  * Throws when the domain names this server itself (BASE_URL, RESERVED_DOMAINS, or the Host the
  * request came by) or any user's branded domain, whatever the scheme or port: one name, one owner.
  */
-function checkDomainFree(origin: string, ctx: HookContext): void {
+async function checkDomainFree(origin: string, ctx: HookContext, reads: StoreReads): Promise<void> {
   const hostname = new URL(origin).hostname;
   if (mainHostnames(ctx.config).has(hostname) || (ctx.requestHost !== undefined && hostnameOf(ctx.requestHost) === hostname)) {
     throw new ApiError(400, "That domain is this server's own host and cannot be added.");
   }
   // A scan, not an index: adds are rare, and an index of one record per name would lose a name that
   // older data holds twice (two ports) as soon as one of the two is deleted.
-  if (ctx.store.all<Domain>('domains').some((d) => new URL(d.domain).hostname === hostname)) throw new ApiError(400, 'That domain is already in use.');
+  // The candidates share the host's first letters (the origin holds the host after the scheme).
+  const { items } = await reads.find<Domain>('domains', { search: { text: `//${hostname}`, fields: ['domain'] } });
+  if (items.some((d) => new URL(d.domain).hostname === hostname)) throw new ApiError(400, 'That domain is already in use.');
 }
 
 /** Branded domains: other host names serving a user's short links. */
@@ -85,14 +87,14 @@ export const domains = defineResource<typeof domainFields, Domain>({
     if (existing) return { fields: input };
     const origin = String(input.domain);
     // Answer a taken domain before any DNS traffic; `check` repeats it inside the write.
-    checkDomainFree(origin, ctx);
+    await checkDomainFree(origin, ctx, ctx.store);
     if (ctx.config.domainCheck === 'dns') await checkPointsHere(new URL(origin).hostname, ctx.config.serverIp);
     return { fields: input };
   },
-  onDelete(tx, domain, ctx) {
-    moveLinksToMainHost(tx, ctx, domain.id);
+  async onDelete(tx, domain, ctx) {
+    await moveLinksToMainHost(tx, ctx, domain.id);
   },
-  check(fields, ctx) {
-    if (typeof fields.domain === 'string') checkDomainFree(fields.domain, ctx);
+  async check(fields, ctx, tx) {
+    if (typeof fields.domain === 'string') await checkDomainFree(fields.domain, ctx, tx);
   },
 });

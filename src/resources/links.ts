@@ -3,24 +3,25 @@ import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { ApiError } from '../errors.ts';
 import { aliasKey, generateAlias, isReservedAlias } from '../links/alias.ts';
 import { linkFields } from '../links/fields.ts';
-import { linkEntry, linkSingle, shortUrlOf } from '../links/shape.ts';
-import { clickTotals, subjectOf } from '../links/stats.ts';
+import { linkEntries, linkEntry, linkSingle, shortUrlOf } from '../links/shape.ts';
+import { subjectOf } from '../links/stats.ts';
 import type { Link } from '../links/shape.ts';
-import type { StoredRecord } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import { domainOrigin } from './domains.ts';
 import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
 import { date, int, str, visitStatsShape } from './shapes.ts';
 
-function domainIdOf(ctx: HookContext, domain: string): number | null {
+async function domainIdOf(ctx: HookContext, domain: string): Promise<number | null> {
   if (domain.trim() === '') return null;
   const origin = domainOrigin(domain.trim()) ?? '';
   if (origin === new URL(ctx.config.baseUrl).origin) return null;
-  const mine = ctx.store.owned<StoredRecord & { domain: string }>('domains', ctx.user.id).find((d) => d.domain === origin);
-  if (!mine) throw new ApiError(400, 'Invalid domain: it is not one of your branded domains.');
-  return mine.id;
+  const mine = await ctx.store.find('domains', { owner: ctx.user.id, conditions: [{ field: 'domain', equals: origin }], limit: 1 });
+  if (!mine.items[0]) throw new ApiError(400, 'Invalid domain: it is not one of your branded domains.');
+  return mine.items[0].id;
 }
+
+const ALIAS_TAKEN = 'That alias is taken. Please choose another one.';
 
 function typeFields(type: string): Record<string, unknown> {
   if (/^\d+$/.test(type)) return { type: 'splash', splashId: Number(type), overlayId: null };
@@ -36,10 +37,10 @@ async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, passw
   // Links without a password are indexed, so this costs the same at any size; a protected one
   // must be compared by its salted hash, which no index can do (protected creates are rare).
   if (!password) return ctx.store.lookup<Link>('links', 'same', sameLinkKey({ ...(f as Link), userId: ctx.user.id }));
-  const same = ctx.store.owned<Link>('links', ctx.user.id).filter(
-    (l) => l.url === f.url && l.domainId === f.domainId && l.type === f.type && l.splashId === f.splashId && l.overlayId === f.overlayId,
-  );
-  for (const l of same) {
+  const fields = ['url', 'domainId', 'type', 'splashId', 'overlayId'] as const;
+  const conditions = fields.map((field) => ({ field, equals: (f[field] ?? null) as string | number | null }));
+  const same = await ctx.store.find<Link>('links', { owner: ctx.user.id, conditions, sort: { field: 'id', direction: 'asc' } });
+  for (const l of same.items) {
     if (l.password && (await verifyPassword(password, l.password))) return l;
   }
   return undefined;
@@ -95,27 +96,26 @@ export const links = defineResource<typeof linkFields, Link>({
     overlayId: { collection: 'overlays', from: 'type' },
   },
   indexes: { alias: (l) => aliasKey(l.domainId, l.alias), same: (l) => (l.password ? null : sameLinkKey(l)) },
+  unique: { alias: () => new ApiError(400, ALIAS_TAKEN) },
   messages: { notFound: 'Link does not exist.', updated: 'Link has been successfully updated.', deleted: 'Link has been successfully deleted.' },
   example: (n) => ({ url: `https://example.com/page/${n}`, custom: `link-${n}`, description: `Example ${n}` }),
   entry: linkEntry,
+  entries: linkEntries,
   single: linkSingle,
-  created: (l, ctx) => ({ id: l.id, shorturl: shortUrlOf(l, ctx) }),
-  updated: (l, ctx) => ({ id: l.id, shorturl: shortUrlOf(l, ctx) }),
-  filter(records, query, ctx) {
+  created: async (l, ctx) => ({ id: l.id, shorturl: await shortUrlOf(l, ctx) }),
+  updated: async (l, ctx) => ({ id: l.id, shorturl: await shortUrlOf(l, ctx) }),
+  listQuery(query) {
     const order = query.order ?? 'date';
-    if (order === 'click') {
-      const clicks = new Map(records.map((r) => [r.id, clickTotals(ctx, subjectOf('link', r.id)).clicks]));
-      return records.sort((a, b) => clicks.get(b.id)! - clicks.get(a.id)! || b.id - a.id);
-    }
+    if (order === 'click') return { sort: { counter: 'clicks', subjectPrefix: subjectOf('link', 0).slice(0, -1), direction: 'desc' } };
     if (order !== 'date') throw new ApiError(400, 'Invalid order: must be date or click.');
-    return records;
+    return {};
   },
   async prepare(input, ctx, existing) {
     const { custom, channel, domain, password, type, metatitle, expiry, ...rest } = input as Record<string, unknown> & Partial<Record<'custom' | 'domain' | 'password' | 'type' | 'metatitle' | 'expiry', string>> & { channel?: number };
     const f: Record<string, unknown> = { ...rest };
     if (type !== undefined) Object.assign(f, typeFields(type));
     else if (!existing) Object.assign(f, typeFields('direct'));
-    if (domain !== undefined) f.domainId = domainIdOf(ctx, domain);
+    if (domain !== undefined) f.domainId = await domainIdOf(ctx, domain);
     else if (!existing) f.domainId = null;
     if (metatitle !== undefined) Object.assign(f, { metatitle, title: metatitle });
     if (expiry !== undefined) {
@@ -134,18 +134,18 @@ export const links = defineResource<typeof linkFields, Link>({
     if (custom !== undefined) f.alias = custom;
     return { fields: f };
   },
-  onDelete(tx, link, ctx) {
-    ctx.counters.dropSubject(tx, subjectOf('link', link.id));
+  async onDelete(tx, link, ctx) {
+    await ctx.counters.dropSubject(tx, subjectOf('link', link.id));
   },
-  check(f, ctx, existing) {
+  async check(f, ctx, tx, existing) {
     const domainId = (f.domainId !== undefined ? f.domainId : (existing?.domainId ?? null)) as number | null;
     let alias = (f.alias as string | undefined) ?? existing?.alias;
     if (f.alias !== undefined && isReservedAlias(alias!)) throw new ApiError(400, 'That alias is reserved. Please choose another one.');
-    const taken = (a: string) => {
-      const other = ctx.store.lookup('links', 'alias', aliasKey(domainId, a));
+    const taken = async (a: string) => {
+      const other = await tx.lookup('links', 'alias', aliasKey(domainId, a));
       return other !== undefined && other.id !== existing?.id;
     };
-    if (alias === undefined) alias = f.alias = generateAlias(ctx.random, taken);
-    else if (taken(alias)) throw new ApiError(400, 'That alias is taken. Please choose another one.');
+    if (alias === undefined) alias = f.alias = await generateAlias(ctx.random, taken);
+    else if (await taken(alias)) throw new ApiError(400, ALIAS_TAKEN);
   },
 });

@@ -61,6 +61,12 @@ export interface Qr extends StoredRecord {
   date: string;
 }
 
+/** All-time scans of a QR code. */
+async function scansOf(ctx: HookContext, q: Qr): Promise<number> {
+  const subject = subjectOf('qr', q.id);
+  return (await clickTotals(ctx, [subject])).get(subject)!.clicks;
+}
+
 /** `BASE_URL/qr/<alias>`: the QR image. */
 export function qrLink(qr: Qr, ctx: Pick<HookContext, 'config'>): string {
   return `${ctx.config.baseUrl}/qr/${qr.alias}`;
@@ -96,12 +102,17 @@ export const qrs = defineResource<typeof qrFields, Qr>({
   searchable: ['name'],
   references: { channels: { collection: 'channels', many: true } },
   indexes: { alias: (q) => q.alias },
+  unique: { alias: () => new ApiError(503, 'Please try again.') },
   messages: { notFound: 'QR does not exist.', updated: 'QR has been updated successfully.', deleted: 'QR has been deleted successfully.' },
   example: (n) => ({ type: 'text', data: `Hello ${n}`, name: `QR ${n}`, foreground: `rgb(${n % 256},0,0)` }),
-  entry: (q, ctx) => ({ id: q.id, link: qrLink(q, ctx), scans: clickTotals(ctx, subjectOf('qr', q.id)).clicks, name: q.name, date: q.date }),
-  single: (q, ctx) => ({
-    details: { id: q.id, name: q.name, link: qrLink(q, ctx), scans: clickTotals(ctx, subjectOf('qr', q.id)).clicks, date: q.date },
-    data: visitStats(ctx, subjectOf('qr', q.id)),
+  entry: async (q, ctx) => ({ id: q.id, link: qrLink(q, ctx), scans: await scansOf(ctx, q), name: q.name, date: q.date }),
+  entries: async (records, ctx) => {
+    const totals = await clickTotals(ctx, records.map((q) => subjectOf('qr', q.id)));
+    return records.map((q) => ({ id: q.id, link: qrLink(q, ctx), scans: totals.get(subjectOf('qr', q.id))!.clicks, name: q.name, date: q.date }));
+  },
+  single: async (q, ctx) => ({
+    details: { id: q.id, name: q.name, link: qrLink(q, ctx), scans: await scansOf(ctx, q), date: q.date },
+    data: await visitStats(ctx, subjectOf('qr', q.id)),
   }),
   created: (q, ctx) => ({ id: q.id, link: qrLink(q, ctx) }),
   prepare(input, ctx, existing) {
@@ -117,11 +128,11 @@ export const qrs = defineResource<typeof qrFields, Qr>({
     }
     return { fields: f };
   },
-  onDelete(tx, qr, ctx) {
-    ctx.counters.dropSubject(tx, subjectOf('qr', qr.id));
+  async onDelete(tx, qr, ctx) {
+    await ctx.counters.dropSubject(tx, subjectOf('qr', qr.id));
   },
-  check(f, ctx, existing) {
+  async check(f, ctx, tx, existing) {
     if (!existing) f.alias = randomToken(ctx.random, ALIAS_LENGTH);
-    while (!existing && ctx.store.lookup('qrs', 'alias', f.alias as string)) f.alias = randomToken(ctx.random, ALIAS_LENGTH);
+    while (!existing && (await tx.lookup('qrs', 'alias', f.alias as string))) f.alias = randomToken(ctx.random, ALIAS_LENGTH);
   },
 });

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.ts';
-import type { Tx } from '../store/store.ts';
+import type { StoreReads, Tx } from '../store/store.ts';
 import type { HookContext, Resource } from './define.ts';
 
 function rowOf(ctx: HookContext, collection: string): Resource | undefined {
@@ -7,13 +7,13 @@ function rowOf(ctx: HookContext, collection: string): Resource | undefined {
 }
 
 /** Throws a 400 naming the field when a referenced id is missing or another user's. */
-export function checkReferences(row: Resource, fields: Record<string, unknown>, ctx: HookContext): void {
+export async function checkReferences(row: Resource, fields: Record<string, unknown>, ctx: HookContext, reads: StoreReads): Promise<void> {
   for (const [field, ref] of Object.entries(row.references ?? {})) {
     const value = fields[field];
     if (value === undefined || value === null) continue;
     const ids = Array.isArray(value) ? value : [value];
     for (const id of ids) {
-      const target = typeof id === 'number' ? ctx.store.get(ref.collection, id) : undefined;
+      const target = typeof id === 'number' ? await reads.get(ref.collection, id) : undefined;
       if (!target || target.userId !== ctx.user.id) {
         const label = rowOf(ctx, ref.collection)?.name ?? ref.collection;
         throw new ApiError(400, `Invalid ${ref.from ?? field}: ${label} ${String(id)} does not exist.`);
@@ -23,17 +23,15 @@ export function checkReferences(row: Resource, fields: Record<string, unknown>, 
 }
 
 /** After `collection`'s record `id` is deleted, removes it from every record of the user that refers to it. */
-export function dropReferences(tx: Tx, ctx: HookContext, collection: string, id: number): void {
+export async function dropReferences(tx: Tx, ctx: HookContext, collection: string, id: number): Promise<void> {
   for (const row of ctx.resources) {
     for (const [field, ref] of Object.entries(row.references ?? {})) {
       if (ref.collection !== collection) continue;
-      for (const r of ctx.store.owned(row.collection, ctx.user.id)) {
+      const condition = ref.many ? { field, holds: id } : { field, equals: id };
+      const { items } = await tx.find(row.collection, { owner: ctx.user.id, conditions: [condition], sort: { field: 'id', direction: 'asc' } });
+      for (const r of items) {
         const value = r[field];
-        if (ref.many && Array.isArray(value) && value.includes(id)) {
-          tx.update(row.collection, r.id, { [field]: value.filter((x) => x !== id) });
-        } else if (!ref.many && value === id) {
-          tx.update(row.collection, r.id, { [field]: null });
-        }
+        await tx.update(row.collection, r.id, { [field]: Array.isArray(value) ? value.filter((x) => x !== id) : null });
       }
     }
   }

@@ -4,7 +4,7 @@ import { generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { formatDateTime } from '../clock.ts';
 import { ApiError } from '../errors.ts';
-import type { Store, Tx } from '../store/store.ts';
+import type { Condition, StoreReads, Tx } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext, Resource, UserRecord } from './define.ts';
 import { dateTime } from './fields.ts';
@@ -64,21 +64,22 @@ export async function newUserFields(u: NewUser, now: number): Promise<{ fields: 
 }
 
 /** Throws when another user already has this email or username (case-insensitive). */
-export function checkUserUnique(store: Store, fields: { email?: unknown; username?: unknown }, selfId?: number): void {
-  const email = typeof fields.email === 'string' ? fields.email.toLowerCase() : null;
-  const username = typeof fields.username === 'string' ? fields.username.toLowerCase() : null;
-  for (const u of store.all<UserRecord>('users')) {
-    if (u.id === selfId) continue;
-    if (email && u.email.toLowerCase() === email) throw new ApiError(400, 'An account is already associated with this email.');
-    if (username && u.username.toLowerCase() === username) throw new ApiError(400, 'That username is already taken.');
-  }
+export async function checkUserUnique(reads: StoreReads, fields: { email?: unknown; username?: unknown }, selfId?: number): Promise<void> {
+  const other = async (index: string, value: unknown) => {
+    const u = typeof value === 'string' ? await reads.lookup('users', index, value.toLowerCase()) : undefined;
+    return u !== undefined && u.id !== selfId;
+  };
+  if (await other('email', fields.email)) throw EMAIL_TAKEN();
+  if (await other('username', fields.username)) throw USERNAME_TAKEN();
 }
 
+const EMAIL_TAKEN = () => new ApiError(400, 'An account is already associated with this email.');
+const USERNAME_TAKEN = () => new ApiError(400, 'That username is already taken.');
+
 /** Removes a user's records from every owned collection of the table. */
-export function removeOwnedBy(tx: Tx, ctx: HookContext, userId: number): void {
+export async function removeOwnedBy(tx: Tx, ctx: HookContext, userId: number): Promise<void> {
   for (const row of ctx.resources) {
-    if (!row.owned) continue;
-    for (const r of ctx.store.owned(row.collection, userId)) tx.remove(row.collection, r.id);
+    if (row.owned) await tx.removeWhere(row.collection, { owner: userId });
   }
 }
 
@@ -109,30 +110,33 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   listKey: 'users',
   shapes: { entry: userEntryShape, created: { message: str, id: int, userid: int, apikey: str } },
   searchable: ['email', 'username'],
+  // One account per email and per username, whatever the letter case; one user per key.
+  indexes: { email: (u) => u.email.toLowerCase(), username: (u) => u.username.toLowerCase(), key: (u) => u.keyHash },
+  unique: { email: EMAIL_TAKEN, username: USERNAME_TAKEN, key: () => new ApiError(500, 'Please try again.') },
   messages: { notFound: 'User does not exist.', updated: 'Account has been successfully updated.', deleted: 'User has been successfully deleted.' },
   example: (n) => ({ username: `user${n}`, email: `user${n}@example.com`, password: `secret-${n}` }),
   entry: publicUser,
-  filter(records, query) {
-    let out = records;
-    const email = query.email?.trim().toLowerCase();
-    if (email) out = out.filter((u) => u.email.toLowerCase() === email);
+  listQuery(query) {
+    const conditions: Condition[] = [];
+    const email = query.email?.trim();
+    if (email) conditions.push({ field: 'email', equalsIgnoringCase: email });
     const f = query.filter;
-    if (f === 'admin') out = out.filter((u) => u.admin);
-    else if (f === 'free' || f === 'pro') out = out.filter((u) => u.status === f);
+    if (f === 'admin') conditions.push({ field: 'admin', equals: true });
+    else if (f === 'free' || f === 'pro') conditions.push({ field: 'status', equals: f });
     else if (f) throw new ApiError(400, 'Invalid filter: must be admin, free or pro.');
-    return out;
+    return { conditions };
   },
   async prepare(input, ctx) {
     const made = await newUserFields(input as unknown as NewUser, ctx.clock.now());
     return { fields: made.fields, extra: { apikey: made.apikey } };
   },
-  check(fields, ctx) {
-    checkUserUnique(ctx.store, fields);
+  async check(fields, _ctx, tx) {
+    await checkUserUnique(tx, fields);
   },
   created(record, _ctx, extra) {
     return { message: 'User has been successfully created.', id: record.id, userid: record.id, apikey: extra.apikey };
   },
-  onDelete(tx, record, ctx) {
-    removeOwnedBy(tx, ctx, record.id);
+  async onDelete(tx, record, ctx) {
+    await removeOwnedBy(tx, ctx, record.id);
   },
 });

@@ -8,7 +8,7 @@ import type { Services, UserRecord } from '../resources/define.ts';
 import { avatarFor, checkUserUnique, publicUser, userFields, users } from '../resources/users.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { requireAdmin } from '../http/auth.ts';
-import { findVisible } from '../http/crud-routes.ts';
+import { findVisible, transact } from '../http/crud-routes.ts';
 import { parseWith, readJson } from '../http/validate.ts';
 
 const rotateBody = v.object({ expires: v.optional(userFields.keyexpires) });
@@ -40,9 +40,9 @@ export function accountRoutes(s: Services): Hono<AppEnv> {
     }
     if (input.password !== undefined) patch.password = await hashPassword(input.password);
     if (Object.keys(patch).length === 0) return c.json({ error: 0, message: 'No changes were done to the account.' });
-    await s.store.write((tx) => {
-      checkUserUnique(s.store, { email: patch.email }, user.id);
-      tx.update('users', user.id, patch);
+    await transact(s, users, async (tx) => {
+      await checkUserUnique(tx, { email: patch.email }, user.id);
+      await tx.update('users', user.id, patch);
     });
     return c.json({ error: 0, message: users.messages.updated });
   });
@@ -54,7 +54,7 @@ export function accountRoutes(s: Services): Hono<AppEnv> {
   });
 
   routes.post('/api/user/:id/rotate-key', requireAdmin, async (c) => {
-    const target = findVisible<UserRecord>(s, users, c.req.param('id'), c.get('user').id);
+    const target = await findVisible<UserRecord>(s, users, c.req.param('id'), c.get('user').id);
     const input = parseWith(rotateBody, await readJson(c));
     const apikey = await rotateKey(s, target.id, input.expires ?? null);
     return c.json({ error: 0, message: 'API key has been rotated.', apikey });

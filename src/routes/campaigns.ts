@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { findVisible } from '../http/crud-routes.ts';
 import { campaigns } from '../resources/campaigns.ts';
@@ -14,10 +15,14 @@ export function campaignRoutes(s: Services): Hono<AppEnv> {
 
   routes.post('/api/campaign/:campaignid/assign/:linkid', async (c) => {
     const userId = c.get('user').id;
-    const campaign = findVisible<Campaign>(s, campaigns, c.req.param('campaignid'), userId);
-    const link = findItem(s, 'links', c.req.param('linkid'), userId, LINK_NOT_FOUND);
-    // A link is in at most one campaign: assigning moves it. Nothing is awaited since the lookups, so both still exist.
-    await s.store.write((tx) => tx.update('links', link.id, { campaign: campaign.id }));
+    const campaign = await findVisible<Campaign>(s, campaigns, c.req.param('campaignid'), userId);
+    const link = await findItem(s, 'links', c.req.param('linkid'), userId, LINK_NOT_FOUND);
+    // A link is in at most one campaign: assigning moves it. Both are read again inside the
+    // transaction: either may have been deleted since the lookups.
+    await s.store.transaction(async (tx) => {
+      if (!(await tx.get('campaigns', campaign.id))) throw new ApiError(404, campaigns.messages.notFound);
+      if (!(await tx.update('links', link.id, { campaign: campaign.id }))) throw new ApiError(404, LINK_NOT_FOUND);
+    });
     return c.json({ error: 0, message: 'Link successfully added to the campaign.' });
   });
   return routes;

@@ -20,7 +20,7 @@ interface ItemKind {
   collection: string;
   missing: string;
   title(r: StoredRecord): string;
-  link(r: StoredRecord, s: Services): string;
+  link(r: StoredRecord, s: Services): string | Promise<string>;
   preview(r: StoredRecord, s: Services): string;
 }
 
@@ -55,43 +55,50 @@ function channelsOf(r: StoredRecord): number[] {
 }
 
 /** The items of a user's channel, newest first, in the reference's channel-item shape. */
-export function channelItems(s: Services, userId: number, channelId: number): Record<string, unknown>[] {
+export async function channelItems(s: Services, userId: number, channelId: number): Promise<Record<string, unknown>[]> {
   const found: { type: string; record: StoredRecord }[] = [];
   for (const [type, kind] of Object.entries(ITEM_KINDS)) {
     if (!s.resources.some((r) => r.collection === kind.collection)) continue;
-    for (const record of s.store.owned(kind.collection, userId)) {
-      if (channelsOf(record).includes(channelId)) found.push({ type, record });
-    }
+    const { items } = await s.store.find(kind.collection, { owner: userId, conditions: [{ field: 'channels', holds: channelId }] });
+    for (const record of items) found.push({ type, record });
   }
   const date = (r: StoredRecord) => String(r.date ?? '');
   found.sort((a, b) => date(b.record).localeCompare(date(a.record)) || a.type.localeCompare(b.type) || b.record.id - a.record.id);
-  return found.map(({ type, record }) => {
-    const kind = ITEM_KINDS[type] as ItemKind;
-    return { type, id: record.id, title: kind.title(record), preview: kind.preview(record, s), link: kind.link(record, s), date: date(record).slice(0, 10) };
-  });
+  return Promise.all(
+    found.map(async ({ type, record }) => {
+      const kind = ITEM_KINDS[type] as ItemKind;
+      return { type, id: record.id, title: kind.title(record), preview: kind.preview(record, s), link: await kind.link(record, s), date: date(record).slice(0, 10) };
+    }),
+  );
 }
 
 /** What channels do beyond the generic routes: listing a channel's items and assigning an item. */
 export function channelRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
-  routes.get('/api/channel/:id', (c) => {
+  routes.get('/api/channel/:id', async (c) => {
     const userId = c.get('user').id;
-    const channel = findVisible<Channel>(s, channels, c.req.param('id'), userId);
+    const channel = await findVisible<Channel>(s, channels, c.req.param('id'), userId);
     const { page, limit } = pageQuery(c.req.query());
-    const { items, ...meta } = paginate(channelItems(s, userId, channel.id), page, limit);
+    const { items, ...meta } = paginate(await channelItems(s, userId, channel.id), page, limit);
     return c.json({ error: '0', data: { ...meta, items } });
   });
 
   routes.post('/api/channel/:channelid/assign/:type/:itemid', async (c) => {
     const userId = c.get('user').id;
-    const channel = findVisible<Channel>(s, channels, c.req.param('channelid'), userId);
+    const channel = await findVisible<Channel>(s, channels, c.req.param('channelid'), userId);
     const type = c.req.param('type');
     const kind = Object.hasOwn(ITEM_KINDS, type) ? ITEM_KINDS[type] : undefined;
     if (!kind) throw new ApiError(400, `Invalid type: must be one of ${Object.keys(ITEM_KINDS).join(', ')}.`);
-    const item = findItem(s, kind.collection, c.req.param('itemid'), userId, kind.missing);
-    if (channelsOf(item).includes(channel.id)) throw new ApiError(400, 'This item is already added to the selected channel.');
-    await s.store.write((tx) => tx.update(kind.collection, item.id, { channels: [...channelsOf(item), channel.id] }));
+    const found = await findItem(s, kind.collection, c.req.param('itemid'), userId, kind.missing);
+    // Read again inside the transaction: a concurrent assignment must not be written over.
+    await s.store.transaction(async (tx) => {
+      const item = await tx.get(kind.collection, found.id);
+      if (!item) throw new ApiError(404, kind.missing);
+      if (!(await tx.get('channels', channel.id))) throw new ApiError(404, channels.messages.notFound);
+      if (channelsOf(item).includes(channel.id)) throw new ApiError(400, 'This item is already added to the selected channel.');
+      await tx.update(kind.collection, item.id, { channels: [...channelsOf(item), channel.id] });
+    });
     return c.json({ error: 0, message: 'Item successfully added to the channel.' });
   });
   return routes;

@@ -7,10 +7,9 @@ import type { Link } from '../links/shape.ts';
 import type { Services } from '../resources/define.ts';
 import { aliasKey } from '../links/alias.ts';
 import { links } from '../resources/links.ts';
-import type { StoredRecord } from '../store/store.ts';
 
 /** Finds the user's link behind a full short URL (`BASE_URL/<alias>` or a branded domain's). */
-export function linkByShortUrl(s: Services, userId: number, shortUrl: string): Link | undefined {
+export async function linkByShortUrl(s: Services, userId: number, shortUrl: string): Promise<Link | undefined> {
   let url: URL;
   try {
     url = new URL(shortUrl);
@@ -25,11 +24,11 @@ export function linkByShortUrl(s: Services, userId: number, shortUrl: string): L
   }
   let domainId: number | null = null;
   if (url.origin !== new URL(s.config.baseUrl).origin) {
-    const domain = s.store.owned<StoredRecord & { domain: string }>('domains', userId).find((d) => d.domain === url.origin);
-    if (!domain) return undefined;
-    domainId = domain.id;
+    const mine = await s.store.find('domains', { owner: userId, conditions: [{ field: 'domain', equals: url.origin }], limit: 1 });
+    if (!mine.items[0]) return undefined;
+    domainId = mine.items[0].id;
   }
-  const link = s.store.lookup<Link>('links', 'alias', aliasKey(domainId, alias));
+  const link = await s.store.lookup<Link>('links', 'alias', aliasKey(domainId, alias));
   return link?.userId === userId ? link : undefined;
 }
 
@@ -40,9 +39,9 @@ export function linkRoutes(s: Services): Hono<AppEnv> {
     const short = c.req.query('short');
     if (short === undefined) return next();
     const ctx = hookContext(s, c);
-    const link = linkByShortUrl(s, ctx.user.id, short);
+    const link = await linkByShortUrl(s, ctx.user.id, short);
     if (!link) throw new ApiError(404, links.messages.notFound);
-    return c.json({ error: 0, ...linkSingle(link, ctx) });
+    return c.json({ error: 0, ...(await linkSingle(link, ctx)) });
   });
   return routes;
 }

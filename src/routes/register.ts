@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Services } from '../resources/define.ts';
-import { checkUserUnique, newUserFields, userFields } from '../resources/users.ts';
+import { checkUserUnique, newUserFields, userFields, users } from '../resources/users.ts';
+import { transact } from '../http/crud-routes.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { clientBucket } from '../http/rate-limit.ts';
@@ -20,10 +21,10 @@ export function registerRoutes(s: Services, perIp: FixedWindowLimiter | null): H
     // Sign-ups share the failed-authentication budget of the IP, so accounts cannot be mass-created.
     if (perIp && !perIp.hit(clientBucket(ip)).allowed) throw new ApiError(429, MESSAGES.tooMany);
     const input = parseWith(registerBody, await readJson(c));
-    checkUserUnique(s.store, input);
+    await checkUserUnique(s.store, input);
     const made = await newUserFields(input, s.clock.now());
-    const user = await s.store.write((tx) => {
-      checkUserUnique(s.store, input);
+    const user = await transact(s, users, async (tx) => {
+      await checkUserUnique(tx, input);
       return tx.insert('users', made.fields);
     });
     return c.json({ error: 0, id: user.id, apikey: made.apikey });

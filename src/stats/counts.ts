@@ -1,10 +1,6 @@
-import type { StoredRecord } from '../store/store.ts';
+import type { DayCounts, Labels } from '../store/store.ts';
 
-/** Counts of one subject on one day: totals (`pageviews: 12`) and per-label tallies (`page: {'/': 9}`). */
-export type DayCounts = Record<string, number | Labels>;
-
-/** Label → count for one dimension of a day. */
-export type Labels = Record<string, number>;
+export type { DayCounts, Labels, StatsDay } from '../store/store.ts';
 
 /** What one event adds: amounts to totals, and one more for each given label of each dimension. */
 export interface Tally {
@@ -98,6 +94,3 @@ export function labelsOfDimension(counts: DayCounts, name: string): Labels {
   const value = counts[name];
   return typeof value === 'object' ? value : labelMap();
 }
-
-/** A stored day of counters: one per subject ('website:3', 'link:7') and UTC day. */
-export type StatsDay = StoredRecord & { subject: string; day: string; counts: DayCounts };

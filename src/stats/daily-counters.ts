@@ -2,18 +2,12 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
-import type { Store, Tx } from '../store/store.ts';
+import type { CountsDelta, Store, Tx } from '../store/store.ts';
 import { dayOf } from '../visits/visitor.ts';
-import { copyCounts, emptyCounts, foldInto, mergeCounts, totalOf } from './counts.ts';
-import type { DayCounts, StatsDay, Tally } from './counts.ts';
+import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
+import type { DayCounts, Tally } from './counts.ts';
 import type { Sighting } from './visitor-ledger.ts';
 import { VisitorLedger } from './visitor-ledger.ts';
-
-// What a subject that was never counted has: read only, shared, never written to.
-const NO_DAYS: ReadonlyMap<string, number> = new Map();
-
-/** The collection day counters are kept in. */
-export const STATS_COLLECTION = 'stats';
 
 /** How a DailyCounters is built; everything but clock and random has a default. */
 export interface DailyCounterOptions {
@@ -26,6 +20,8 @@ export interface DailyCounterOptions {
   maxLabels?: number;
   /** Visitor sightings a day past which a warning says unique counts may undercount (default LEDGER_RATED_SIGHTINGS). */
   ratedSightings?: number;
+  /** Least time between two savings of the visitor ledger while visits come in (default 10 s; always on close). */
+  ledgerSaveMs?: number;
 }
 
 /** Who and when an event is counted for. */
@@ -36,17 +32,12 @@ export interface CountedFor {
   at?: number;
 }
 
-interface Pending {
-  subject: string;
-  day: string;
-  owner: number | undefined;
-  counts: DayCounts;
-}
-
 /**
- * Per-(subject, day) counters for every kind of statistics (websites, links): events fold into an
- * in-memory buffer that reads see at once, and one batched store write every `flushMs` (and on
- * store close) makes them durable, so the request path never waits for the disk.
+ * Per-(subject, day) counters for every kind of statistics (websites, links). Events fold into an
+ * in-memory buffer of what they add (deltas); every `flushMs` (and on store close) one store call
+ * adds the deltas to what is stored, so the request path never waits for storage, and a flush
+ * adds rather than overwrites, so several processes can count the same subject. Reads are what
+ * is stored plus what is buffered. A flush that fails keeps its deltas for the next one.
  */
 export class DailyCounters {
   private readonly clock: Clock;
@@ -55,25 +46,18 @@ export class DailyCounters {
   private readonly maxLabels: number;
   private readonly random: RandomSource;
   private readonly ratedSightings: number | undefined;
+  private readonly ledgerSaveMs: number;
   private ledger: VisitorLedger;
-  /** Buffered days, by subject then day, so reads of one subject never scan the others. */
-  private readonly pending = new Map<string, Map<string, Pending>>();
+  private ledgerKept = 0;
+  private ledgerSavedAt = 0;
+  private ledgerLoad: Promise<void>;
+  /** Buffered deltas, by subject then day, so reads of one subject never scan the others. */
+  private pending = new Map<string, Map<string, CountsDelta>>();
   private pendingCount = 0;
   /** Bumped whenever what reads see changes (an event, a dropped subject, a discard): caches compare it. */
   generation = 0;
-  private index = new Map<string, Map<string, number>>();
-  private indexedAt = -1;
   private timer: NodeJS.Timeout | null = null;
-  /**
-   * Counts objects made here (null-prototype label maps, safe to fold visitor labels into). Once
-   * written, a day keeps its counts object: the next event folds into the stored one instead of a
-   * copy. Copying every busy day every second made most of the old-generation garbage under traffic
-   * (a day is replaced every few seconds, long after it was promoted), and with it the RSS's
-   * sawtooth. It is safe because the journal serialises a write's records while the write is made,
-   * and whole-record puts make replay idempotent: a snapshot that catches a day between two
-   * writes holds a few more events than its journal position, never fewer, never one twice.
-   */
-  private readonly ownCounts = new WeakSet<DayCounts>();
+  private flushing: Promise<void> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -85,8 +69,24 @@ export class DailyCounters {
     this.maxLabels = options.maxLabels ?? 1000;
     this.random = options.random;
     this.ratedSightings = options.ratedSightings;
+    this.ledgerSaveMs = options.ledgerSaveMs ?? 10_000;
     this.ledger = this.newLedger();
+    this.ledgerLoad = this.loadLedger();
     store.beforeClose(() => this.close());
+  }
+
+  /** Resolves once the kept visitor ledger is taken up (before the first counted visit of a server). */
+  ready(): Promise<void> {
+    return this.ledgerLoad;
+  }
+
+  private async loadLedger(): Promise<void> {
+    try {
+      const kept = await this.store.loadLedger();
+      if (kept && this.ledger.size === 0 && this.ledger.restore(kept, this.clock.now())) this.ledgerKept = this.ledger.changes;
+    } catch (err) {
+      this.log.warn('the kept visitor ledger could not be read: today\'s visitors are counted afresh', { error: String(err) });
+    }
   }
 
   /** Drops what is buffered and the visitors seen today, unwritten (test mode's reset replaces the data anyway). */
@@ -94,7 +94,7 @@ export class DailyCounters {
     this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.pending.clear();
+    this.pending = new Map();
     this.pendingCount = 0;
     this.ledger = this.newLedger();
   }
@@ -115,126 +115,137 @@ export class DailyCounters {
     if (!days) this.pending.set(subject, (days = new Map()));
     let entry = days.get(day);
     if (!entry) {
-      const stored = this.storedDay(subject, day);
-      // A day read from a file or a fixture is copied once, into maps that cannot inherit anything.
-      const counts = stored && this.ownCounts.has(stored.counts) ? stored.counts : stored ? copyCounts(stored.counts) : emptyCounts();
-      this.ownCounts.add(counts);
-      entry = { subject, day, owner: meta.owner ?? stored?.userId, counts };
+      entry = { subject, day, owner: meta.owner, counts: emptyCounts() };
       days.set(day, entry);
       this.pendingCount++;
     }
+    if (entry.owner === undefined && meta.owner !== undefined) entry.owner = meta.owner;
     foldInto(entry.counts, tally, this.maxLabels);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
   }
 
-  /** Whether the visitor `ip`+`ua` is new to `subject` today / this hour (salted daily hash, memory only). */
+  /** Whether the visitor `ip`+`ua` is new to `subject` today / this hour (salted daily hash; the store keeps the day's ledger). */
   sight(subject: string, ip: string, ua: string, at = this.clock.now()): Sighting {
     return this.ledger.sight(subject, ip, ua, at);
   }
 
-  /** One day's counts of a subject (read-only), or undefined when nothing was counted. */
-  day(subject: string, day: string): DayCounts | undefined {
-    return this.pending.get(subject)?.get(day)?.counts ?? this.storedDay(subject, day)?.counts;
+  /** One day's counts of a subject, or undefined when nothing was counted. */
+  async day(subject: string, day: string): Promise<DayCounts | undefined> {
+    return (await this.days(subject, day, day))[0]?.counts;
   }
 
   /** The counted days of a subject between `from` and `to` (inclusive, 'YYYY-MM-DD', both optional), oldest first. */
-  days(subject: string, from = '0000-00-00', to = '9999-99-99'): { day: string; counts: DayCounts }[] {
-    const days = new Set(this.indexOf(subject).keys());
-    for (const day of this.pending.get(subject)?.keys() ?? []) days.add(day);
-    return [...days]
-      .filter((d) => d >= from && d <= to)
-      .sort()
-      .map((d) => ({ day: d, counts: this.day(subject, d) ?? emptyCounts() }));
+  async days(subject: string, from = '0000-00-00', to = '9999-99-99'): Promise<{ day: string; counts: DayCounts }[]> {
+    const stored = await this.store.countedDays(subject, from, to);
+    const buffered = this.pending.get(subject);
+    if (!buffered) return stored;
+    const byDay = new Map(stored.map((d) => [d.day, d.counts]));
+    for (const [day, entry] of buffered) {
+      if (day < from || day > to) continue;
+      const before = byDay.get(day);
+      byDay.set(day, before ? mergeCounts([before, entry.counts]) : entry.counts);
+    }
+    return [...byDay.keys()].sort().map((day) => ({ day, counts: byDay.get(day)! }));
   }
 
-  /** Some totals of a subject over all days, without merging label maps (list entries need only these). */
-  totals<K extends string>(subject: string, names: readonly K[]): Record<K, number> {
-    // Hot (every list entry): plain loops, no closures.
-    const out = {} as Record<K, number>;
-    for (const n of names) out[n] = 0;
-    const days = this.indexOf(subject);
-    const buffered = this.pending.get(subject);
-    if (days.size === 0 && !buffered) return out;
-    for (const [day, id] of days) {
-      if (buffered?.has(day)) continue;
-      const counts = this.store.get<StatsDay>(STATS_COLLECTION, id)?.counts;
-      if (counts) for (const n of names) out[n] += totalOf(counts, n);
+  /** Some totals per subject over all days, without merging label maps (list entries need only these). */
+  async totals<K extends string>(subjects: readonly string[], names: readonly K[]): Promise<Map<string, Record<K, number>>> {
+    const stored = (await this.store.countTotals(subjects, names)) as Map<string, Record<K, number>>;
+    for (const subject of subjects) {
+      const buffered = this.pending.get(subject);
+      if (!buffered) continue;
+      const out = { ...stored.get(subject) } as Record<K, number>;
+      for (const entry of buffered.values()) {
+        for (const n of names) {
+          const v = entry.counts[n];
+          out[n] = (out[n] ?? 0) + (typeof v === 'number' ? v : 0);
+        }
+      }
+      stored.set(subject, out);
     }
-    if (buffered) for (const entry of buffered.values()) for (const n of names) out[n] += totalOf(entry.counts, n);
-    return out;
+    return stored;
   }
 
   /** A subject's counts summed over `from`..`to` (default: all days): totals and merged label maps. */
-  sum(subject: string, from?: string, to?: string): DayCounts {
-    return mergeCounts(this.days(subject, from, to).map((d) => d.counts));
+  async sum(subject: string, from?: string, to?: string): Promise<DayCounts> {
+    return mergeCounts((await this.days(subject, from, to)).map((d) => d.counts));
   }
 
   /** Removes a subject's counts, stored (inside `tx`) and buffered; call when the subject is deleted. */
-  dropSubject(tx: Tx, subject: string): void {
+  async dropSubject(tx: Tx, subject: string): Promise<void> {
     this.generation++;
-    for (const id of this.indexOf(subject).values()) tx.remove(STATS_COLLECTION, id);
+    await tx.dropCounts(subject);
     this.pendingCount -= this.pending.get(subject)?.size ?? 0;
     this.pending.delete(subject);
   }
 
-  /** Writes everything buffered in one store write. */
+  /** Adds everything buffered to the store in one call; on failure the deltas wait for the next flush. */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.pendingCount === 0) return;
-    const entries = [...this.pending.values()].flatMap((days) => [...days.values()]);
-    this.pending.clear();
-    this.pendingCount = 0;
-    const index = entries.map((e) => this.indexOf(e.subject, true) as Map<string, number>);
-    const written = this.store.write((tx) => {
-      entries.forEach((e, i) => {
-        // A user deleted since the event took its statistics along; do not bring them back.
-        if (e.owner !== undefined && !this.store.get('users', e.owner)) return;
-        const days = index[i]!;
-        const id = days.get(e.day);
-        const fields = { subject: e.subject, day: e.day, ...(e.owner === undefined ? {} : { userId: e.owner }), counts: e.counts };
-        const record = id !== undefined && this.store.get(STATS_COLLECTION, id) ? tx.put(STATS_COLLECTION, { id, ...fields }) : tx.insert(STATS_COLLECTION, fields);
-        days.set(e.day, record.id);
-      });
+    while (this.flushing) await this.flushing;
+    this.flushing = this.write().finally(() => {
+      this.flushing = null;
     });
-    // The transaction ran synchronously inside write(): the index already matches the collection.
-    this.indexedAt = this.store.version(STATS_COLLECTION);
+    await this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    await this.saveLedger(false);
+    if (this.pendingCount === 0) return;
+    const taken = this.pending;
+    this.pending = new Map();
+    this.pendingCount = 0;
+    const deltas = [...taken.values()].flatMap((days) => [...days.values()]);
     try {
-      await written;
+      await this.store.addCounts(deltas, this.maxLabels);
     } catch (err) {
-      this.log.error('writing statistics failed', { error: String(err) });
+      this.log.error('writing statistics failed: kept for the next flush', { error: String(err) });
+      this.putBack(taken);
+      this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
     }
   }
 
-  /** Stops the timer and writes what is buffered. */
+  // Deltas that were not stored go back under what came in meanwhile (both are only additions).
+  private putBack(taken: Map<string, Map<string, CountsDelta>>): void {
+    for (const [subject, days] of taken) {
+      let now = this.pending.get(subject);
+      if (!now) this.pending.set(subject, (now = new Map()));
+      for (const [day, entry] of days) {
+        const later = now.get(day);
+        if (later) later.counts = mergeCounts([entry.counts, later.counts]);
+        else {
+          now.set(day, entry);
+          this.pendingCount++;
+        }
+      }
+    }
+  }
+
+  private async saveLedger(always: boolean): Promise<void> {
+    const changes = this.ledger.changes;
+    if (changes === this.ledgerKept) return;
+    const now = this.clock.now();
+    if (!always && now - this.ledgerSavedAt < this.ledgerSaveMs) return;
+    const state = this.ledger.state();
+    if (!state) return;
+    try {
+      await this.store.saveLedger(state);
+      this.ledgerKept = changes;
+      this.ledgerSavedAt = now;
+    } catch (err) {
+      this.log.error('keeping the visitor ledger failed', { error: String(err) });
+    }
+  }
+
+  /** Stops the timer, writes what is buffered and keeps the visitor ledger. */
   async close(): Promise<void> {
     await this.flush();
+    await this.saveLedger(true);
   }
 
   /** How many (subject, day) entries wait for the next write. */
   get buffered(): number {
     return this.pendingCount;
-  }
-
-  private storedDay(subject: string, day: string): StatsDay | undefined {
-    const id = this.indexOf(subject).get(day);
-    return id === undefined ? undefined : this.store.get<StatsDay>(STATS_COLLECTION, id);
-  }
-
-  // Rebuilt only when someone else changed the collection (a cascade, an import).
-  private indexOf(subject: string, create = false): ReadonlyMap<string, number> {
-    const version = this.store.version(STATS_COLLECTION);
-    if (version !== this.indexedAt) {
-      this.index = new Map();
-      for (const r of this.store.all<StatsDay>(STATS_COLLECTION)) {
-        let days = this.index.get(r.subject);
-        if (!days) this.index.set(r.subject, (days = new Map()));
-        days.set(r.day, r.id);
-      }
-      this.indexedAt = version;
-    }
-    let days = this.index.get(subject);
-    if (!days && create) this.index.set(subject, (days = new Map()));
-    return days ?? NO_DAYS;
   }
 }

@@ -18,6 +18,9 @@ export type Labels = Record<string, number>;
 /** Counts of one subject on one day: totals (`pageviews: 12`) and per-label tallies (`page: {'/': 9}`). */
 export type DayCounts = Record<string, number | Labels>;
 
+/** The collection name statistics days go by in exports, imports, fixtures and `replaceAll`/`scan`. */
+export const STATS_COLLECTION = 'stats';
+
 /** A stored day of counters: one per subject ('website:3', 'link:7') and UTC day ('YYYY-MM-DD'). */
 export type StatsDay = StoredRecord & { subject: string; day: string; counts: DayCounts };
 
@@ -77,7 +80,7 @@ export interface CollectionSchema {
   name: string;
   /**
    * Secondary indexes: name → key of a record (null: not indexed). A unique index refuses a second
-   * record with the same key (ConflictError); a plain one finds the lowest id with that key.
+   * record with the same key (ConflictError); a plain one finds the record last written with that key.
    */
   indexes?: Record<string, { key: (record: StoredRecord) => string | null; unique?: boolean }>;
 }
@@ -108,6 +111,8 @@ export interface Tx extends StoreReads {
   removeWhere(collection: string, where: Where): Promise<number>;
   /** Removes a subject's counters (its record was deleted). */
   dropCounts(subject: string): Promise<void>;
+  /** Adds counts inside the transaction (imports); see CounterStore.addCounts. */
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void>;
 }
 
 /** The durable side of the statistics: per (subject, day) counts that flushes add to, never overwrite. */

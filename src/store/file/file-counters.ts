@@ -1,9 +1,9 @@
+import { STATS_COLLECTION } from '../store.ts';
 import type { CountsDelta, DayCounts, Labels, StatsDay, StoredRecord } from '../store.ts';
 import type { Collection } from './collection.ts';
 import type { SyncTx } from './transaction.ts';
 
-/** The collection the file store keeps statistics days in (exported and imported like any other). */
-export const STATS_COLLECTION = 'stats';
+export { STATS_COLLECTION };
 
 const OVERFLOW_LABEL = '(other)';
 

@@ -51,6 +51,7 @@ export class FileStore implements Store {
   private queue: Promise<unknown> = Promise.resolve();
   private counters!: FileCounters;
   private ledger: LedgerState | null = null;
+  private readonly ordered = new Map<string, { owner: number | undefined; version: number; records: StoredRecord[] }>();
 
   private constructor(
     private readonly dir: string | null,
@@ -159,8 +160,16 @@ export class FileStore implements Store {
   }
 
   private findNow<T extends StoredRecord>(collection: string, query: ListQuery): Found<T> {
-    let records = this.matching(collection, query);
     const sort = query.sort ?? { field: 'id', direction: 'desc' };
+    if ('field' in sort && sort.field === 'id' && !matcher(query)) {
+      // The hot list: a page of one owner's records, newest first, without copying the rest.
+      const all = this.inIdOrder(collection, query.owner);
+      const from = Math.max(0, query.offset ?? 0);
+      const count = query.limit === undefined ? all.length : Math.max(0, query.limit);
+      const items = sort.direction === 'asc' ? all.slice(from, from + count) : all.slice(Math.max(0, all.length - from - count), all.length - from).reverse();
+      return { total: all.length, items: items as T[] };
+    }
+    let records = this.matching(collection, query);
     if ('counter' in sort) {
       const counter = sort.counter;
       records = sortRecords(records, sort, (r) => this.counters.totals(`${sort.subjectPrefix}${r.id}`, [counter])[counter]!);
@@ -174,14 +183,30 @@ export class FileStore implements Store {
 
   /** The records `where` covers, in id order, as a fresh array. */
   private matching(collection: string, where: Where): StoredRecord[] {
-    const col = this.col(collection);
-    const from = where.owner === undefined ? col.records : (col.byOwner.get(where.owner) ?? new Map<number, StoredRecord>());
+    const inOrder = this.inIdOrder(collection, where.owner);
     const test = matcher(where);
-    const out: StoredRecord[] = [];
-    for (const r of from.values()) if (!test || test(r)) out.push(r);
-    // The owner map keeps insertion order, which a put under a new owner can break.
-    if (where.owner !== undefined) out.sort((a, b) => a.id - b.id);
-    return out;
+    return test ? inOrder.filter(test) : [...inOrder];
+  }
+
+  /**
+   * A collection's records (or one owner's), in id order. The last one asked for per collection is
+   * kept until the collection changes: a list polled page after page copies nothing but its page.
+   */
+  private inIdOrder(collection: string, owner: number | undefined): readonly StoredRecord[] {
+    const col = this.col(collection);
+    const kept = this.ordered.get(collection);
+    if (kept && kept.owner === owner && kept.version === col.version) return kept.records;
+    const from = owner === undefined ? col.records : (col.byOwner.get(owner) ?? new Map<number, StoredRecord>());
+    const records = [...from.values()];
+    // Maps keep insertion order, which puts with explicit ids (seeds, imports) or a new owner can break.
+    for (let i = 1; i < records.length; i++) {
+      if (records[i - 1]!.id > records[i]!.id) {
+        records.sort((a, b) => a.id - b.id);
+        break;
+      }
+    }
+    this.ordered.set(collection, { owner, version: col.version, records });
+    return records;
   }
 
   /** How many records match. */
@@ -262,6 +287,7 @@ export class FileStore implements Store {
         return gone.length;
       },
       dropCounts: async (subject) => this.counters.drop(tx, subject),
+      addCounts: async (deltas, maxLabels) => this.counters.add(tx, deltas, maxLabels, (id) => this.col('users').records.has(id)),
     };
   }
 

@@ -1,10 +1,15 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
 import type { Logger } from '../../log.ts';
 import type { LedgerState } from '../store.ts';
 import { syncDir } from './atomic-file.ts';
 import { FILE_MODE } from './permissions.ts';
+
+// Off the event loop: 16 MiB take tens of milliseconds. Bits set while it runs are harmless either way.
+const gzipped = promisify(gzip);
+const gunzipped = promisify(gunzip);
 
 /**
  * Reads the kept visitor ledger: a JSON header line (day, salt) and the filter's bits, gzipped (a
@@ -14,7 +19,7 @@ import { FILE_MODE } from './permissions.ts';
 export async function loadLedgerFile(file: string, log: Logger): Promise<LedgerState | null> {
   let bytes: Buffer;
   try {
-    bytes = gunzipSync(await readFile(file));
+    bytes = await gunzipped(await readFile(file));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('the visitor ledger file is unreadable: today\'s visitors are counted afresh', { file, error: String(err) });
     return null;
@@ -34,7 +39,7 @@ export async function loadLedgerFile(file: string, log: Logger): Promise<LedgerS
 /** Writes the ledger atomically: temp file, fsync, rename, fsync of the directory. */
 export async function saveLedgerFile(file: string, state: LedgerState): Promise<void> {
   const head = Buffer.from(`${JSON.stringify({ day: state.day, salt: state.salt })}\n`, 'utf8');
-  const body = gzipSync(state.bits ? Buffer.concat([head, state.bits]) : head, { level: 1 });
+  const body = await gzipped(state.bits ? Buffer.concat([head, state.bits]) : head, { level: 1 });
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
   const fh = await open(tmp, 'w', FILE_MODE);
   try {
