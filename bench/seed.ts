@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { formatDateTime } from '../src/clock.ts';
 import type { UserRecord } from '../src/resources/define.ts';
 import { newUserFields } from '../src/resources/users.ts';
-import { collectionFileChunks } from '../src/store/collection.ts';
-import type { StoredRecord } from '../src/store/collection.ts';
+import { collectionFileChunks } from '../src/store/file/collection.ts';
+import type { StoredRecord } from '../src/store/store.ts';
 
 /** The admin key of every benchmarked server. */
 export const BENCH_KEY = 'sk_bench_admin_00000000000000000000000000000';

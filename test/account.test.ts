@@ -31,17 +31,17 @@ test('account', async (t) => {
   ];
   for (const [body, message] of rejected) {
     await t.test(`rejects ${JSON.stringify(body)} and changes nothing`, async () => {
-      const before = snapshotOf(store, 'users');
+      const before = await snapshotOf(store, 'users');
       const r = await call('PUT', '/api/account/update', { key: me.key, body });
       assert.deepEqual([r.status, r.body], [400, { error: 1, message }]);
-      assert.equal(snapshotOf(store, 'users'), before);
+      assert.equal(await snapshotOf(store, 'users'), before);
     });
   }
 
   await t.test('email and password change; the password is stored hashed', async () => {
     const r = await call('PUT', '/api/account/update', { key: me.key, body: { email: 'new@example.com', password: 'brand-new' } });
     assert.deepEqual(r.body, { error: 0, message: 'Account has been successfully updated.' });
-    const stored = store.get('users', me.id)!;
+    const stored = (await store.get('users', me.id))!;
     assert.equal(stored.email, 'new@example.com');
     assert.equal(await verifyPassword('brand-new', String(stored.password)), true);
   });

@@ -1,3 +1,4 @@
+import { allOf , ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,7 +11,8 @@ import type { DayCounts, Tally } from '../src/stats/counts.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import { LEDGER_BITS, VisitorLedger } from '../src/stats/visitor-ledger.ts';
 import { silentLogger } from '../src/log.ts';
-import { Store } from '../src/store/store.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 
 const plain = (c: DayCounts) => JSON.parse(JSON.stringify(c));
 
@@ -91,7 +93,7 @@ test('VisitorLedger tells once a day when the day passes its rated sightings', (
 });
 
 test('DailyCounters logs a warning once a day when the visitor ledger passes its rating', async () => {
-  const store = await Store.open({ dir: ':memory:', collections: ['users', 'stats'] });
+  const store = await FileStore.open({ dir: ':memory:', collections: ['users', 'stats'] });
   const clock = fixedClock('2026-11-21T10:00:00Z');
   const warnings: [string, Record<string, unknown> | undefined][] = [];
   const log = { ...silentLogger, warn: (msg: string, extra?: Record<string, unknown>) => void warnings.push([msg, extra]) };
@@ -105,14 +107,14 @@ test('DailyCounters logs a warning once a day when the visitor ledger passes its
 });
 
 async function memoryCounters(flushMs = 20) {
-  const store = await Store.open({ dir: ':memory:', collections: ['users', 'stats'] });
+  const store = await FileStore.open({ dir: ':memory:', collections: ['users', 'stats'] });
   const clock = fixedClock('2026-11-21T10:00:00Z');
   let writes = 0;
-  const write = store.write.bind(store);
-  store.write = ((fn) => {
+  const addCounts = store.addCounts.bind(store);
+  store.addCounts = ((deltas, maxLabels) => {
     writes++;
-    return write(fn);
-  }) as Store['write'];
+    return addCounts(deltas, maxLabels);
+  }) as Store['addCounts'];
   const counters = new DailyCounters(store, { clock, random: seededRandom(1), flushMs });
   return { store, clock, counters, writes: () => writes };
 }
@@ -122,20 +124,20 @@ test('DailyCounters: reads see events at once; one batched write per flush inter
   for (let i = 0; i < 50; i++) counters.record(`link:${i % 3}`, { add: { clicks: 1 }, labels: { country: i % 2 ? 'DE:Germany' : 'US:United States' } });
   clock.set('2026-11-22T08:00:00Z');
   counters.record('link:0', { add: { clicks: 1 }, labels: { country: 'FR:France' } });
-  assert.equal(store.count('stats'), 0, 'nothing written yet');
+  assert.equal((await store.count('stats')), 0, 'nothing written yet');
   assert.equal(counters.buffered, 4);
-  assert.deepEqual(plain(counters.day('link:0', '2026-11-21')!), { clicks: 17, country: { 'US:United States': 9, 'DE:Germany': 8 } });
+  assert.deepEqual(plain((await counters.day('link:0', '2026-11-21'))!), { clicks: 17, country: { 'US:United States': 9, 'DE:Germany': 8 } });
   await new Promise((resolve) => setTimeout(resolve, 80));
   assert.equal(writes(), 1);
-  assert.equal(store.count('stats'), 4);
+  assert.equal((await store.count('stats')), 4);
   assert.equal(counters.buffered, 0);
   counters.record('link:0', { add: { clicks: 1 }, labels: { country: 'FR:France' } });
-  assert.deepEqual(plain(counters.sum('link:0')), { clicks: 19, country: { 'US:United States': 9, 'DE:Germany': 8, 'FR:France': 2 } }, 'stored and buffered days merge');
-  assert.deepEqual(counters.days('link:0').map((d) => d.day), ['2026-11-21', '2026-11-22']);
-  assert.deepEqual(counters.days('link:0', '2026-11-22', '2026-11-22').map((d) => d.day), ['2026-11-22']);
+  assert.deepEqual(plain(await counters.sum('link:0')), { clicks: 19, country: { 'US:United States': 9, 'DE:Germany': 8, 'FR:France': 2 } }, 'stored and buffered days merge');
+  assert.deepEqual((await counters.days('link:0')).map((d) => d.day), ['2026-11-21', '2026-11-22']);
+  assert.deepEqual((await counters.days('link:0', '2026-11-22', '2026-11-22')).map((d) => d.day), ['2026-11-22']);
   await counters.flush();
   assert.equal(writes(), 2);
-  const day2 = store.all('stats').filter((r) => r.subject === 'link:0' && r.day === '2026-11-22');
+  const day2 = (await allOf(store, 'stats')).filter((r) => r.subject === 'link:0' && r.day === '2026-11-22');
   assert.equal(day2.length, 1, 'a flushed day is updated in place, not duplicated');
   assert.deepEqual(plain(day2[0]!.counts as DayCounts), { clicks: 2, country: { 'FR:France': 2 } });
   await counters.flush();
@@ -144,63 +146,68 @@ test('DailyCounters: reads see events at once; one batched write per flush inter
 
 test('DailyCounters: dropSubject removes written and buffered days; a deleted owner takes them along', async () => {
   const { store, counters } = await memoryCounters(10_000);
-  await store.write((tx) => tx.put('users', { id: 1 }));
+  await store.transaction((tx) => tx.put('users', { id: 1 }));
   counters.record('website:1', { add: { pageviews: 1 } }, { owner: 1 });
   counters.record('website:2', { add: { pageviews: 1 } }, { owner: 1 });
   await counters.flush();
-  assert.equal(store.owned('stats', 1).length, 2, 'days carry their owner');
+  assert.equal((await ownedBy(store, 'stats', 1)).length, 2, 'days carry their owner');
   counters.record('website:1', { add: { pageviews: 1 } }, { owner: 1 });
-  await store.write((tx) => counters.dropSubject(tx, 'website:1'));
-  assert.equal(counters.day('website:1', '2026-11-21'), undefined);
+  await store.transaction((tx) => counters.dropSubject(tx, 'website:1'));
+  assert.equal(await counters.day('website:1', '2026-11-21'), undefined);
   await counters.flush();
-  assert.deepEqual(store.all('stats').map((r) => r.subject), ['website:2']);
+  assert.deepEqual((await allOf(store, 'stats')).map((r) => r.subject), ['website:2']);
 
   counters.record('website:2', { add: { pageviews: 1 } }, { owner: 1 });
-  await store.write((tx) => {
-    tx.remove('users', 1);
-    for (const r of store.owned('stats', 1)) tx.remove('stats', r.id);
+  await store.transaction(async (tx) => {
+    await tx.remove('users', 1);
+    for (const r of (await ownedBy(store, 'stats', 1))) await tx.remove('stats', r.id);
   });
   await counters.flush();
-  assert.equal(store.count('stats'), 0, 'the buffered day of a deleted user is not written');
+  assert.equal((await store.count('stats')), 0, 'the buffered day of a deleted user is not written');
 });
 
 test('DailyCounters: a written day is folded into in place, not copied every flush; a day from a file is copied once', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'counters-'));
   try {
     const clock = fixedClock('2026-11-21T10:00:00Z');
-    const store = await Store.open({ dir, collections: ['users', 'stats'] });
+    const store = await FileStore.open({ dir, collections: ['users', 'stats'] });
     const counters = new DailyCounters(store, { clock, random: seededRandom(1), flushMs: 60_000 });
     const click = { add: { clicks: 1 }, labels: { country: 'DE:Germany' } };
     counters.record('link:1', click);
     await counters.flush();
-    const written = store.all('stats')[0]!.counts as DayCounts;
+    const written = (await allOf(store, 'stats'))[0]!.counts as DayCounts;
     for (let i = 0; i < 3; i++) {
       counters.record('link:1', click);
       await counters.flush();
-      assert.equal(store.all('stats')[0]!.counts, written, `flush ${i + 2} wrote the same counts object`);
+      assert.equal((await allOf(store, 'stats'))[0]!.counts, written, `flush ${i + 2} wrote the same counts object`);
     }
     assert.deepEqual(plain(written), { clicks: 4, country: { 'DE:Germany': 4 } });
     counters.record('link:1', click);
-    assert.deepEqual(plain(store.all('stats')[0]!.counts as DayCounts), { clicks: 5, country: { 'DE:Germany': 5 } }, 'reads see it at once');
+    assert.deepEqual(plain((await counters.day('link:1', '2026-11-21'))!), { clicks: 5, country: { 'DE:Germany': 5 } }, 'reads see it at once');
+    assert.deepEqual(plain(written), { clicks: 4, country: { 'DE:Germany': 4 } }, 'the store has it at the next flush');
     await store.snapshot();
     counters.record('link:1', click);
     await counters.flush();
     await store.close();
 
     // What the journal and the snapshot say after a restart, and a day read from the file.
-    const reopened = await Store.open({ dir, collections: ['users', 'stats'] });
-    const fromFile = reopened.all('stats')[0]!.counts as DayCounts;
+    const reopened = await FileStore.open({ dir, collections: ['users', 'stats'] });
+    const fromFile = (await allOf(reopened, 'stats'))[0]!.counts as DayCounts;
     assert.deepEqual(plain(fromFile), { clicks: 6, country: { 'DE:Germany': 6 } });
     assert.notEqual(Object.getPrototypeOf(fromFile.country), null, 'a parsed day has plain objects');
     const again = new DailyCounters(reopened, { clock, random: seededRandom(1), flushMs: 60_000 });
     again.record('link:1', { add: { clicks: 1 }, labels: { country: '__proto__' } });
     assert.deepEqual(plain(fromFile), { clicks: 6, country: { 'DE:Germany': 6 } }, 'the parsed day is not folded into');
-    const copied = again.day('link:1', '2026-11-21')!;
+    await again.flush();
+    const copied = (await allOf(reopened, 'stats'))[0]!.counts as DayCounts;
+    assert.notEqual(copied, fromFile, 'the parsed day was copied');
     assert.equal(Object.getPrototypeOf(copied.country), null);
     assert.equal((copied.country as Record<string, number>)['__proto__'], 1);
-    await again.flush();
     again.record('link:1', click);
-    assert.equal(reopened.all('stats')[0]!.counts, copied, 'once copied, the day is folded into in place too');
+    await again.flush();
+    assert.equal((await allOf(reopened, 'stats'))[0]!.counts, copied, 'once copied, the day is folded into in place too');
+    assert.equal(copied.clicks, 8);
+    assert.deepEqual(Object.entries(copied.country as Record<string, number>), [['DE:Germany', 7], ['__proto__', 1]]);
     await reopened.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -211,16 +218,16 @@ test('DailyCounters: closing the store flushes; the days are there after a resta
   const dir = await mkdtemp(join(tmpdir(), 'counters-'));
   try {
     const clock = fixedClock('2026-11-21T10:00:00Z');
-    const store = await Store.open({ dir, collections: ['users', 'stats'] });
+    const store = await FileStore.open({ dir, collections: ['users', 'stats'] });
     const counters = new DailyCounters(store, { clock, random: seededRandom(1), flushMs: 60_000 });
     counters.record('link:7', { add: { clicks: 1 }, labels: { referrer: 'example.net' } });
     counters.record('link:7', { add: { clicks: 1 }, labels: { referrer: 'example.net' } });
     await store.close();
-    const reopened = await Store.open({ dir, collections: ['users', 'stats'] });
+    const reopened = await FileStore.open({ dir, collections: ['users', 'stats'] });
     const again = new DailyCounters(reopened, { clock, random: seededRandom(1) });
-    assert.deepEqual(plain(again.sum('link:7')), { clicks: 2, referrer: { 'example.net': 2 } });
+    assert.deepEqual(plain(await again.sum('link:7')), { clicks: 2, referrer: { 'example.net': 2 } });
     again.record('link:7', { add: { clicks: 1 } });
-    assert.equal(again.sum('link:7').clicks, 3);
+    assert.equal((await again.sum('link:7')).clicks, 3);
     await reopened.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp } from './helpers.ts';
+import { testApp , allOf , ownedBy } from './helpers.ts';
 
 const UA = {
   chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
@@ -183,25 +183,25 @@ test('deleting a website deletes its statistics, written and buffered', async ()
   await send({ page: 'https://example.com/a' }, V1);
   await new Promise((resolve) => setTimeout(resolve, 1200));
   const subject = `website:${id}`;
-  assert.equal(store.all('stats').filter((r) => r.subject === subject).length, 1, 'the batched write happened');
+  assert.equal((await allOf(store, 'stats')).filter((r) => r.subject === subject).length, 1, 'the batched write happened');
   clock.set('2026-11-22T10:00:00Z');
   await send({ page: 'https://example.com/b' }, V1);
   const r = await call('DELETE', `/api/v1/websites/${id}`, { key: alice.key });
   assert.equal(r.status, 200);
-  assert.deepEqual(store.all('stats').filter((s) => s.subject === subject), []);
+  assert.deepEqual((await allOf(store, 'stats')).filter((s) => s.subject === subject), []);
   await new Promise((resolve) => setTimeout(resolve, 1200));
-  assert.deepEqual(store.all('stats').filter((s) => s.subject === subject), [], 'the buffer did not bring them back');
+  assert.deepEqual((await allOf(store, 'stats')).filter((s) => s.subject === subject), [], 'the buffer did not bring them back');
 });
 
 test("deleting a user deletes the user's websites and their statistics", async () => {
   const { call, send, store, alice } = await tracked();
   await send({ page: 'https://example.com/a' }, V1);
   await new Promise((resolve) => setTimeout(resolve, 1200));
-  assert.equal(store.owned('stats', alice.id).length, 1);
+  assert.equal((await ownedBy(store, 'stats', alice.id)).length, 1);
   await send({ page: 'https://example.com/b' }, V2);
   const r = await call('DELETE', `/api/user/${alice.id}/delete`);
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual([store.owned('websites', alice.id), store.owned('stats', alice.id)], [[], []]);
+  assert.deepEqual([(await ownedBy(store, 'websites', alice.id)), (await ownedBy(store, 'stats', alice.id))], [[], []]);
   await new Promise((resolve) => setTimeout(resolve, 1200));
-  assert.equal(store.count('stats'), 0, 'the buffered day was not written back');
+  assert.equal((await store.count('stats')), 0, 'the buffered day was not written back');
 });

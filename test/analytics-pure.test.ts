@@ -107,23 +107,23 @@ test('pageRange: the query range when valid, else the last 30 days with a notice
   }
 });
 
-test('PageAccess: cookies are bound to website, grant, expiry, key hash and password hash', () => {
+test('PageAccess: cookies are bound to website, grant, expiry, key hash and password hash', async () => {
   const access = new PageAccess(new Uint8Array(32).fill(7));
   const other = new PageAccess(new Uint8Array(32).fill(8));
   const site = { id: 3, userId: 1, privacy: 2, password: 'scrypt$a' } as unknown as Website;
   const owner = { id: 1, keyHash: 'aa' } as UserRecord;
-  const users = (u: UserRecord | undefined) => () => u;
+  const users = (u: UserRecord | undefined) => async () => u;
   const now = Date.parse('2026-11-21T10:00:00Z');
   const ownerCookie = access.issue('owner', site, now, owner);
-  assert.equal(access.check(ownerCookie, site, now, users(owner)), 'owner');
-  assert.equal(other.check(ownerCookie, site, now, users(owner)), null, 'another process secret');
-  assert.equal(access.check(ownerCookie, { ...site, id: 4 } as Website, now, users(owner)), null);
-  assert.equal(access.check(ownerCookie, site, now, users({ ...owner, keyHash: 'bb' })), null);
-  assert.equal(access.check(ownerCookie, site, now + 86_400_000, users(owner)), null);
-  assert.equal(access.check(ownerCookie.replace('owner.', 'password.'), site, now, users(owner)), null);
+  assert.equal(await access.check(ownerCookie, site, now, users(owner)), 'owner');
+  assert.equal(await other.check(ownerCookie, site, now, users(owner)), null, 'another process secret');
+  assert.equal(await access.check(ownerCookie, { ...site, id: 4 } as Website, now, users(owner)), null);
+  assert.equal(await access.check(ownerCookie, site, now, users({ ...owner, keyHash: 'bb' })), null);
+  assert.equal(await access.check(ownerCookie, site, now + 86_400_000, users(owner)), null);
+  assert.equal(await access.check(ownerCookie.replace('owner.', 'password.'), site, now, users(owner)), null);
   const pw = access.issue('password', site, now);
-  assert.equal(access.check(pw, site, now, users(undefined)), 'password');
-  assert.equal(access.check(pw, { ...site, password: 'scrypt$b' } as Website, now, users(undefined)), null);
-  assert.equal(access.check(pw, { ...site, privacy: 1 } as Website, now, users(undefined)), null);
-  for (const junk of [undefined, '', 'owner', 'owner.1.2.x', `${pw}x`]) assert.equal(access.check(junk, site, now, users(owner)), null);
+  assert.equal(await access.check(pw, site, now, users(undefined)), 'password');
+  assert.equal(await access.check(pw, { ...site, password: 'scrypt$b' } as Website, now, users(undefined)), null);
+  assert.equal(await access.check(pw, { ...site, privacy: 1 } as Website, now, users(undefined)), null);
+  for (const junk of [undefined, '', 'owner', 'owner.1.2.x', `${pw}x`]) assert.equal(await access.check(junk, site, now, users(owner)), null);
 });

@@ -96,12 +96,12 @@ test("users are isolated: another user's website answers exactly like a missing 
   const bob = await makeUser('bob');
   const missing = await call('GET', '/api/v1/websites/999', { key: alice.key });
   assert.deepEqual([missing.status, missing.body], [404, { message: 'Resource not found.', status: 404 }]);
-  const before = snapshotOf(store, 'websites');
+  const before = await snapshotOf(store, 'websites');
   for (const [method, opts] of [['GET', {}], ['PUT', { body: { favorite: true } }], ['PATCH', { body: { email: 1 } }], ['DELETE', {}]] as const) {
     const r = await call(method, '/api/v1/websites/1', { key: bob.key, ...opts });
     assert.deepEqual([r.status, r.body], [404, missing.body], method);
   }
-  assert.equal(snapshotOf(store, 'websites'), before);
+  assert.equal(await snapshotOf(store, 'websites'), before);
   const bobs = await call('GET', '/api/v1/websites', { key: bob.key });
   assert.deepEqual([bobs.body.data, bobs.body.meta.total], [[], 0]);
   for (const odd of ['0', '-1', 'abc', '1.5']) {

@@ -19,7 +19,7 @@ test('create from form fields stores a normalised website and answers 201 with t
     data: { id: 1, domain: 'example.com', privacy: 2, email: 1, password: true, exclude_bots: 0, exclude_params: 'fbclid\nutm_source', exclude_ips: '10.0.0.0/8\n2001:db8::/32', favorite: false, created_at: '2026-11-21T10:00:00.000000Z', updated_at: '2026-11-21T10:00:00.000000Z' },
     status: 201,
   });
-  const stored = store.get<Record<string, unknown> & { id: number }>('websites', 1)!;
+  const stored = (await store.get<Record<string, unknown> & { id: number }>('websites', 1))!;
   assert.equal(stored.userId, alice.id);
   assert.match(String(stored.password), /^scrypt\$/);
   assert.ok(await verifyPassword('open sesame', String(stored.password)));
@@ -74,19 +74,19 @@ test('every create rule: 422 with the field map, and nothing stored', async (t) 
   assert.equal((await call('POST', '/api/v1/websites', form({ domain: 'taken.example.com' }))).status, 201);
   for (const c of createCases) {
     await t.test(c.name, async () => {
-      const before = snapshotOf(store, 'websites');
+      const before = await snapshotOf(store, 'websites');
       const asForm = Object.values(c.body).every((value) => typeof value === 'string');
       const r = await call('POST', '/api/v1/websites', asForm ? form(c.body as Record<string, string>) : { body: c.body });
       assert.equal(r.status, 422, r.text);
       assert.deepEqual(r.body, { message: c.message, status: 422 });
-      assert.equal(snapshotOf(store, 'websites'), before);
+      assert.equal(await snapshotOf(store, 'websites'), before);
     });
   }
 });
 
 test('bodies that are not form fields or a JSON object are refused in the analytics shape, nothing stored', async () => {
   const { call, store } = await base();
-  const before = snapshotOf(store, 'websites');
+  const before = await snapshotOf(store, 'websites');
   const xml = await call('POST', '/api/v1/websites', { raw: '<domain>x.com</domain>', headers: { 'content-type': 'application/xml' } });
   assert.equal(xml.status, 415);
   assert.equal(xml.body.status, 415);
@@ -94,7 +94,7 @@ test('bodies that are not form fields or a JSON object are refused in the analyt
   assert.deepEqual(broken.body, { message: 'The request body is not valid JSON.', status: 400 });
   const list = await call('POST', '/api/v1/websites', { raw: '["x.com"]', headers: { 'content-type': 'application/json' } });
   assert.deepEqual(list.body, { message: 'The request body must be a JSON object.', status: 400 });
-  assert.equal(snapshotOf(store, 'websites'), before);
+  assert.equal(await snapshotOf(store, 'websites'), before);
 });
 
 test('update: PUT and PATCH change the given fields; the domain cannot change; rules as on create', async () => {
@@ -116,10 +116,10 @@ test('update: PUT and PATCH change the given fields; the domain cannot change; r
     { body: { exclude_ips: '1.2.3.4/40' }, message: { exclude_ips: ['The exclude ips contains invalid IP addresses or ranges: 1.2.3.4/40.'] } },
   ];
   for (const c of cases) {
-    const before = snapshotOf(store, 'websites');
+    const before = await snapshotOf(store, 'websites');
     const r = await call('PATCH', `/api/v1/websites/${id}`, form(c.body));
     assert.deepEqual([r.status, r.body], [422, { message: c.message, status: 422 }], JSON.stringify(c.body));
-    assert.equal(snapshotOf(store, 'websites'), before);
+    assert.equal(await snapshotOf(store, 'websites'), before);
   }
   const locked = await call('PATCH', `/api/v1/websites/${id}`, form({ privacy: '2', password: 'pw' }));
   assert.deepEqual([locked.status, locked.body.data.privacy, locked.body.data.password], [200, 2, true]);
@@ -134,7 +134,7 @@ test('delete answers the deletion object; the website is gone', async () => {
   const id = (await call('POST', '/api/v1/websites', form({ domain: 'gone.example.com' }))).body.data.id;
   const r = await call('DELETE', `/api/v1/websites/${id}`);
   assert.deepEqual([r.status, r.body], [200, { id, object: 'website', deleted: true, status: 200 }]);
-  assert.equal(store.get('websites', id), undefined);
+  assert.equal((await store.get('websites', id)), undefined);
   const again = await call('DELETE', `/api/v1/websites/${id}`);
   assert.deepEqual([again.status, again.body], [404, { message: 'Resource not found.', status: 404 }]);
   const reuse = await call('POST', '/api/v1/websites', form({ domain: 'gone.example.com' }));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { bearerToken, generateApiKey, hashApiKey, sameKeyHash } from '../src/auth/keys.ts';
 import { hashPassword, verifyPassword } from '../src/auth/passwords.ts';
 import { createLogger } from '../src/log.ts';
-import { ADMIN_KEY, testApp } from './helpers.ts';
+import { ADMIN_KEY, testApp , allOf } from './helpers.ts';
 import { LIVE_ADMIN_KEY, liveServer } from './live-server.ts';
 
 const INVALID = { error: 1, message: 'A valid API key is required to use this service.' };
@@ -135,7 +135,7 @@ test('below info, the access log is not even installed', async (t) => {
 
 test('every served route under /api but register and event checks the key first, in its API\'s shape, and stores nothing', async (t) => {
   const { app, call, store } = await testApp({ authFailureLimit: 0 });
-  const before = JSON.stringify(store.all('users')) + JSON.stringify(store.all('links'));
+  const before = JSON.stringify((await allOf(store, 'users'))) + JSON.stringify((await allOf(store, 'links')));
   const routes = new Map<string, { method: string; path: string }>();
   for (const r of app.routes) {
     if (!r.path.startsWith('/api/') || r.method === 'ALL') continue;
@@ -160,5 +160,5 @@ test('every served route under /api but register and event checks the key first,
       assert.equal((await call(method, path)).status, status, `${method} ${path} with a key`);
     }
   });
-  assert.equal(JSON.stringify(store.all('users')) + JSON.stringify(store.all('links')), before);
+  assert.equal(JSON.stringify((await allOf(store, 'users'))) + JSON.stringify((await allOf(store, 'links'))), before);
 });

@@ -11,7 +11,7 @@ test('bio pages', async (t) => {
   await t.test('add without alias generates a free 6-character one and answers id and link', async () => {
     const r = await add({ name: 'About me' });
     assert.equal(r.status, 200, r.text);
-    const stored = store.get('bios', r.body.id)!;
+    const stored = (await store.get('bios', r.body.id))!;
     assert.match(String(stored.alias), /^[A-Za-z0-9]{6}$/);
     assert.deepEqual(r.body, { error: 0, id: r.body.id, link: `http://sho.rt/u/${stored.alias}` });
     assert.deepEqual({ ...stored }, { id: r.body.id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'About me', alias: stored.alias, channels: [] });
@@ -22,10 +22,10 @@ test('bio pages', async (t) => {
   await t.test('aliases are unique across the server, whatever the case', async () => {
     assert.equal((await add({ name: 'Mine', alias: 'jane' })).status, 200);
     for (const [alias, key] of [['jane', bob.key], ['JANE', alice.key]] as const) {
-      const before = snapshotOf(store, 'bios');
+      const before = await snapshotOf(store, 'bios');
       const r = await add({ name: 'Copy', alias }, key);
       assert.deepEqual([r.status, r.body], [400, { error: 1, message: 'That alias is taken. Please choose another one.' }], alias);
-      assert.equal(snapshotOf(store, 'bios'), before);
+      assert.equal(await snapshotOf(store, 'bios'), before);
     }
   });
 
@@ -36,22 +36,22 @@ test('bio pages', async (t) => {
       [{ name: 'Fine', alias: 'ab' }, 'Alias must be 3 to 64 letters, digits, dashes or underscores.'],
       [{ name: 'Fine', alias: 'a b c' }, 'Alias must be 3 to 64 letters, digits, dashes or underscores.'],
     ];
-    const before = snapshotOf(store, 'bios');
+    const before = await snapshotOf(store, 'bios');
     for (const [body, message] of cases) {
       const r = await add(body);
       assert.deepEqual([r.status, r.body], [400, { error: 1, message }], JSON.stringify(body));
     }
-    assert.equal(snapshotOf(store, 'bios'), before);
+    assert.equal(await snapshotOf(store, 'bios'), before);
   });
 
   await t.test('update may keep its own alias but not take another', async () => {
     const id = (await add({ name: 'Second', alias: 'second' })).body.id;
     const same = await call('PUT', `/api/bio/${id}/update`, { key: alice.key, body: { alias: 'SECOND' } });
     assert.deepEqual([same.status, same.body], [200, { error: 0, message: 'Bio page has been updated successfully.' }]);
-    assert.equal(store.get('bios', id)!.alias, 'SECOND');
-    const before = snapshotOf(store, 'bios');
+    assert.equal((await store.get('bios', id))!.alias, 'SECOND');
+    const before = await snapshotOf(store, 'bios');
     const taken = await call('PUT', `/api/bio/${id}/update`, { key: alice.key, body: { alias: 'jane' } });
     assert.deepEqual([taken.status, taken.body], [400, { error: 1, message: 'That alias is taken. Please choose another one.' }]);
-    assert.equal(snapshotOf(store, 'bios'), before);
+    assert.equal(await snapshotOf(store, 'bios'), before);
   });
 });

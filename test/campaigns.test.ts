@@ -20,7 +20,7 @@ test('campaigns', async (t) => {
     assert.equal(r.status, 200, r.text);
     const id = r.body.id;
     assert.deepEqual(r.body, { error: 0, id, domain: 'Promo', name: 'Promo', public: true, rotator: 'http://sho.rt/r/promo', list: `http://sho.rt/c/${id}-promo` });
-    const stored = store.get('campaigns', id)!;
+    const stored = (await store.get('campaigns', id))!;
     assert.deepEqual({ ...stored }, { id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Promo', slug: 'promo', public: true, views: 0 });
   });
 
@@ -28,7 +28,7 @@ test('campaigns', async (t) => {
     const r = await add({ name: '  Plain  ' });
     const id = r.body.id;
     assert.deepEqual(r.body, { error: 0, id, domain: 'Plain', name: 'Plain', public: false, rotator: false, list: `http://sho.rt/c/${id}-${id}` });
-    assert.equal(store.get('campaigns', id)!.slug, null);
+    assert.equal((await store.get('campaigns', id))!.slug, null);
   });
 
   const rejected: { name: string; body: unknown; message: string | RegExp; key?: 'bob' }[] = [
@@ -45,20 +45,20 @@ test('campaigns', async (t) => {
   ];
   for (const c of rejected) {
     await t.test(`add refuses ${c.name} with a 400 and stores nothing`, async () => {
-      const before = snapshotOf(store, 'campaigns');
+      const before = await snapshotOf(store, 'campaigns');
       const r = await add(c.body, c.key === 'bob' ? bob.key : alice.key);
       assert.equal(r.status, 400, r.text);
       assert.equal(r.body.error, 1);
       if (typeof c.message === 'string') assert.equal(r.body.message, c.message);
       else assert.match(r.body.message, c.message);
-      assert.equal(snapshotOf(store, 'campaigns'), before);
+      assert.equal(await snapshotOf(store, 'campaigns'), before);
     });
   }
 
   await t.test('another user may use the same name', async () => {
     const r = await add({ name: 'Promo' }, bob.key);
     assert.equal(r.status, 200, r.text);
-    assert.equal(store.get('campaigns', r.body.id)!.userId, bob.id);
+    assert.equal((await store.get('campaigns', r.body.id))!.userId, bob.id);
   });
 
   await t.test('list entries carry name, domain, public, rotator, list and views', async () => {
@@ -76,13 +76,13 @@ test('campaigns', async (t) => {
     assert.deepEqual(renamed.body, { error: 0, id, domain: 'Summer 2027', name: 'Summer 2027', public: true, rotator: 'http://sho.rt/r/summer', list: `http://sho.rt/c/${id}-summer` });
     const cleared = await update(id, { name: 'Summer 2027', slug: '' });
     assert.equal(cleared.body.rotator, false);
-    assert.deepEqual({ ...store.get('campaigns', id)! }, { id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Summer 2027', slug: null, public: true, views: 0 });
+    assert.deepEqual({ ...(await store.get('campaigns', id))! }, { id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Summer 2027', slug: null, public: true, views: 0 });
   });
 
   await t.test('update keeps its own name and slug but refuses another campaign’s, storing nothing', async () => {
     const id = (await add({ name: 'Winter', slug: 'winter' })).body.id;
     assert.equal((await update(id, { name: 'winter', slug: 'WINTER' })).status, 200);
-    const before = snapshotOf(store, 'campaigns');
+    const before = await snapshotOf(store, 'campaigns');
     const cases: [unknown, string][] = [
       [{ name: 'Promo' }, 'You already have a campaign with that name.'],
       [{ name: 'Winter', slug: 'promo' }, SLUG_TAKEN],
@@ -93,7 +93,7 @@ test('campaigns', async (t) => {
       const r = await update(id, body);
       assert.deepEqual([r.status, r.body], [400, { error: 1, message }], JSON.stringify(body));
     }
-    assert.equal(snapshotOf(store, 'campaigns'), before);
+    assert.equal(await snapshotOf(store, 'campaigns'), before);
   });
 
   await t.test('assign puts a link in the campaign, and moving it leaves the first', async () => {
@@ -102,9 +102,9 @@ test('campaigns', async (t) => {
     const link = await addLink();
     const r = await assign(first, link);
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Link successfully added to the campaign.' }]);
-    assert.equal(store.get('links', link)!.campaign, first);
+    assert.equal((await store.get('links', link))!.campaign, first);
     assert.equal((await assign(second, link)).status, 200);
-    assert.equal(store.get('links', link)!.campaign, second);
+    assert.equal((await store.get('links', link))!.campaign, second);
   });
 
   await t.test('views in the list count the visits of the rotator', async () => {
@@ -121,7 +121,7 @@ test('campaigns', async (t) => {
     const theirs = (await add({ name: 'Theirs' }, bob.key)).body.id;
     const myLink = await addLink();
     const theirLink = await addLink(bob.key);
-    const before = snapshotOf(store, 'links');
+    const before = await snapshotOf(store, 'links');
     const campaignGone = { error: 1, message: 'Campaign not found. Please try again.' };
     const linkGone = { error: 1, message: 'Link not found. Please try again.' };
     const cases: [number | string, number | string, unknown][] = [
@@ -136,7 +136,7 @@ test('campaigns', async (t) => {
       const r = await assign(campaign, link);
       assert.deepEqual([r.status, r.body], [404, body], `${campaign}/${link}`);
     }
-    assert.equal(snapshotOf(store, 'links'), before);
+    assert.equal(await snapshotOf(store, 'links'), before);
   });
 
   await t.test("deleting a campaign leaves its links unassigned, and touches nobody else's", async () => {
@@ -148,9 +148,9 @@ test('campaigns', async (t) => {
     await assign(keep, outside);
     const r = await call('DELETE', `/api/campaign/${id}/delete`, { key: alice.key });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Campaign has been deleted successfully.' }]);
-    assert.equal(store.get('campaigns', id), undefined);
-    assert.equal(store.get('links', inside)!.campaign, null);
-    assert.equal(store.get('links', outside)!.campaign, keep);
+    assert.equal((await store.get('campaigns', id)), undefined);
+    assert.equal((await store.get('links', inside))!.campaign, null);
+    assert.equal((await store.get('links', outside))!.campaign, keep);
     // The slug is free again.
     assert.equal((await add({ name: 'Reborn', slug: 'doomed' }, bob.key)).status, 200);
   });

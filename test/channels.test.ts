@@ -18,14 +18,14 @@ test('channels', async (t) => {
     (await call('POST', '/api/url/add', { key, body: { url: `https://example.com/i/${++n}`, custom: `item-${n}`, ...(title ? { metatitle: title } : {}) } })).body.id as number;
   const addQr = async (key = alice.key) => (await call('POST', '/api/qr/add', { key, body: { type: 'text', data: 'hi', name: `QR ${++n}` } })).body.id as number;
   const addBio = async (key = alice.key) => (await call('POST', '/api/bio/add', { key, body: { name: `Bio ${++n}`, alias: `bio-${n}` } })).body.id as number;
-  const all = () => ['channels', 'links', 'qrs', 'bios'].map((c) => snapshotOf(store, c)).join();
+  const all = async () => (await Promise.all(['channels', 'links', 'qrs', 'bios'].map((c) => snapshotOf(store, c)))).join();
 
   await t.test('add answers id, name, description, color and starred, with defaults', async () => {
     const full = await add({ name: 'Work', description: 'Office links', color: '#A1B2C3', starred: true });
     assert.deepEqual(full.body, { error: 0, id: full.body.id, name: 'Work', description: 'Office links', color: '#A1B2C3', starred: true });
     const bare = await add({ name: 'Home' });
     assert.deepEqual(bare.body, { error: 0, id: bare.body.id, name: 'Home', description: '', color: '#000000', starred: false });
-    assert.deepEqual({ ...store.get('channels', bare.body.id)! }, { id: bare.body.id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Home', description: '', color: '#000000', starred: false });
+    assert.deepEqual({ ...(await store.get('channels', bare.body.id))! }, { id: bare.body.id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Home', description: '', color: '#000000', starred: false });
   });
 
   const rejected: { name: string; body: unknown; message: string | RegExp }[] = [
@@ -39,13 +39,13 @@ test('channels', async (t) => {
   ];
   for (const c of rejected) {
     await t.test(`add refuses ${c.name} with a 400 and stores nothing`, async () => {
-      const before = snapshotOf(store, 'channels');
+      const before = await snapshotOf(store, 'channels');
       const r = await add(c.body);
       assert.equal(r.status, 400, r.text);
       assert.equal(r.body.error, 1);
       if (typeof c.message === 'string') assert.equal(r.body.message, c.message);
       else assert.match(r.body.message, c.message);
-      assert.equal(snapshotOf(store, 'channels'), before);
+      assert.equal(await snapshotOf(store, 'channels'), before);
     });
   }
 
@@ -53,12 +53,12 @@ test('channels', async (t) => {
     const id = (await add({ name: 'Travel', color: '#111111' })).body.id;
     const r = await call('PUT', `/api/channel/${id}/update`, { key: alice.key, body: { starred: true, description: 'Trips' } });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Channel has been updated successfully.' }]);
-    const stored = store.get('channels', id)!;
+    const stored = (await store.get('channels', id))!;
     assert.deepEqual([stored.name, stored.color, stored.starred, stored.description], ['Travel', '#111111', true, 'Trips']);
-    const before = snapshotOf(store, 'channels');
+    const before = await snapshotOf(store, 'channels');
     const dup = await call('PUT', `/api/channel/${id}/update`, { key: alice.key, body: { name: 'home' } });
     assert.deepEqual([dup.status, dup.body], [400, { error: 1, message: 'You already have a channel with this name.' }]);
-    assert.equal(snapshotOf(store, 'channels'), before);
+    assert.equal(await snapshotOf(store, 'channels'), before);
     assert.equal((await add({ name: 'Travel' }, bob.key)).status, 200);
   });
 
@@ -73,21 +73,21 @@ test('channels', async (t) => {
       const r = await assign(ch, type, id);
       assert.deepEqual([r.status, r.body], [200, ADDED], type);
     }
-    assert.deepEqual(store.get('links', link)!.channels, [ch]);
-    assert.deepEqual(store.get('qrs', qr)!.channels, [ch]);
-    assert.deepEqual(store.get('bios', bio)!.channels, [ch]);
+    assert.deepEqual((await store.get('links', link))!.channels, [ch]);
+    assert.deepEqual((await store.get('qrs', qr))!.channels, [ch]);
+    assert.deepEqual((await store.get('bios', bio))!.channels, [ch]);
     const r = await items(ch);
     assert.equal(r.status, 200, r.text);
-    const qrAlias = store.get('qrs', qr)!.alias;
-    const bioAlias = store.get('bios', bio)!.alias;
+    const qrAlias = (await store.get('qrs', qr))!.alias;
+    const bioAlias = (await store.get('bios', bio))!.alias;
     assert.deepEqual(r.body, {
       error: '0',
       data: {
         result: 3, perpage: 15, currentpage: 1, nextpage: null, maxpage: 1,
         items: [
-          { type: 'bio', id: bio, title: store.get('bios', bio)!.name, preview: `http://sho.rt/u/${bioAlias}`, link: `http://sho.rt/u/${bioAlias}`, date: '2026-11-23' },
-          { type: 'qr', id: qr, title: store.get('qrs', qr)!.name, preview: `http://sho.rt/qr/${qrAlias}`, link: `http://sho.rt/qr/${qrAlias}`, date: '2026-11-22' },
-          { type: 'links', id: link, title: 'My title', preview: store.get('links', link)!.url, link: `http://sho.rt/${store.get('links', link)!.alias}`, date: '2026-11-21' },
+          { type: 'bio', id: bio, title: (await store.get('bios', bio))!.name, preview: `http://sho.rt/u/${bioAlias}`, link: `http://sho.rt/u/${bioAlias}`, date: '2026-11-23' },
+          { type: 'qr', id: qr, title: (await store.get('qrs', qr))!.name, preview: `http://sho.rt/qr/${qrAlias}`, link: `http://sho.rt/qr/${qrAlias}`, date: '2026-11-22' },
+          { type: 'links', id: link, title: 'My title', preview: (await store.get('links', link))!.url, link: `http://sho.rt/${(await store.get('links', link))!.alias}`, date: '2026-11-21' },
         ],
       },
     });
@@ -102,9 +102,9 @@ test('channels', async (t) => {
     const link = await addLink();
     assert.deepEqual((await assign(a, 'links', link)).body, ADDED);
     assert.deepEqual((await assign(b, 'links', link)).body, ADDED);
-    assert.deepEqual(store.get('links', link)!.channels, [a, b]);
+    assert.deepEqual((await store.get('links', link))!.channels, [a, b]);
     const listed = (await items(b)).body.data.items;
-    assert.deepEqual(listed.map((i: { id: number; title: string }) => [i.id, i.title]), [[link, store.get('links', link)!.url]]);
+    assert.deepEqual(listed.map((i: { id: number; title: string }) => [i.id, i.title]), [[link, (await store.get('links', link))!.url]]);
   });
 
   await t.test('assigning twice, an unknown type, and unknown or foreign items and channels are refused, storing nothing', async () => {
@@ -115,7 +115,7 @@ test('channels', async (t) => {
     const theirLink = await addLink(bob.key);
     const theirQr = await addQr(bob.key);
     const theirBio = await addBio(bob.key);
-    const before = all();
+    const before = await all();
     const cases: [number | string, string, number | string, number, string][] = [
       [ch, 'links', link, 400, ALREADY],
       [ch, 'pages', link, 400, 'Invalid type: must be one of links, bio, qr.'],
@@ -133,7 +133,7 @@ test('channels', async (t) => {
       const r = await assign(channel, type, item);
       assert.deepEqual([r.status, r.body], [status, { error: 1, message }], `${channel}/${type}/${item}`);
     }
-    assert.equal(all(), before);
+    assert.equal(await all(), before);
   });
 
   await t.test("another user's channel lists as a 404, like a missing one", async () => {
@@ -155,10 +155,10 @@ test('channels', async (t) => {
     await assign(kept, 'links', link);
     const r = await call('DELETE', `/api/channel/${doomed}/delete`, { key: alice.key });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Channel has been deleted successfully.' }]);
-    assert.equal(store.get('channels', doomed), undefined);
-    assert.deepEqual(store.get('links', link)!.channels, [kept]);
-    assert.deepEqual(store.get('qrs', qr)!.channels, []);
-    assert.deepEqual(store.get('bios', bio)!.channels, []);
+    assert.equal((await store.get('channels', doomed)), undefined);
+    assert.deepEqual((await store.get('links', link))!.channels, [kept]);
+    assert.deepEqual((await store.get('qrs', qr))!.channels, []);
+    assert.deepEqual((await store.get('bios', bio))!.channels, []);
     assert.equal((await items(doomed)).status, 404);
   });
 

@@ -1,3 +1,4 @@
+import { allOf , ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,15 +11,16 @@ import { fixedClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { seedFixtures } from '../src/fixtures/seed.ts';
 import { seededRandom } from '../src/random.ts';
-import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
+import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
 import type { StoredRecord } from '../src/store/store.ts';
-import { Store } from '../src/store/store.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 import { runCli } from './process-helpers.ts';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'cli-data-'));
 const ALICE = 'sk_test_alice_0000000000000000';
 const NOW = Date.parse('2026-03-01T10:00:00Z');
-const open = (dir: string) => Store.open({ dir, collections: collectionsOf(RESOURCES) });
+const open = (dir: string) => FileStore.open({ dir, collections: storeSchema(RESOURCES) });
 
 /** A data directory where alice has one of everything, made through the API, with real clicks, scans and pageviews. */
 async function sourceDir(): Promise<string> {
@@ -46,7 +48,7 @@ async function sourceDir(): Promise<string> {
   const ua = { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36', 'cf-ipcountry': 'FR' };
   for (let i = 0; i < 3; i++) await app.request('/alpha', { headers: ua });
   await app.request('/beta', { headers: { ...ua, host: 'go.alice.example' } });
-  await app.request(`/qr/${store.get('qrs', qr)!.alias}/scan`, { headers: ua });
+  await app.request(`/qr/${(await store.get('qrs', qr))!.alias}/scan`, { headers: ua });
   await app.request('/r/launch', { headers: ua });
   await app.request('/api/event', { method: 'POST', headers: ua, body: JSON.stringify({ page: 'https://alice.example/pricing' }) });
   assert.equal(domain, 1);
@@ -103,13 +105,13 @@ test('export → import into another user of another server → export: the same
   assert.match(imported.stdout, /Imported into user 2 <bob@example.com>: 1 pixels, 1 campaigns, 1 channels, 1 qrs, 1 domains, 1 overlays, 1 splash, 2 links, 1 websites, 5 stats\n$/);
 
   const after = await open(target);
-  const bobLinks = after.owned('links', 2);
+  const bobLinks = await ownedBy<Record<string, any> & { id: number }>(after, 'links', 2); // eslint-style escape: fields checked one by one
   assert.deepEqual(bobLinks.map((l) => [l.id, l.alias]), [[2, 'alpha'], [3, 'beta']]);
   assert.deepEqual(bobLinks[0]!.pixels, [4], 'pixel 1 of the file is pixel 4 here');
-  assert.equal(bobLinks[0]!.splashId, after.owned('splash', 2)[0]!.id);
-  assert.equal(bobLinks[1]!.domainId, after.owned('domains', 2)[0]!.id);
-  assert.deepEqual(after.owned('stats', 2).map((s) => s.subject).sort(), ['campaign:1', 'link:2', 'link:3', 'qr:1', 'website:1']);
-  assert.equal(after.get('links', 1)!.alias, 'carol', "the target's own data is untouched");
+  assert.equal(bobLinks[0]!.splashId, (await ownedBy(after, 'splash', 2))[0]!.id);
+  assert.equal(bobLinks[1]!.domainId, (await ownedBy(after, 'domains', 2))[0]!.id);
+  assert.deepEqual((await ownedBy(after, 'stats', 2)).map((s) => s.subject).sort(), ['campaign:1', 'link:2', 'link:3', 'qr:1', 'website:1']);
+  assert.equal((await after.get('links', 1))!.alias, 'carol', "the target's own data is untouched");
   await after.close();
 
   const again = await runCli(['export', '--email', 'bob@example.com', '--data-dir', target]);
@@ -135,11 +137,11 @@ test('import into another user of the same server: taken aliases and slugs get a
   assert.match(r.stdout, /websites 1: another user has it: left out; the statistics in the file are not imported/);
   const store = await open(dir);
   try {
-    const dave = store.all('users').find((u) => u.email === 'dave@example.com')!;
-    const links = store.owned('links', dave.id);
+    const dave = (await allOf(store, 'users')).find((u) => u.email === 'dave@example.com')!;
+    const links = (await ownedBy(store, 'links', dave.id));
     assert.deepEqual(links.map((l) => [l.alias, l.domainId]), [['alpha-2', null], ['beta', null]]);
-    assert.equal(store.owned('websites', dave.id).length, 0);
-    assert.deepEqual(store.owned('links', 2).map((l) => l.alias), ['alpha', 'beta'], "alice's links are untouched");
+    assert.equal((await ownedBy(store, 'websites', dave.id)).length, 0);
+    assert.deepEqual((await ownedBy(store, 'links', 2)).map((l) => l.alias), ['alpha', 'beta'], "alice's links are untouched");
   } finally {
     await store.close();
   }

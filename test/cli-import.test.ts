@@ -1,3 +1,4 @@
+import { allOf , ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { importInto, importOrder } from '../src/cli/import.ts';
@@ -5,8 +6,9 @@ import { NO_PROGRESS, progressOn } from '../src/cli/progress.ts';
 import { prepareFixtures } from '../src/fixtures/prepare.ts';
 import { seedFixtures } from '../src/fixtures/seed.ts';
 import type { UserRecord } from '../src/resources/define.ts';
-import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
-import { Store } from '../src/store/store.ts';
+import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -20,7 +22,7 @@ test('import order: every collection after the collections it refers to, statist
 });
 
 test("importInto: the target's own domain and website are reused, names get a suffix, dangling references and orphan statistics are dropped and reported", async () => {
-  const store = await Store.open({ dir: ':memory:', collections: collectionsOf(RESOURCES) });
+  const store = await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
   await seedFixtures(
     store,
     {
@@ -50,7 +52,7 @@ test("importInto: the target's own domain and website are reused, names get a su
     NOW,
   );
   const ticks: string[] = [];
-  const report = await importInto(store, file, store.get<UserRecord>('users', 1)!, RESOURCES, progressOn({ write: (t) => ticks.push(t) }, 'Importing', 9));
+  const report = await importInto(store, file, (await store.get<UserRecord>('users', 1))!, RESOURCES, progressOn({ write: (t) => ticks.push(t) }, 'Importing', 9));
   assert.deepEqual(report.imported, { pixels: 1, channels: 1, links: 1, stats: 1 });
   const notes = report.notes.join('\n');
   for (const note of [
@@ -65,9 +67,9 @@ test("importInto: the target's own domain and website are reused, names get a su
     assert.match(notes, note);
   }
   assert.doesNotMatch(notes, /stats 2/, 'the statistics of a reused website are left out without a second note');
-  const link = store.owned('links', 1)[0]!;
-  assert.deepEqual([link.domainId, link.channels, link.pixels, link.campaign], [1, [2], [store.owned('pixels', 1)[0]!.id], null]);
-  assert.deepEqual(store.all('stats').map((s) => [s.subject, s.counts]), [['website:1', { pageviews: 5 }], [`link:${link.id}`, { clicks: 2 }]]);
+  const link = (await ownedBy(store, 'links', 1))[0]!;
+  assert.deepEqual([link.domainId, link.channels, link.pixels, link.campaign], [1, [2], [(await ownedBy(store, 'pixels', 1))[0]!.id], null]);
+  assert.deepEqual((await allOf(store, 'stats')).map((s) => [s.subject, s.counts]), [['website:1', { pageviews: 5 }], [`link:${link.id}`, { clicks: 2 }]]);
   assert.match(ticks.at(-1)!, /Importing 9\/9 \(100%\)\n$/);
   await store.close();
 });

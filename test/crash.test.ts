@@ -1,3 +1,4 @@
+import { allOf } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -9,7 +10,8 @@ import { channels } from '../src/resources/channels.ts';
 import { links } from '../src/resources/links.ts';
 import { pixels } from '../src/resources/pixels.ts';
 import { qrs } from '../src/resources/qrs.ts';
-import { Store } from '../src/store/store.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 import { PROCESS_ADMIN_KEY, startProcess } from './process-helpers.ts';
 import { prng } from './seeded-prng.ts';
 
@@ -229,7 +231,7 @@ test('SIGKILL at random moments under concurrent writes: acked writes survive wh
 // tore that segment's first line, the torn bytes must be cut off before the next entry is appended.
 test('a kill that tears the first line of a fresh journal segment loses nothing acknowledged later', async () => {
   const root = await mkdtemp(join(tmpdir(), 'torn-segment-'));
-  const open = (dir: string) => Store.open({ dir, collections: ['pixels'] });
+  const open = (dir: string) => FileStore.open({ dir, collections: ['pixels'] });
   // What a kill leaves for the restart: the files as they are now (the lock dies with its process).
   const afterKill = async (dir: string, restart: string) => {
     await cp(dir, join(root, restart), { recursive: true, filter: (src) => !basename(src).startsWith('.lock') });
@@ -237,15 +239,15 @@ test('a kill that tears the first line of a fresh journal segment loses nothing 
   };
   try {
     const first = await open(join(root, 'first'));
-    await first.write((tx) => tx.insert('pixels', { name: 'one' }));
+    await first.transaction((tx) => tx.insert('pixels', { name: 'one' }));
     await first.snapshot(); // the next segment starts, empty, at sequence 2
     const segment = (await readdir(join(root, 'first'))).filter((n) => n.startsWith('journal-')).sort().at(-1)!;
     await appendFile(join(root, 'first', segment), '{"s":2,"ops":[{"c":"pixels","op":"put","r":{"id":2,"na'); // killed mid-append
     const second = await open(await afterKill(join(root, 'first'), 'second')); // restart
-    await second.write((tx) => tx.insert('pixels', { name: 'two' }));
-    await second.write((tx) => tx.insert('pixels', { name: 'three' }));
+    await second.transaction((tx) => tx.insert('pixels', { name: 'two' }));
+    await second.transaction((tx) => tx.insert('pixels', { name: 'three' }));
     const third = await open(await afterKill(join(root, 'second'), 'third')); // another kill, another restart
-    assert.deepEqual(third.all('pixels').map((p) => p.name), ['one', 'two', 'three']);
+    assert.deepEqual((await allOf<{ id: number; name: string }>(third, 'pixels')).map((p) => p.name), ['one', 'two', 'three']);
     await Promise.all([first.close(), second.close(), third.close()]);
   } finally {
     await rm(root, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { allOf } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config.ts';
@@ -53,7 +54,7 @@ test('the demo: every list has something, links have clicks, QR codes scans, web
     assert.equal(page.status, 200);
     const html = await page.text();
     for (const text of ['/products/widget', 'google.com', 'Chrome']) assert.ok(html.includes(text), text);
-    const days = demo.store.all('stats').filter((s) => s.subject === `website:${shop.id}`).map((s) => s.day);
+    const days = (await allOf(demo.store, 'stats')).filter((s) => s.subject === `website:${shop.id}`).map((s) => s.day);
     assert.equal(new Set(days).size, 30);
     assert.equal(days.sort().at(-1), '2026-03-15');
   } finally {

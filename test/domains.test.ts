@@ -4,7 +4,7 @@ import { ApiError } from '../src/errors.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { checkPointsHere } from '../src/resources/domain-check.ts';
 import { domainOrigin } from '../src/resources/domains.ts';
-import { snapshotOf, testApp } from './helpers.ts';
+import { snapshotOf, testApp , allOf } from './helpers.ts';
 
 const RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
 
@@ -71,7 +71,7 @@ test('branded domains', async (t) => {
   await t.test('add stores the normalised origin and answers {error, id}', async () => {
     const r = await add({ domain: ' HTTPS://Go.Brand.COM/ ', redirectroot: 'https://brand.com/' });
     assert.deepEqual(r.body, { error: 0, id: r.body.id });
-    assert.deepEqual({ ...store.get('domains', r.body.id)! }, {
+    assert.deepEqual({ ...(await store.get('domains', r.body.id))! }, {
       id: r.body.id, userId: alice.id, date: '2026-11-21 10:00:00', domain: 'https://go.brand.com', redirectroot: 'https://brand.com/', redirect404: '',
     });
     const list = await call('GET', '/api/domains', { key: alice.key });
@@ -92,10 +92,10 @@ test('branded domains', async (t) => {
   ];
   for (const c of rejected) {
     await t.test(`add refuses ${c.name} with a 400 and stores nothing`, async () => {
-      const before = snapshotOf(store, 'domains');
+      const before = await snapshotOf(store, 'domains');
       const r = await add(c.body, c.key === 'bob' ? bob.key : alice.key);
       assert.deepEqual([r.status, r.body], [400, { error: 1, message: c.message }]);
-      assert.equal(snapshotOf(store, 'domains'), before);
+      assert.equal(await snapshotOf(store, 'domains'), before);
     });
   }
 
@@ -103,18 +103,18 @@ test('branded domains', async (t) => {
     const id = (await add({ domain: 'https://z.brand.com', redirectroot: 'https://brand.com/a', redirect404: 'https://brand.com/404' })).body.id;
     const r = await call('PUT', `/api/domain/${id}/update`, { key: alice.key, body: { domain: 'https://other.com', redirectroot: '' } });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Domain has been updated successfully.' }]);
-    const stored = store.get('domains', id)!;
+    const stored = (await store.get('domains', id))!;
     assert.deepEqual([stored.domain, stored.redirectroot, stored.redirect404], ['https://z.brand.com', '', 'https://brand.com/404']);
-    const before = snapshotOf(store, 'domains');
+    const before = await snapshotOf(store, 'domains');
     const bad = await call('PUT', `/api/domain/${id}/update`, { key: alice.key, body: { redirect404: 'ftp://brand.com' } });
     assert.deepEqual([bad.status, bad.body], [400, { error: 1, message: '404 redirect must be a valid http(s) URL or empty.' }]);
-    assert.equal(snapshotOf(store, 'domains'), before);
+    assert.equal(await snapshotOf(store, 'domains'), before);
   });
 
   await t.test('with DOMAIN_CHECK=dns a taken domain is refused before any lookup', async () => {
     const dns = await testApp({ domainCheck: 'dns', serverIp: ['203.0.113.5'] });
     const user = await dns.makeUser('carol');
-    await dns.store.write((tx) => tx.insert('domains', { userId: 1, domain: 'https://taken.brand.com', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' }));
+    await dns.store.transaction((tx) => tx.insert('domains', { userId: 1, domain: 'https://taken.brand.com', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' }));
     const r = await dns.call('POST', '/api/domain/add', { key: user.key, body: { domain: 'https://taken.brand.com' } });
     assert.deepEqual([r.status, r.body], [400, { error: 1, message: 'That domain is already in use.' }]);
   });
@@ -123,7 +123,7 @@ test('branded domains', async (t) => {
     const id = (await add({ domain: 'https://gone.brand.com' })).body.id;
     const r = await call('DELETE', `/api/domain/${id}/delete`, { key: alice.key });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Domain has been deleted successfully.' }]);
-    assert.equal(store.get('domains', id), undefined);
+    assert.equal((await store.get('domains', id)), undefined);
     assert.equal((await add({ domain: 'https://gone.brand.com' }, bob.key)).status, 200);
   });
 });
@@ -139,18 +139,18 @@ test("no user can claim the server's own host names, and on them main-host alias
       ['https://links.example.org', {}],
       ['http://sho.rt', {}],
     ] as const) {
-      const before = snapshotOf(store, 'domains');
+      const before = await snapshotOf(store, 'domains');
       const r = await add(domain, headers);
       assert.deepEqual([r.status, r.body], [400, { error: 1, message: own }], domain);
-      assert.equal(snapshotOf(store, 'domains'), before);
+      assert.equal(await snapshotOf(store, 'domains'), before);
     }
   });
 
   await t.test('a branded domain of a main host name stored by other means (an import) never answers on it', async () => {
     const link = await call('POST', '/api/url/add', { body: { url: 'https://example.com/mine', custom: 'mine' } });
     assert.equal(link.status, 200);
-    await store.write((tx) => {
-      for (const domain of ['https://sho.rt', 'https://links.example.org']) tx.insert('domains', { userId: 1, domain, redirectroot: 'https://attacker.example/', redirect404: 'https://attacker.example/404', date: '2026-11-21 10:00:00' });
+    await store.transaction(async (tx) => {
+      for (const domain of ['https://sho.rt', 'https://links.example.org']) await tx.insert('domains', { userId: 1, domain, redirectroot: 'https://attacker.example/', redirect404: 'https://attacker.example/404', date: '2026-11-21 10:00:00' });
     });
     for (const host of ['sho.rt', 'SHO.RT:80', 'links.example.org']) {
       const alias = await call('GET', '/mine', { key: null, headers: { host } });
@@ -175,15 +175,15 @@ test('RESERVED_DOMAINS takes host names or origins, and refuses anything else na
 test('a host name that older data holds twice (two ports) stays taken when one of the two is deleted', async () => {
   const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
   const bob = await makeUser('bob2');
-  await store.write((tx) => {
-    tx.insert('domains', { userId: 1, domain: 'https://twice.example.com', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
-    tx.insert('domains', { userId: 1, domain: 'https://twice.example.com:8443', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
+  await store.transaction(async (tx) => {
+    await tx.insert('domains', { userId: 1, domain: 'https://twice.example.com', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
+    await tx.insert('domains', { userId: 1, domain: 'https://twice.example.com:8443', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
   });
   // The later one, which a one-record-per-name index would point at.
-  const later = store.all<{ id: number; domain: string }>('domains').find((d) => d.domain === 'https://twice.example.com:8443')!;
+  const later = (await allOf<{ id: number; domain: string }>(store, 'domains')).find((d) => d.domain === 'https://twice.example.com:8443')!;
   assert.equal((await call('DELETE', `/api/domain/${later.id}/delete`)).status, 200);
-  const before = snapshotOf(store, 'domains');
+  const before = await snapshotOf(store, 'domains');
   const r = await call('POST', '/api/domain/add', { key: bob.key, body: { domain: 'https://twice.example.com' } });
   assert.deepEqual([r.status, r.body], [400, { error: 1, message: 'That domain is already in use.' }]);
-  assert.equal(snapshotOf(store, 'domains'), before);
+  assert.equal(await snapshotOf(store, 'domains'), before);
 });

@@ -72,7 +72,7 @@ export async function demo(): Promise<number> {
   await fake.seed({ links: [] });
   fake.clock.advance(1000);
   await fake.close();
-  return res.status + fake.store.count('links');
+  return res.status + (await fake.store.count('links'));
 }
 // @ts-expect-error: an unknown option is refused
 void startFakeServer({ nonsense: true });

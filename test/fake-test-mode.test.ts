@@ -1,3 +1,4 @@
+import { allOf } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -50,7 +51,7 @@ test('TEST_MODE is off by default and /__admin/* is then 404, even for the admin
 test('the /__admin endpoints want an admin key: 401 without a valid one, 403 for a user, and change nothing then', async () => {
   const s = await server(true, fixtures);
   try {
-    const before = JSON.stringify(s.store.all('links'));
+    const before = JSON.stringify((await allOf(s.store, 'links')));
     for (const [key, status] of [[null, 401], ['sk_not_a_key_at_all_000000', 401], [USER_KEY, 403]] as const) {
       for (const [path, body] of [['/__admin/reset', {}], ['/__admin/seed', { links: [{ id: 5, userId: 2, alias: 'x1', url: 'https://e.com' }] }], ['/__admin/clock', { now: '2030-01-01T00:00:00Z' }]] as const) {
         const r = await call(s, 'POST', path, key, body);
@@ -58,7 +59,7 @@ test('the /__admin endpoints want an admin key: 401 without a valid one, 403 for
         assert.equal(r.body.error, 1);
       }
     }
-    assert.equal(JSON.stringify(s.store.all('links')), before);
+    assert.equal(JSON.stringify((await allOf(s.store, 'links'))), before);
     assert.equal(s.testControl!.clockState().frozen, false);
   } finally {
     await s.close();
@@ -68,7 +69,7 @@ test('the /__admin endpoints want an admin key: 401 without a valid one, 403 for
 test('seed adds fixtures; reset goes back to the start with the same aliases and ids', async () => {
   const s = await server(true, fixtures);
   try {
-    const initial = JSON.stringify(s.store.all('links'));
+    const initial = JSON.stringify((await allOf(s.store, 'links')));
     const seeded = await call(s, 'POST', '/__admin/seed', ADMIN, { links: [{ id: 9, userId: 2, alias: 'seeded', url: 'https://example.com/seeded' }] });
     assert.deepEqual(seeded, { status: 200, body: { error: 0, message: 'Fixtures loaded.', counts: { links: 1 } } });
     assert.equal((await s.app.request('/seeded')).headers.get('location'), 'https://example.com/seeded');
@@ -77,7 +78,7 @@ test('seed adds fixtures; reset goes back to the start with the same aliases and
 
     const reset = await call(s, 'POST', '/__admin/reset');
     assert.equal(reset.status, 200);
-    assert.equal(JSON.stringify(s.store.all('links')), initial);
+    assert.equal(JSON.stringify((await allOf(s.store, 'links'))), initial);
     assert.equal((await s.app.request('/seeded')).status, 404);
     const again = await call(s, 'POST', '/api/url/add', USER_KEY, { url: 'https://example.com/made' });
     const first = await call(s, 'POST', '/__admin/reset').then(() => call(s, 'POST', '/api/url/add', USER_KEY, { url: 'https://example.com/made' }));
@@ -91,14 +92,14 @@ test('seed adds fixtures; reset goes back to the start with the same aliases and
 test('seed answers 400 with the problems and stores nothing', async () => {
   const s = await server(true, fixtures);
   try {
-    const before = JSON.stringify(s.store.all('links'));
+    const before = JSON.stringify((await allOf(s.store, 'links')));
     const bad = await call(s, 'POST', '/__admin/seed', ADMIN, { links: [{ id: 2, userId: 2, alias: 'fine', url: 'https://e.com' }, { id: 3, userId: 2, url: 'https://e.com' }], widgets: [] });
     assert.equal(bad.status, 400);
     assert.match(bad.body.message, /unknown collection "widgets"/);
     assert.match(bad.body.message, /links\[1\] \(id 3\): missing "alias"/);
     assert.equal((await call(s, 'POST', '/__admin/seed', ADMIN, 'not json')).status, 400);
     assert.equal((await call(s, 'POST', '/__admin/seed', ADMIN, '[1]')).status, 400);
-    assert.equal(JSON.stringify(s.store.all('links')), before);
+    assert.equal(JSON.stringify((await allOf(s.store, 'links'))), before);
   } finally {
     await s.close();
   }

@@ -1,3 +1,4 @@
+import { allOf } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -10,13 +11,14 @@ import { NO_PASSWORD, prepareFixtures } from '../src/fixtures/prepare.ts';
 import { FixtureError, readFixtures } from '../src/fixtures/read.ts';
 import { seedFixtures } from '../src/fixtures/seed.ts';
 import { createLogger, silentLogger } from '../src/log.ts';
-import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
+import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
 import { startServer } from '../src/server.ts';
-import { Store } from '../src/store/store.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const tmp = () => mkdtemp(join(tmpdir(), 'fixtures-test-'));
-const memory = () => Store.open({ dir: ':memory:', collections: collectionsOf(RESOURCES) });
+const memory = () => FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
 const seed = (store: Store, raw: Record<string, unknown>) => seedFixtures(store, raw, { resources: RESOURCES, now: NOW });
 const alice = { id: 1, email: 'alice@example.com', apikey: 'sk_test_alice_0000000000000000' };
 
@@ -52,7 +54,7 @@ test('invalid fixtures: a FixtureError that says where and why, and nothing stor
     await t.test(c.name, async () => {
       const store = await memory();
       await assert.rejects(seed(store, c.fixtures as Record<string, unknown>), (err: Error) => err instanceof FixtureError && c.message.test(err.message));
-      for (const name of collectionsOf(RESOURCES)) assert.equal(store.count(name), 0, name);
+      for (const name of collectionsOf(RESOURCES)) assert.equal((await store.count(name)), 0, name);
     });
   }
 });
@@ -68,7 +70,7 @@ test("users' plain keys and passwords are hashed; the key works; defaults are wh
     users: [{ ...alice, password: 'correct horse' }, { id: 2, email: 'bob@example.com' }],
     links: [{ id: 3, userId: 1, alias: 'minimal', url: 'https://example.com' }],
   });
-  const [a, b] = store.all('users');
+  const [a, b] = (await allOf(store, 'users'));
   assert.equal(a!.keyHash, hashApiKey(alice.apikey));
   assert.equal(a!.apikey, undefined);
   assert.match(String(a!.password), /^scrypt\$/);
@@ -77,18 +79,18 @@ test("users' plain keys and passwords are hashed; the key works; defaults are wh
   assert.equal(a!.registered, '2026-01-01 00:00:00');
   assert.equal(b!.password, NO_PASSWORD);
   assert.match(String(b!.keyHash), /^[0-9a-f]{64}$/);
-  assert.deepEqual(store.get('links', 3), {
+  assert.deepEqual((await store.get('links', 3)), {
     id: 3, userId: 1, alias: 'minimal', url: 'https://example.com', date: '2026-01-01 00:00:00', title: '', domainId: null, type: 'direct',
     splashId: null, overlayId: null, password: null, campaign: null, channels: [], pixels: [], status: 'public',
   });
   // Ids continue after the fixtures'.
-  const next = await store.write((tx) => tx.insert('links', { userId: 1 }));
+  const next = await store.transaction((tx) => tx.insert('links', { userId: 1 }));
   assert.equal(next.id, 4);
 });
 
 test('a directory of <collection>.json files (a stopped server) reads as fixtures; a live journal is refused', async () => {
   const dir = await tmp();
-  const store = await Store.open({ dir, collections: collectionsOf(RESOURCES) });
+  const store = await FileStore.open({ dir, collections: storeSchema(RESOURCES) });
   await seed(store, { users: [alice], pixels: [{ id: 2, userId: 1, type: 'bing', name: 'P', tag: 'T' }] });
   const live = readFixtures(dir).then(
     () => null,
@@ -101,7 +103,7 @@ test('a directory of <collection>.json files (a stopped server) reads as fixture
   assert.equal((raw.users as unknown[]).length, 1);
   const copy = await memory();
   await seed(copy, raw);
-  assert.deepEqual(copy.all('pixels'), store.all('pixels'));
+  assert.deepEqual(await allOf(copy, 'pixels'), await allOf(store, 'pixels'));
 });
 
 test('files that are not fixtures are named in the error', async () => {
@@ -125,14 +127,14 @@ test('serve --seed loads into an empty data directory only, and an admin appears
   assert.equal(config.seed, file);
   const first = await startServer(config, { log: silentLogger, print: () => {} });
   assert.equal((await first.app.request('/seeded')).status, 302);
-  assert.equal(first.store.get('users', 1)?.email, 'admin@localhost');
+  assert.equal((await first.store.get('users', 1))?.email, 'admin@localhost');
   await first.app.request('/api/url/1/delete', { method: 'DELETE', headers: { authorization: 'Bearer sk_seed_admin_000000000000000' } });
   await first.close();
 
   const lines: string[] = [];
   const second = await startServer(config, { log: createLogger('warn', (l) => lines.push(l)), print: () => {} });
   try {
-    assert.equal(second.store.count('links'), 0, 'the seed is not applied again over existing data');
+    assert.equal((await second.store.count('links')), 0, 'the seed is not applied again over existing data');
     assert.match(lines.join('\n'), /not empty: fixtures not loaded/);
   } finally {
     await second.close();

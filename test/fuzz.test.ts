@@ -2,7 +2,7 @@ import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAnalyticsPath } from '../src/http/error-body.ts';
 import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
-import { ADMIN_KEY, testApp } from './helpers.ts';
+import { ADMIN_KEY, testApp , allOf } from './helpers.ts';
 import { prng } from './seeded-prng.ts';
 import type { Prng } from './seeded-prng.ts';
 
@@ -177,14 +177,14 @@ test('fuzzed requests to every endpoint: a 4xx in the API’s own shape, never a
   const registered = new Set(eps.map((e) => `${e.method} ${e.path}`));
   let counter = 100;
   const keys: Record<Who | 'nokey', string | null> = { user: alice.key, admin: ADMIN_KEY, none: null, nokey: null };
-  const dump = () => JSON.stringify(collectionsOf(RESOURCES).map((c) => store.all(c)));
-  const admins = () => store.all('users').filter((u) => u.admin).length;
-  let adminCount = admins();
+  const dump = async () => JSON.stringify(await Promise.all(collectionsOf(RESOURCES).map((c) => allOf(store, c))));
+  const admins = async () => (await allOf(store, 'users')).filter((u) => u.admin).length;
+  let adminCount = await admins();
   const failures: string[] = [];
   let sent = 0;
   mock.timers.enable({ apis: ['setTimeout'] }); // counter flushes happen when the test says, not mid-comparison
   try {
-    let baseline = dump();
+    let baseline = await dump();
     for (const ep of eps) {
       for (const c of casesFor(ep, ids, registered, rand, () => counter++)) {
         const key = keys[c.who];
@@ -208,18 +208,18 @@ test('fuzzed requests to every endpoint: a 4xx in the API’s own shape, never a
         if (res.status >= 200 && res.status < 300) {
           mock.timers.tick(5_000);
           for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-          baseline = dump();
+          baseline = await dump();
           if (c.path.includes('rotate-key') && ep.who === 'user') keys.user = (body as Rec).apikey as string;
-          const nowAdmins = admins();
+          const nowAdmins = await admins();
           if (baseline.includes('987654') || (nowAdmins > adminCount && ep.who !== 'admin')) failures.push(`${where}: extra fields were stored`);
           adminCount = nowAdmins;
-          if (collectionsOf(RESOURCES).some((col) => nonJsonNumber(store.all(col)))) failures.push(`${where}: stored a number JSON cannot hold`);
+          if ((await Promise.all(collectionsOf(RESOURCES).map((col) => allOf(store, col)))).some((records) => nonJsonNumber(records))) failures.push(`${where}: stored a number JSON cannot hold`);
         } else {
           if (res.status < 400 || res.status > 499) failures.push(`${where}: ${res.status} ${text.slice(0, 200)}`);
           const problem = errorShapeProblem(c.path, res.status, body);
           if (problem) failures.push(`${where}: ${res.status} body ${problem}: ${text.slice(0, 200)}`);
-          if (dump() !== baseline) failures.push(`${where}: ${res.status} but the stored data changed`);
-          baseline = dump();
+          if (await dump() !== baseline) failures.push(`${where}: ${res.status} but the stored data changed`);
+          baseline = await dump();
         }
         if (({} as Rec).polluted !== undefined) failures.push(`${where}: Object.prototype was polluted`);
         if ((await app.request('/health')).status !== 200) failures.push(`${where}: /health stopped answering`);

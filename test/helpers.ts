@@ -5,8 +5,9 @@ import { fixedClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
-import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
-import { Store } from '../src/store/store.ts';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store, StoredRecord } from '../src/store/store.ts';
 
 /** The admin key every in-process test app starts with. */
 export const ADMIN_KEY = 'sk_test_admin_key_0000000000000000000000000';
@@ -30,7 +31,7 @@ export interface Call {
 /** A fresh in-memory app with an admin, a fixed clock and a seeded random source. */
 export async function testApp(overrides: Partial<Config> = {}, parts: Partial<AppParts> = {}) {
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt' }), ...overrides };
-  const store = parts.store ?? (await Store.open({ dir: ':memory:', collections: collectionsOf(RESOURCES) }));
+  const store = parts.store ?? (await openTestStore());
   const clock = fixedClock('2026-11-21T10:00:00Z');
   await ensureAdmin(store, clock, ADMIN_KEY);
   const app = createApp({ store, config, clock, random: seededRandom(1), ...parts });
@@ -65,7 +66,24 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   return { app, store, config, clock, call, makeUser };
 }
 
+/** Every record of a collection, in id order. */
+export async function allOf<T extends StoredRecord = StoredRecord>(store: Store, collection: string): Promise<T[]> {
+  const out: T[] = [];
+  for await (const batch of store.scan<T>(collection)) out.push(...batch);
+  return out;
+}
+
+/** The records of a collection that `userId` owns, in id order. */
+export async function ownedBy<T extends StoredRecord = StoredRecord>(store: Store, collection: string, userId: number): Promise<T[]> {
+  return (await store.find<T>(collection, { owner: userId, sort: { field: 'id', direction: 'asc' } })).items;
+}
+
 /** Everything a collection holds, as JSON, to prove that a rejected request stored nothing. */
-export function snapshotOf(store: Store, collection: string): string {
-  return JSON.stringify(store.all(collection));
+export async function snapshotOf(store: Store, collection: string): Promise<string> {
+  return JSON.stringify(await allOf(store, collection));
+}
+
+/** A fresh, empty in-memory store of the whole resource table. */
+export function openTestStore(): Promise<Store> {
+  return FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
 }

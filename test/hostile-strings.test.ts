@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Resource } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/table.ts';
-import { snapshotOf, testApp } from './helpers.ts';
+import { snapshotOf, testApp , allOf } from './helpers.ts';
 import type { Reply } from './helpers.ts';
 import { prng } from './seeded-prng.ts';
 
@@ -85,12 +85,12 @@ test('hostile strings in every stored field: no 5xx, nothing stored when refused
           if (row.collection === 'websites' && path[0] !== 'domain') body.domain = `fz${n}.example.com`;
           if (row.collection === 'campaigns' && path[0] !== 'slug') Object.assign(body, { slug: `fz-${n}`, name: path[0] === 'name' ? body.name : `Campaign ${n}` });
           if (row.collection === 'users') Object.assign(body, path[0] === 'email' ? {} : { email: `fz${n}@example.com` }, path[0] === 'username' ? {} : { username: `fz${n}` });
-          const before = snapshotOf(store, row.collection);
+          const before = await snapshotOf(store, row.collection);
           const r = await call('POST', row.paths.create, { body, headers: { accept: 'application/json' } });
           check(`POST ${row.paths.create} ${path.join('.')}=${JSON.stringify(value.slice(0, 30))}`, r);
           if (r.status >= 400) {
             refused++;
-            if (snapshotOf(store, row.collection) !== before) failures.push(`${row.paths.create} ${path.join('.')}: refused (${r.status}) but stored`);
+            if (await snapshotOf(store, row.collection) !== before) failures.push(`${row.paths.create} ${path.join('.')}: refused (${r.status}) but stored`);
           } else accepted++;
         }
       }
@@ -101,23 +101,23 @@ test('hostile strings in every stored field: no 5xx, nothing stored when refused
   for (const row of RESOURCES) {
     if (!row.paths.update || !row.update) continue;
     const fields = row.update.fields ?? Object.keys(row.fields);
-    const first = store.all<Rec & { id: number }>(row.collection).find((r) => row.collection !== 'users' || !r.admin);
+    const first = (await allOf<Rec & { id: number }>(store, row.collection)).find((r) => row.collection !== 'users' || !r.admin);
     if (!first) continue;
     const valid = Object.fromEntries(Object.entries({ ...row.example(3), ...(EXTRA_BODIES[row.collection]?.(3) ?? {}) }).filter(([k]) => fields.includes(k) && k !== 'custom' && k !== 'domain'));
     for (const path of stringPaths(valid)) {
       for (const hostile of HOSTILE) {
         const value = String(path.reduce((node: any, k) => node[k], valid)) + hostile;
-        const before = snapshotOf(store, row.collection);
+        const before = await snapshotOf(store, row.collection);
         const method = row.api === 'analytics' ? 'PATCH' : 'PUT';
         const r = await call(method, row.paths.update.replace(':id', String(first.id)), { body: withValue(valid, path, value), headers: { accept: 'application/json' } });
         check(`${method} ${row.paths.update} ${path.join('.')}`, r);
-        if (r.status >= 400 && snapshotOf(store, row.collection) !== before) failures.push(`${row.paths.update} ${path.join('.')}: refused (${r.status}) but stored`);
+        if (r.status >= 400 && await snapshotOf(store, row.collection) !== before) failures.push(`${row.paths.update} ${path.join('.')}: refused (${r.status}) but stored`);
       }
     }
   }
 
   // Hostile events, counted into statistics the stats page then shows.
-  const site = store.all<Rec & { id: number }>('websites')[0]!;
+  const site = (await allOf<Rec & { id: number }>(store, 'websites'))[0]!;
   for (const hostile of HOSTILE) {
     for (const event of [{ page: `https://${site.domain}/p${hostile}` }, { page: `https://${site.domain}/`, referrer: `https://ref.example/${hostile}` }, { page: `https://${site.domain}/`, event: { name: `sign${hostile}up`, value: hostile, unit: hostile } }]) {
       check(`POST /api/event ${JSON.stringify(event).slice(0, 60)}`, await call('POST', '/api/event', { key: null, body: event, headers: { 'user-agent': BROWSER } }));
@@ -126,9 +126,9 @@ test('hostile strings in every stored field: no 5xx, nothing stored when refused
 
   // Links that show every overlay, splash page and pixel that was stored.
   const attach = [
-    ...store.all<Rec & { id: number }>('overlays').map((o) => ({ type: `overlay-${o.id}` })),
-    ...store.all<Rec & { id: number }>('splash').map((s) => ({ type: String(s.id) })),
-    ...store.all<Rec & { id: number }>('pixels').map((p) => ({ pixels: [p.id] })),
+    ...(await allOf<Rec & { id: number }>(store, 'overlays')).map((o) => ({ type: `overlay-${o.id}` })),
+    ...(await allOf<Rec & { id: number }>(store, 'splash')).map((s) => ({ type: String(s.id) })),
+    ...(await allOf<Rec & { id: number }>(store, 'pixels')).map((p) => ({ pixels: [p.id] })),
     { type: 'frame', metatitle: '"><script>alert(1)</script>' },
   ];
   for (const [i, extra] of attach.entries()) check(`attach ${JSON.stringify(extra)}`, await call('POST', '/api/url/add', { body: { url: `https://example.com/a/${i}`, custom: `att-${i}`, ...extra } }));
@@ -138,24 +138,24 @@ test('hostile strings in every stored field: no 5xx, nothing stored when refused
     const text = await res.text();
     check(`${init.method ?? 'GET'} ${path.slice(0, 80)}`, { status: res.status, text, body: text, headers: res.headers });
   };
-  const hostOf = (domainId: number | null) => (domainId ? new URL(store.get<Rec & { id: number }>('domains', domainId)!.domain).host : 'sho.rt');
-  for (const link of store.all<Rec & { id: number }>('links')) {
+  const hostOf = async (domainId: number | null) => (domainId ? new URL((await store.get<Rec & { id: number }>('domains', domainId))!.domain).host : 'sho.rt');
+  for (const link of (await allOf<Rec & { id: number }>(store, 'links'))) {
     const alias = encodeURIComponent(link.alias);
-    await visit(`/${alias}`, { headers: { host: hostOf(link.domainId) } });
-    await visit(`/${alias}`, { headers: { host: hostOf(link.domainId), 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Safari/604.1' } });
-    if (link.password) await visit(`/${alias}`, { method: 'POST', body: 'password=wrong', headers: { host: hostOf(link.domainId), 'content-type': 'application/x-www-form-urlencoded' } });
+    await visit(`/${alias}`, { headers: { host: await hostOf(link.domainId) } });
+    await visit(`/${alias}`, { headers: { host: await hostOf(link.domainId), 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Safari/604.1' } });
+    if (link.password) await visit(`/${alias}`, { method: 'POST', body: 'password=wrong', headers: { host: await hostOf(link.domainId), 'content-type': 'application/x-www-form-urlencoded' } });
   }
-  for (const qr of store.all<Rec & { id: number }>('qrs')) {
+  for (const qr of (await allOf<Rec & { id: number }>(store, 'qrs'))) {
     for (const suffix of ['', '?format=svg', '/scan']) await visit(`/qr/${encodeURIComponent(qr.alias)}${suffix}`);
   }
-  for (const campaign of store.all<Rec & { id: number }>('campaigns')) {
+  for (const campaign of (await allOf<Rec & { id: number }>(store, 'campaigns'))) {
     if (campaign.slug) await visit(`/r/${encodeURIComponent(campaign.slug)}`);
     await visit(`/c/${campaign.id}-${encodeURIComponent(campaign.slug ?? campaign.id)}`);
   }
-  for (const domain of store.all<Rec & { id: number }>('domains')) {
+  for (const domain of (await allOf<Rec & { id: number }>(store, 'domains'))) {
     for (const path of ['/', '/no-such-alias']) await visit(path, { headers: { host: new URL(domain.domain).host } });
   }
-  for (const website of store.all<Rec & { id: number }>('websites')) {
+  for (const website of (await allOf<Rec & { id: number }>(store, 'websites'))) {
     await visit(`/stats/${encodeURIComponent(website.domain)}`);
     check(`GET /api/v1/stats/${website.id}`, await call('GET', `/api/v1/stats/${website.id}?name=pages`));
   }
@@ -172,9 +172,9 @@ test('a JSON body with a lone surrogate escape is refused with a 400 on both API
   assert.match(lone.body.message, /lone surrogate/);
   const site = await call('POST', '/api/v1/websites', { raw: '{"domain":"lone\\udc00.example.com"}', headers: { 'content-type': 'application/json' } });
   assert.equal(site.status, 400);
-  assert.equal(store.all('links').length, 0);
-  assert.equal(store.all('websites').length, 0);
+  assert.equal((await allOf(store, 'links')).length, 0);
+  assert.equal((await allOf(store, 'websites')).length, 0);
   const pair = await call('POST', '/api/url/add', { raw: '{"url":"https://example.com/","description":"smile \\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
   assert.equal(pair.status, 200, pair.text);
-  assert.equal(store.all<{ description: string } & { id: number }>('links')[0]!.description, 'smile 😀');
+  assert.equal((await allOf<{ description: string } & { id: number }>(store, 'links'))[0]!.description, 'smile 😀');
 });

@@ -9,12 +9,13 @@ import { uncachedRedirect } from '../src/redirect/routes.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import { fixedClock } from '../src/clock.ts';
 import { seededRandom } from '../src/random.ts';
-import { Store } from '../src/store/store.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 import { dayOf, hourOf } from '../src/visits/visitor.ts';
 import { LIVE_ADMIN_KEY, liveServer, visit } from './live-server.ts';
 
 async function cacheParts() {
-  const store = await Store.open({ dir: ':memory:', collections: ['things', 'stats'] });
+  const store = await FileStore.open({ dir: ':memory:', collections: ['things', 'stats'] });
   const counters = new DailyCounters(store, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1), flushMs: 60_000 });
   return { store, counters };
 }
@@ -23,17 +24,17 @@ test('PageCache: a page is built once until the store or the counters change', a
   const parts = await cacheParts();
   const cache = new PageCache(parts);
   let builds = 0;
-  const build = () => `page ${++builds}`;
-  assert.equal(cache.get('1?page=1', build), 'page 1');
-  assert.equal(cache.get('1?page=1', build), 'page 1', 'kept');
-  assert.equal(cache.get('2?page=1', build), 'page 2', 'another user or query is another page');
-  await parts.store.write((tx) => tx.insert('things', { name: 'x' }));
-  assert.equal(cache.get('1?page=1', build), 'page 3', 'a write anywhere in the store rebuilds');
+  const build = async () => `page ${++builds}`;
+  assert.equal(await cache.get('1?page=1', build), 'page 1');
+  assert.equal(await cache.get('1?page=1', build), 'page 1', 'kept');
+  assert.equal(await cache.get('2?page=1', build), 'page 2', 'another user or query is another page');
+  await parts.store.transaction((tx) => tx.insert('things', { name: 'x' }));
+  assert.equal(await cache.get('1?page=1', build), 'page 3', 'a write anywhere in the store rebuilds');
   parts.counters.record('link:1', { add: { clicks: 1 } });
-  assert.equal(cache.get('1?page=1', build), 'page 4', 'a counted event rebuilds');
-  assert.equal(cache.get('1?page=1', build), 'page 4');
-  assert.throws(() => cache.get('3', () => { throw new Error('bad query'); }), /bad query/);
-  assert.equal(cache.get('3', build), 'page 5', 'a build that threw kept nothing');
+  assert.equal(await cache.get('1?page=1', build), 'page 4', 'a counted event rebuilds');
+  assert.equal(await cache.get('1?page=1', build), 'page 4');
+  await assert.rejects(() => cache.get('3', async () => { throw new Error('bad query'); }), /bad query/);
+  assert.equal(await cache.get('3', build), 'page 5', 'a build that threw kept nothing');
   await parts.counters.close();
   await parts.store.close();
 });
@@ -42,20 +43,20 @@ test('PageCache: bounded by characters, oldest out first; a page over the budget
   const parts = await cacheParts();
   const cache = new PageCache(parts, 10);
   let builds = 0;
-  const page = (text: string) => () => (builds++, text);
-  cache.get('a', page('aaaa'));
-  cache.get('b', page('bbbb'));
-  cache.get('c', page('cccc')); // 12 > 10: 'a' goes
+  const page = (text: string) => async () => (builds++, text);
+  await cache.get('a', page('aaaa'));
+  await cache.get('b', page('bbbb'));
+  await cache.get('c', page('cccc')); // 12 > 10: 'a' goes
   assert.equal(builds, 3);
-  cache.get('b', page('bbbb'));
-  cache.get('c', page('cccc'));
+  await cache.get('b', page('bbbb'));
+  await cache.get('c', page('cccc'));
   assert.equal(builds, 3, 'b and c are still held');
-  cache.get('a', page('aaaa'));
+  await cache.get('a', page('aaaa'));
   assert.equal(builds, 4, 'a was dropped');
-  cache.get('huge', page('x'.repeat(11)));
-  cache.get('huge', page('x'.repeat(11)));
+  await cache.get('huge', page('x'.repeat(11)));
+  await cache.get('huge', page('x'.repeat(11)));
   assert.equal(builds, 6, 'a page larger than the budget is built every time');
-  cache.get('c', page('cccc'));
+  await cache.get('c', page('cccc'));
   assert.equal(builds, 6, 'and pushed nothing out');
   await parts.counters.close();
   await parts.store.close();

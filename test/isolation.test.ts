@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
-import { testApp } from './helpers.ts';
+import { testApp , allOf } from './helpers.ts';
 
 type Rec = Record<string, unknown>;
 
@@ -72,8 +72,8 @@ test("user B acting on user A's records gets exactly what a missing id gets, and
       own[who].set(row.collection, r.body.id ?? r.body.data.id);
     }
   }
-  const dump = () => JSON.stringify(collectionsOf(RESOURCES).map((c) => store.all(c)));
-  const before = dump();
+  const dump = async () => JSON.stringify(await Promise.all(collectionsOf(RESOURCES).map((c) => allOf(store, c))));
+  const before = await dump();
   let pairs = 0;
 
   /** B sends the request twice, once with A's id and once with a missing one: both answers must be the same refusal. */
@@ -84,7 +84,7 @@ test("user B acting on user A's records gets exactly what a missing id gets, and
     const plain = (body: Rec, id: number) => (typeof body.message === 'string' ? { ...body, message: body.message.replace(new RegExp(`\\b${id}\\b`), '<id>') } : body);
     assert.ok(theirs.status >= 400 && theirs.status < 500, `${label}: ${theirs.status} ${JSON.stringify(theirs.body)}`);
     assert.deepEqual([theirs.status, plain(theirs.body, aliceId)], [missing.status, plain(missing.body, MISSING)], label);
-    assert.equal(dump(), before, `${label}: nothing changed`);
+    assert.equal(await dump(), before, `${label}: nothing changed`);
     pairs++;
   }
 
@@ -111,12 +111,12 @@ test("user B acting on user A's records gets exactly what a missing id gets, and
   });
 
   await t.test("a short URL of A's link", async () => {
-    const alias = store.get<{ id: number; alias: string }>('links', own.alice.get('links')!)!.alias;
+    const alias = (await store.get<{ id: number; alias: string }>('links', own.alice.get('links')!))!.alias;
     await same('GET /api/urls?short=', (id) => call('GET', `/api/urls?short=${encodeURIComponent(`http://sho.rt/${id === MISSING ? 'no-such-alias' : alias}`)}`, { key: bob.key }), 0);
   });
 
   await t.test("A's branded domain in B's link", async () => {
-    const domain = String(store.get('domains', own.alice.get('domains')!)!.domain);
+    const domain = String((await store.get('domains', own.alice.get('domains')!))!.domain);
     await same('POST /api/url/add (domain = A’s)', (id) => call('POST', '/api/url/add', { key: bob.key, body: { url: 'https://example.com/x', domain: id === MISSING ? 'https://missing.example.net' : domain } }), 0);
   });
 

@@ -12,7 +12,7 @@ test('short links', async (t) => {
     const r = await add({ url: 'https://example.com/a' });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.error, 0);
-    const stored = store.get('links', r.body.id)!;
+    const stored = (await store.get('links', r.body.id))!;
     assert.match(String(stored.alias), /^[A-Za-z0-9]{6}$/);
     assert.equal(r.body.shorturl, `http://sho.rt/${stored.alias}`);
     assert.equal(stored.url, 'https://example.com/a');
@@ -20,10 +20,10 @@ test('short links', async (t) => {
 
   await t.test('an identical link without custom alias is returned instead of a duplicate', async () => {
     const first = await add({ url: 'https://example.com/dup' });
-    const before = store.count('links');
+    const before = (await store.count('links'));
     const again = await add({ url: 'https://example.com/dup' });
     assert.deepEqual(again.body, first.body);
-    assert.equal(store.count('links'), before);
+    assert.equal((await store.count('links')), before);
     const otherUser = await add({ url: 'https://example.com/dup' }, bob.key);
     assert.notEqual(otherUser.body.id, first.body.id);
     const framed = await add({ url: 'https://example.com/dup', type: 'frame' });
@@ -56,27 +56,27 @@ test('short links', async (t) => {
   ];
   for (const c of rejected) {
     await t.test(`rejects ${c.name} with a 400 and stores nothing`, async () => {
-      const before = snapshotOf(store, 'links');
+      const before = await snapshotOf(store, 'links');
       const r = await add(c.body);
       assert.equal(r.status, 400, r.text);
       assert.equal(r.body.error, 1);
       if (typeof c.message === 'string') assert.equal(r.body.message, c.message);
       else assert.match(r.body.message, c.message);
-      assert.equal(snapshotOf(store, 'links'), before);
+      assert.equal(await snapshotOf(store, 'links'), before);
     });
   }
 
   await t.test('a custom alias is unique; the second use is refused', async () => {
     assert.equal((await add({ url: 'https://e.com/1', custom: 'promo' })).status, 200);
-    const before = snapshotOf(store, 'links');
+    const before = await snapshotOf(store, 'links');
     const r = await add({ url: 'https://e.com/2', custom: 'promo' }, bob.key);
     assert.deepEqual([r.status, r.body], [400, { error: 1, message: 'That alias is taken. Please choose another one.' }]);
-    assert.equal(snapshotOf(store, 'links'), before);
+    assert.equal(await snapshotOf(store, 'links'), before);
   });
 
   await t.test('the password is stored hashed and never returned', async () => {
     const r = await add({ url: 'https://e.com/secret', password: 'hunter22' });
-    const stored = store.get('links', r.body.id)!;
+    const stored = (await store.get('links', r.body.id))!;
     assert.match(String(stored.password), /^scrypt\$/);
     const got = await call('GET', `/api/url/${r.body.id}`, { key: alice.key });
     assert.equal(got.body.details.password, true);
@@ -118,12 +118,12 @@ test('short links', async (t) => {
     const r = await add({ url: 'https://e.com/upd', custom: 'before' });
     const u = await call('PUT', `/api/url/${r.body.id}/update`, { key: alice.key, body: { custom: 'after' } });
     assert.deepEqual(u.body, { error: 0, id: r.body.id, shorturl: 'http://sho.rt/after' });
-    const stored = store.get('links', r.body.id)!;
+    const stored = (await store.get('links', r.body.id))!;
     assert.equal(stored.url, 'https://e.com/upd');
     assert.equal(stored.alias, 'after');
     const clash = await call('PUT', `/api/url/${r.body.id}/update`, { key: alice.key, body: { custom: 'promo' } });
     assert.equal(clash.status, 400);
-    assert.equal(store.get('links', r.body.id)!.alias, 'after');
+    assert.equal((await store.get('links', r.body.id))!.alias, 'after');
   });
 
   await t.test("another user's pixel cannot be attached; deleting a pixel detaches it from links", async () => {
@@ -132,9 +132,9 @@ test('short links', async (t) => {
     assert.equal(refused.status, 400);
     const pixel = await call('POST', '/api/pixel/add', { key: alice.key, body: { type: 'gapixel', name: 'a', tag: 'G-A' } });
     const link = await add({ url: 'https://e.com/px', pixels: [pixel.body.id] });
-    assert.deepEqual(store.get('links', link.body.id)!.pixels, [pixel.body.id]);
+    assert.deepEqual((await store.get('links', link.body.id))!.pixels, [pixel.body.id]);
     await call('DELETE', `/api/pixel/${pixel.body.id}/delete`, { key: alice.key });
-    assert.deepEqual(store.get('links', link.body.id)!.pixels, []);
+    assert.deepEqual((await store.get('links', link.body.id))!.pixels, []);
   });
 
   await t.test('deleting a branded domain moves its links to the main host; a clashing alias is renamed', async () => {
@@ -144,9 +144,9 @@ test('short links', async (t) => {
     assert.equal(onBrand.body.shorturl, 'https://go.alice.test/promo', 'the default port is the same origin');
     const free = await add({ url: 'https://e.com/brand2', custom: 'brand-only', domain: 'https://go.alice.test' });
     await call('DELETE', `/api/domain/${domain.body.id}/delete`, { key: alice.key });
-    const moved = store.get('links', free.body.id)!;
+    const moved = (await store.get('links', free.body.id))!;
     assert.deepEqual([moved.domainId, moved.alias], [null, 'brand-only']);
-    const renamed = store.get('links', onBrand.body.id)!;
+    const renamed = (await store.get('links', onBrand.body.id))!;
     assert.equal(renamed.domainId, null);
     assert.notEqual(renamed.alias, 'promo', 'promo is taken on the main host');
     assert.match(String(renamed.alias), /^[A-Za-z0-9]{6}$/);

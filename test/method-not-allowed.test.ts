@@ -5,7 +5,7 @@ import { MethodTable } from '../src/http/method-table.ts';
 import { testApp, snapshotOf } from './helpers.ts';
 
 const COLLECTIONS = ['links', 'users', 'websites', 'qrs', 'pixels'];
-const everything = (store: Parameters<typeof snapshotOf>[0]) => COLLECTIONS.map((c) => snapshotOf(store, c)).join('\n');
+const everything = async (store: Parameters<typeof snapshotOf>[0]) => (await Promise.all(COLLECTIONS.map((c) => snapshotOf(store, c)))).join('\n');
 
 test('MethodTable: a path answers with the methods of its most literal pattern', () => {
   const table = new MethodTable();
@@ -60,7 +60,7 @@ test('GET /api/url/add is a 405 naming POST, not "Link does not exist."; GET /ap
   const { call, store } = await testApp();
   const created = await call('POST', '/api/url/add', { body: { url: 'https://example.com/a' } });
   assert.equal(created.status, 200);
-  const before = everything(store);
+  const before = await everything(store);
 
   const r = await call('GET', '/api/url/add');
   assert.equal(r.status, 405);
@@ -77,12 +77,12 @@ test('GET /api/url/add is a 405 naming POST, not "Link does not exist."; GET /ap
   assert.equal(found.body.details.longurl, 'https://example.com/a');
   const missing = await call('GET', '/api/url/999');
   assert.deepEqual([missing.status, missing.body.message], [404, 'Link does not exist.']);
-  assert.equal(everything(store), before, 'nothing stored');
+  assert.equal(await everything(store), before, 'nothing stored');
 });
 
 test('wrong methods on known link-API paths: 405 with Allow and what to use', async () => {
   const { call, store } = await testApp();
-  const before = everything(store);
+  const before = await everything(store);
   const cases: [method: string, path: string, allow: string, message: string][] = [
     ['DELETE', '/api/account', 'GET, HEAD', 'Method not allowed. Use GET.'],
     ['PATCH', '/api/account', 'GET, HEAD', 'Method not allowed. Use GET.'],
@@ -103,14 +103,14 @@ test('wrong methods on known link-API paths: 405 with Allow and what to use', as
     assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
     assert.deepEqual(r.body, { error: 1, message }, `${method} ${path}`);
   }
-  assert.equal(everything(store), before, 'nothing stored');
+  assert.equal(await everything(store), before, 'nothing stored');
 });
 
 test('the analytics API answers its own 405 (Laravel\'s message), with Allow', async () => {
   const { call, store } = await testApp();
   const site = await call('POST', '/api/v1/websites', { body: { domain: 'example.com' } });
   assert.equal(site.status, 201);
-  const before = everything(store);
+  const before = await everything(store);
   const stats = await call('POST', `/api/v1/stats/${site.body.data.id}`, { body: { name: 'pageviews' } });
   assert.equal(stats.status, 405);
   assert.equal(stats.headers.get('allow'), 'GET, HEAD');
@@ -121,7 +121,7 @@ test('the analytics API answers its own 405 (Laravel\'s message), with Allow', a
   assert.deepEqual(one.body, { message: `The POST method is not supported for route api/v1/websites/${site.body.data.id}. Supported methods: DELETE, GET, HEAD, PATCH, PUT.`, status: 405 });
   const list = await call('DELETE', '/api/v1/websites');
   assert.deepEqual([list.status, list.headers.get('allow')], [405, 'GET, HEAD, POST']);
-  assert.equal(everything(store), before, 'nothing stored');
+  assert.equal(await everything(store), before, 'nothing stored');
 });
 
 test('the key check comes first: a wrong method under /api without a good key is 401, unknown paths stay 404', async () => {

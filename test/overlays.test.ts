@@ -15,7 +15,7 @@ test('CTA overlays', async (t) => {
       textcolor: '#000000', bgcolor: '#FFFFFF', buttoncolor: '#000000', position: 'bottom-left',
       fields: ['name', 'email', 'message'], email: 'me@example.com', date: '2026-11-21 10:00:00',
     };
-    assert.deepEqual({ ...store.get('overlays', r.body.id)! }, { ...details, userId: alice.id });
+    assert.deepEqual({ ...(await store.get('overlays', r.body.id))! }, { ...details, userId: alice.id });
     assert.deepEqual((await call('GET', `/api/overlay/${r.body.id}`, { key: alice.key })).body, { error: 0, data: details });
     const list = await call('GET', '/api/overlay', { key: alice.key });
     assert.deepEqual(list.body.data.cta, [{ id: r.body.id, type: 'contact', name: 'Reach us', date: '2026-11-21 10:00:00' }]);
@@ -35,12 +35,12 @@ test('CTA overlays', async (t) => {
   ];
   for (const [name, body, message] of rejected) {
     await t.test(`add refuses ${name} with a 400 and stores nothing`, async () => {
-      const before = snapshotOf(store, 'overlays');
+      const before = await snapshotOf(store, 'overlays');
       const r = await add(body);
       assert.equal(r.status, 400, r.text);
       if (typeof message === 'string') assert.equal(r.body.message, message);
       else assert.match(r.body.message, message);
-      assert.equal(snapshotOf(store, 'overlays'), before);
+      assert.equal(await snapshotOf(store, 'overlays'), before);
     });
   }
 
@@ -48,7 +48,7 @@ test('CTA overlays', async (t) => {
     const id = (await add({ type: 'message', name: 'Sale', message: 'Half price', buttonlink: 'https://shop.example.com' })).body.id;
     const r = await call('PUT', `/api/overlay/${id}/update`, { key: alice.key, body: { position: 'center', buttontext: 'Shop' } });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Overlay has been updated successfully.' }]);
-    const stored = store.get('overlays', id)!;
+    const stored = (await store.get('overlays', id))!;
     assert.deepEqual([stored.message, stored.buttonlink, stored.position, stored.buttontext], ['Half price', 'https://shop.example.com/', 'center', 'Shop'], 'the button link is stored normalised');
   });
 });
@@ -62,7 +62,7 @@ test('splash pages', async (t) => {
     const r = await add({ name: 'Welcome', image: 'https://cdn.example.com/b.png' });
     assert.deepEqual(r.body, { error: 0, id: r.body.id });
     const details = { id: r.body.id, name: 'Welcome', title: '', text: '', image: 'https://cdn.example.com/b.png', countdown: 5, date: '2026-11-21 10:00:00' };
-    assert.deepEqual({ ...store.get('splash', r.body.id)! }, { ...details, userId: alice.id });
+    assert.deepEqual({ ...(await store.get('splash', r.body.id))! }, { ...details, userId: alice.id });
     assert.deepEqual((await call('GET', `/api/splash/${r.body.id}`, { key: alice.key })).body, { error: 0, data: details });
     const list = await call('GET', '/api/splash', { key: alice.key });
     assert.deepEqual(list.body.data.splash, [{ id: r.body.id, name: 'Welcome', date: '2026-11-21 10:00:00' }]);
@@ -71,7 +71,7 @@ test('splash pages', async (t) => {
   await t.test('countdown 0 and 60 are accepted', async () => {
     for (const countdown of [0, 60]) {
       const r = await add({ name: `Edge ${countdown}`, countdown });
-      assert.equal(store.get('splash', r.body.id)!.countdown, countdown);
+      assert.equal((await store.get('splash', r.body.id))!.countdown, countdown);
     }
   });
 
@@ -86,12 +86,12 @@ test('splash pages', async (t) => {
   ];
   for (const [name, body, message] of rejected) {
     await t.test(`add refuses ${name} with a 400 and stores nothing`, async () => {
-      const before = snapshotOf(store, 'splash');
+      const before = await snapshotOf(store, 'splash');
       const r = await add(body);
       assert.equal(r.status, 400, r.text);
       if (typeof message === 'string') assert.equal(r.body.message, message);
       else assert.match(r.body.message, message);
-      assert.equal(snapshotOf(store, 'splash'), before);
+      assert.equal(await snapshotOf(store, 'splash'), before);
     });
   }
 });

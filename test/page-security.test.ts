@@ -83,7 +83,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
   await ok('/api/url/add', { url: 'https://example.com/fp', custom: 'framedpx', type: 'frame', pixels: pixels.slice(0, 4) });
   await ok('/api/url/add', { url: 'https://example.com/pw', custom: 'locked', password: 'pw' });
   const old = await ok('/api/url/add', { url: 'https://example.com/old', custom: 'gone', expiry: '2099-01-01 00:00:00' });
-  await store.write((tx) => tx.update('links', old.id, { expiry: '2000-01-01 00:00:00' }));
+  await store.transaction((tx) => tx.update('links', old.id, { expiry: '2000-01-01 00:00:00' }));
   const campaign = await ok('/api/campaign/add', { name: 'Spring', slug: 'spring', public: true });
   assert.equal((await call('POST', `/api/campaign/${campaign.id}/assign/${old.id - 1}`)).status, 200);
 

@@ -13,7 +13,7 @@ test('QR codes', async (t) => {
   await t.test('add answers {error, id, link} with link = BASE_URL/qr/<alias>', async () => {
     const r = await add({ type: 'link', data: 'https://example.com', name: 'Site' });
     assert.equal(r.status, 200, r.text);
-    const stored = store.get('qrs', r.body.id)!;
+    const stored = (await store.get('qrs', r.body.id))!;
     assert.deepEqual(r.body, { error: 0, id: r.body.id, link: `http://sho.rt/qr/${stored.alias}` });
     assert.equal(stored.foreground, 'rgb(0,0,0)');
     assert.equal(stored.background, 'rgb(255,255,255)');
@@ -21,7 +21,7 @@ test('QR codes', async (t) => {
 
   await t.test('a default name is given when none is sent', async () => {
     const r = await add({ type: 'text', data: 'hi' });
-    assert.equal(store.get('qrs', r.body.id)!.name, 'TEXT QR code');
+    assert.equal((await store.get('qrs', r.body.id))!.name, 'TEXT QR code');
   });
 
   const valid: { type: string; data: unknown }[] = [
@@ -37,7 +37,7 @@ test('QR codes', async (t) => {
     await t.test(`accepts ${c.type} data`, async () => {
       const r = await add(c);
       assert.equal(r.status, 200, r.text);
-      assert.equal(store.get('qrs', r.body.id)!.type, c.type);
+      assert.equal((await store.get('qrs', r.body.id))!.type, c.type);
     });
   }
 
@@ -56,19 +56,19 @@ test('QR codes', async (t) => {
   ];
   for (const c of rejected) {
     await t.test(`rejects ${c.name} with a 400 and stores nothing`, async () => {
-      const before = snapshotOf(store, 'qrs');
+      const before = await snapshotOf(store, 'qrs');
       const r = await add(c.body);
       assert.equal(r.status, 400, r.text);
       if (typeof c.message === 'string') assert.equal(r.body.message, c.message);
       else assert.match(r.body.message, c.message);
-      assert.equal(snapshotOf(store, 'qrs'), before);
+      assert.equal(await snapshotOf(store, 'qrs'), before);
     });
   }
 
   await t.test('a PNG data URI logo is accepted', async () => {
     const r = await add({ type: 'text', data: 'x', logo: PNG_1x1 });
     assert.equal(r.status, 200, r.text);
-    assert.equal(store.get('qrs', r.body.id)!.logo, PNG_1x1);
+    assert.equal((await store.get('qrs', r.body.id))!.logo, PNG_1x1);
   });
 
   await t.test('single QR: details and statistics as the reference shows', async () => {
@@ -83,19 +83,19 @@ test('QR codes', async (t) => {
 
   await t.test('update requires data, validates it against the stored type, keeps the alias', async () => {
     const r = await add({ type: 'text', data: 'old' });
-    const alias = store.get('qrs', r.body.id)!.alias;
+    const alias = (await store.get('qrs', r.body.id))!.alias;
     const missing = await call('PUT', `/api/qr/${r.body.id}/update`, { key: alice.key, body: { name: 'n' } });
     assert.deepEqual([missing.status, missing.body.message], [400, 'Missing required parameter: data']);
     const wrong = await call('PUT', `/api/qr/${r.body.id}/update`, { key: alice.key, body: { data: { ssid: 'x' } } });
     assert.equal(wrong.status, 400);
-    assert.equal(store.get('qrs', r.body.id)!.data, 'old');
+    assert.equal((await store.get('qrs', r.body.id))!.data, 'old');
     const ok = await call('PUT', `/api/qr/${r.body.id}/update`, { key: alice.key, body: { data: 'new', foreground: 'rgb(1,2,3)' } });
     assert.deepEqual(ok.body, { error: 0, message: 'QR has been updated successfully.' });
-    const stored = store.get('qrs', r.body.id)!;
+    const stored = (await store.get('qrs', r.body.id))!;
     assert.deepEqual([stored.data, stored.foreground, stored.alias], ['new', 'rgb(1,2,3)', alias]);
     const retype = await call('PUT', `/api/qr/${r.body.id}/update`, { key: alice.key, body: { type: 'wifi', data: { ssid: 'Cafe' } } });
     assert.equal(retype.status, 200, retype.text);
-    assert.equal(store.get('qrs', r.body.id)!.type, 'wifi');
+    assert.equal((await store.get('qrs', r.body.id))!.type, 'wifi');
   });
 
   await t.test('list entries are {id, link, scans, name, date} under qrs', async () => {

@@ -91,7 +91,7 @@ test('redirects over real HTTP', async (t) => {
 
   await t.test('an expired link answers 410 with a page; an unknown alias an HTML 404', async () => {
     const { id } = await add({ url: 'https://example.com/old', custom: 'old', expiry: '2099-01-01 00:00:00' });
-    server.store.write((tx) => tx.update('links', id, { expiry: '2000-01-01 00:00:00' }));
+    await server.store.transaction((tx) => tx.update('links', id, { expiry: '2000-01-01 00:00:00' }));
     const gone = await raw(`${url}/old`);
     assert.equal(gone.status, 410);
     assert.match(gone.text, /expired/);

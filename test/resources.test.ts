@@ -25,7 +25,7 @@ for (const row of rows) {
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.error, 0);
       assert.equal(typeof r.body.id, 'number');
-      const stored = store.get(row.collection, r.body.id);
+      const stored = (await store.get(row.collection, r.body.id));
       assert.ok(stored);
       assert.equal(stored.userId, alice.id);
       assert.match(String(stored.date), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -78,30 +78,30 @@ for (const row of rows) {
 
     await t.test('each missing required field is a 400 naming it, and nothing is stored', async () => {
       for (const field of row.create?.required ?? []) {
-        const before = snapshotOf(store, row.collection);
+        const before = await snapshotOf(store, row.collection);
         const body = { ...row.example(50) };
         delete body[field];
         const r = await call('POST', row.paths.create!, { key: alice.key, body });
         assert.equal(r.status, 400, `${field}: ${r.text}`);
         assert.equal(r.body.error, 1);
         assert.match(r.body.message, new RegExp(field));
-        assert.equal(snapshotOf(store, row.collection), before);
+        assert.equal(await snapshotOf(store, row.collection), before);
       }
     });
 
     await t.test('a wrong type in any field is a 400, and nothing is stored', async () => {
       for (const field of Object.keys(row.fields)) {
-        const before = snapshotOf(store, row.collection);
+        const before = await snapshotOf(store, row.collection);
         const body = { ...row.example(51), [field]: { nested: { deep: [1, 2] } } };
         const r = await call('POST', row.paths.create!, { key: alice.key, body });
         assert.equal(r.status, 400, `${field}: ${r.text}`);
         assert.equal(r.body.error, 1);
-        assert.equal(snapshotOf(store, row.collection), before);
+        assert.equal(await snapshotOf(store, row.collection), before);
       }
     });
 
     await t.test('non-JSON, malformed and non-object bodies are refused, nothing stored', async () => {
-      const before = snapshotOf(store, row.collection);
+      const before = await snapshotOf(store, row.collection);
       const cases = [
         { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415 },
         { raw: '{"name": ', headers: { 'content-type': 'application/json' }, status: 400 },
@@ -112,7 +112,7 @@ for (const row of rows) {
         assert.equal(r.status, c.status, c.raw);
         assert.equal(r.body.error, 1);
       }
-      assert.equal(snapshotOf(store, row.collection), before);
+      assert.equal(await snapshotOf(store, row.collection), before);
     });
 
     if (row.paths.update) {
@@ -120,15 +120,15 @@ for (const row of rows) {
         const id = (await create(6)).body.id;
         const fresh = row.example(600);
         const body = Object.fromEntries((row.update?.fields ?? Object.keys(row.fields)).filter((f) => f in fresh).map((f) => [f, fresh[f]]));
-        const before = JSON.stringify(store.get(row.collection, id));
+        const before = JSON.stringify((await store.get(row.collection, id)));
         const theirs = await call('PUT', at(row.paths.update!, id), { key: bob.key, body });
         assert.equal(theirs.status, 404);
         assert.deepEqual(theirs.body, { error: 1, message: row.messages.notFound });
-        assert.equal(JSON.stringify(store.get(row.collection, id)), before);
+        assert.equal(JSON.stringify((await store.get(row.collection, id))), before);
         const r = await call('PUT', at(row.paths.update!, id), { key: alice.key, body });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.body.error, 0);
-        const stored = store.get(row.collection, id)!;
+        const stored = (await store.get(row.collection, id))!;
         // Fields stored under their request name must hold the new value (others are mapped by the row).
         const same = Object.entries(body).filter(([k, value]) => k in stored && typeof value !== 'object');
         assert.ok(same.length > 0, 'the update example changes at least one stored field');
@@ -141,10 +141,10 @@ for (const row of rows) {
         const id = (await create(7)).body.id;
         const theirs = await call('DELETE', at(row.paths.remove!, id), { key: bob.key });
         assert.deepEqual([theirs.status, theirs.body], [404, { error: 1, message: row.messages.notFound }]);
-        assert.ok(store.get(row.collection, id));
+        assert.ok((await store.get(row.collection, id)));
         const r = await call('DELETE', at(row.paths.remove!, id), { key: alice.key });
         assert.deepEqual([r.status, r.body], [200, { error: 0, message: row.messages.deleted }]);
-        assert.equal(store.get(row.collection, id), undefined);
+        assert.equal((await store.get(row.collection, id)), undefined);
         const again = await call('DELETE', at(row.paths.remove!, id), { key: alice.key });
         assert.equal(again.status, 404);
       });

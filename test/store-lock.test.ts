@@ -1,3 +1,4 @@
+import { allOf } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -9,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockedError, acquireLock } from '../src/store/lock.ts';
-import { Store } from '../src/store/store.ts';
+import { LockedError, acquireLock } from '../src/store/file/lock.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 import { PROCESS_ADMIN_KEY, api, runCli, startProcess } from './process-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -243,12 +245,12 @@ test('temp files of a lock taken by a process killed meanwhile are removed once 
 
 test('in one process: a second open of a held directory is refused, and the lock is released on close', async () => {
   const dir = await tmp();
-  const a = await Store.open({ dir, collections: ['things'] });
-  await assert.rejects(Store.open({ dir, collections: ['things'] }), (err: unknown) => err instanceof LockedError && err.message.includes(`pid ${process.pid}`));
-  await a.write((tx) => tx.insert('things', { kept: true }));
+  const a = await FileStore.open({ dir, collections: ['things'] });
+  await assert.rejects(FileStore.open({ dir, collections: ['things'] }), (err: unknown) => err instanceof LockedError && err.message.includes(`pid ${process.pid}`));
+  await a.transaction((tx) => tx.insert('things', { kept: true }));
   await a.close();
-  const b = await Store.open({ dir, collections: ['things'] });
-  assert.deepEqual(b.all('things'), [{ id: 1, kept: true }]);
+  const b = await FileStore.open({ dir, collections: ['things'] });
+  assert.deepEqual((await allOf(b, 'things')), [{ id: 1, kept: true }]);
   await b.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -260,10 +262,10 @@ test('a data directory whose path is too long for a socket address still locks, 
   assert.ok(Buffer.byteLength(join(dir, '.lock')) > 108);
   const leftovers = async () => (await readdir(tmpdir())).filter((n) => n.startsWith('shortlink-lock-'));
   const before = await leftovers();
-  const a = await Store.open({ dir, collections: ['things'] });
+  const a = await FileStore.open({ dir, collections: ['things'] });
   try {
     assert.ok((await readdir(dir)).includes('.lock'));
-    await assert.rejects(Store.open({ dir, collections: ['things'] }), LockedError);
+    await assert.rejects(FileStore.open({ dir, collections: ['things'] }), LockedError);
     const cli = await runCli(['users:list'], { DATA_DIR: dir });
     assert.equal(cli.code, 1);
     assert.match(cli.stderr, /in use by another server/);
@@ -277,7 +279,7 @@ test('a data directory whose path is too long for a socket address still locks, 
 
 test('a store left open does not keep its process alive', async () => {
   const dir = await tmp();
-  const script = `import('./src/store/store.ts').then(async ({ Store }) => { await Store.open({ dir: ${JSON.stringify(dir)}, collections: ['things'] }); console.log('opened'); })`;
+  const script = `import('./src/store/store.ts').then(async ({ Store }) => { await FileStore.open({ dir: ${JSON.stringify(dir)}, collections: ['things'] }); console.log('opened'); })`;
   const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

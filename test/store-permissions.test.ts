@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../src/log.ts';
 import { silentLogger } from '../src/log.ts';
-import { AtomicJsonFile } from '../src/store/atomic-file.ts';
-import { Store } from '../src/store/store.ts';
+import { AtomicJsonFile } from '../src/store/file/atomic-file.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 
 // The usual umask: without explicit modes, files would be created 0644 and directories 0755.
 process.umask(0o022);
@@ -30,11 +31,11 @@ test('a new data directory is created 0700 and every file the store writes is 06
   const root = await mkdtemp(join(tmpdir(), 'perm-test-'));
   const dir = join(root, 'nested', 'data');
   try {
-    const s = await Store.open({ dir, collections: ['users', 'links'] });
-    await s.write((tx) => tx.insert('users', { email: 'a@example.com', password: 'scrypt$hash' }));
-    await s.write((tx) => tx.insert('links', { url: 'https://example.com/' }));
+    const s = await FileStore.open({ dir, collections: ['users', 'links'] });
+    await s.transaction((tx) => tx.insert('users', { email: 'a@example.com', password: 'scrypt$hash' }));
+    await s.transaction((tx) => tx.insert('links', { url: 'https://example.com/' }));
     await s.snapshot();
-    await s.write((tx) => tx.insert('links', { url: 'https://example.com/2' })); // into the fresh segment
+    await s.transaction((tx) => tx.insert('links', { url: 'https://example.com/2' })); // into the fresh segment
     assert.equal(await modeOf(dir), 0o700, 'the data directory');
     assert.equal(await modeOf(join(root, 'nested')), 0o700, 'a parent created on the way');
     const open = await modes(dir);
@@ -86,8 +87,8 @@ test('data files left 0644 by an older version are tightened to 0600 at start, a
     await writeFile(join(dir, 'users.json'), '{"collection":"users","seq":1,"nextId":2,"records":[\n{"id":1,"password":"scrypt$hash"}\n]}\n', { mode: 0o644 });
     await writeFile(join(dir, 'journal-0000000000000002.ndjson'), '{"s":2,"ops":[{"c":"users","op":"put","r":{"id":2,"apikey":"hash"}}]}\n', { mode: 0o644 });
     const log = recordingLog();
-    const s = await Store.open({ dir, collections: ['users'], log });
-    assert.equal(s.count('users'), 2, 'the data was read');
+    const s = await FileStore.open({ dir, collections: ['users'], log });
+    assert.equal((await s.count('users')), 2, 'the data was read');
     assert.equal(await modeOf(dir), 0o700);
     assert.deepEqual((await modes(dir)).filter((e) => !e.endsWith(' 0600')), []);
     assert.deepEqual(log.warnings, []);
@@ -106,7 +107,7 @@ test('a directory that also holds files that are not the store’s keeps its mod
     await writeFile(join(dir, 'package.json'), '{}', { mode: 0o644 });
     await writeFile(join(dir, 'users.json'), '{"collection":"users","seq":0,"nextId":1,"records":[]}\n', { mode: 0o644 });
     const log = recordingLog();
-    const s = await Store.open({ dir, collections: ['users'], log });
+    const s = await FileStore.open({ dir, collections: ['users'], log });
     await s.close();
     assert.equal(await modeOf(dir), 0o755, 'a shared directory is not changed');
     assert.equal(await modeOf(join(dir, 'notes.txt')), 0o644, 'nor a file that is not the store’s');

@@ -1,12 +1,14 @@
+import { allOf } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCollectionFile } from '../src/store/collection-reader.ts';
-import { collectionFileChunks, serializeCollectionFile } from '../src/store/collection.ts';
-import { Store } from '../src/store/store.ts';
-import { DataFileError } from '../src/store/atomic-file.ts';
+import { readCollectionFile } from '../src/store/file/collection-reader.ts';
+import { collectionFileChunks, serializeCollectionFile } from '../src/store/file/collection.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
+import { DataFileError } from '../src/store/file/atomic-file.ts';
 
 /** The bytes of `text` in chunks of `size` bytes: characters of 2 to 4 bytes are split between chunks. */
 async function* inChunks(text: string, size: number): AsyncGenerator<Buffer> {
@@ -94,9 +96,9 @@ test('the pieces a snapshot writes read back through the stream reader (a multi-
 test('journal segments are read as a stream: entries across the 1 MB read chunks, multi-byte text, and a torn tail cut at the right byte', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'reader-test-'));
   try {
-    const s = await Store.open({ dir, collections: ['things'], snapshotEvery: 1_000_000, snapshotBytes: 1 << 30 });
+    const s = await FileStore.open({ dir, collections: ['things'], snapshotEvery: 1_000_000, snapshotBytes: 1 << 30 });
     const text = 'é☕链😀'.repeat(500); // 5,000 bytes of 2-, 3- and 4-byte characters
-    for (let i = 0; i < 600; i++) await s.write((tx) => tx.insert('things', { i, text })); // ~3 MB of journal
+    for (let i = 0; i < 600; i++) await s.transaction((tx) => tx.insert('things', { i, text })); // ~3 MB of journal
     const segment = join(dir, (await readdir(dir)).filter((n) => n.startsWith('journal-')).sort().at(-1)!);
     const whole = (await stat(segment)).size;
     assert.ok(whole > 3 * (1 << 20), `${whole} bytes`);
@@ -104,13 +106,13 @@ test('journal segments are read as a stream: entries across the 1 MB read chunks
     const copy = await mkdtemp(join(tmpdir(), 'reader-test-'));
     try {
       await writeFile(join(copy, 'journal-0000000000000001.ndjson'), await readFile(segment));
-      const b = await Store.open({ dir: copy, collections: ['things'] });
-      assert.equal(b.count('things'), 600);
-      assert.deepEqual(b.all<{ id: number; i: number; text: string }>('things').map((r) => [r.id, r.i, r.text === text]), Array.from({ length: 600 }, (_, i) => [i + 1, i, true]));
+      const b = await FileStore.open({ dir: copy, collections: ['things'] });
+      assert.equal((await b.count('things')), 600);
+      assert.deepEqual((await allOf<{ id: number; i: number; text: string }>(b, 'things')).map((r) => [r.id, r.i, r.text === text]), Array.from({ length: 600 }, (_, i) => [i + 1, i, true]));
       assert.equal((await stat(join(copy, 'journal-0000000000000001.ndjson'))).size, whole, 'the torn line is cut, to the byte');
       await b.close();
       await writeFile(join(copy, 'journal-0000000000000099.ndjson'), '{"s":2000,"ops":[]}\nnot json\n');
-      await assert.rejects(Store.open({ dir: copy, collections: ['things'] }), (err: unknown) => err instanceof DataFileError && err.message.includes('journal-0000000000000099.ndjson') && /line 2: /.test(err.message));
+      await assert.rejects(FileStore.open({ dir: copy, collections: ['things'] }), (err: unknown) => err instanceof DataFileError && err.message.includes('journal-0000000000000099.ndjson') && /line 2: /.test(err.message));
     } finally {
       await rm(copy, { recursive: true, force: true });
     }

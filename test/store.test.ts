@@ -1,14 +1,16 @@
+import { allOf } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, readdir, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { Store } from '../src/store/store.ts';
-import { DataFileError } from '../src/store/atomic-file.ts';
-import { FILE_CHUNK_CHARS, collectionFileChunks, serializeCollectionFile } from '../src/store/collection.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
+import { DataFileError } from '../src/store/file/atomic-file.ts';
+import { FILE_CHUNK_CHARS, collectionFileChunks, serializeCollectionFile } from '../src/store/file/collection.ts';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'store-test-'));
-const open = (dir: string, snapshotEvery = 1000) => Store.open({ dir, collections: ['things', 'others'], snapshotEvery });
+const open = (dir: string, snapshotEvery = 1000) => FileStore.open({ dir, collections: ['things', 'others'], snapshotEvery });
 
 /** The data directory as a crash at this instant leaves it, for a restart: a copy of its files (the lock dies with its process). */
 async function crashCopy(dir: string): Promise<string> {
@@ -20,13 +22,13 @@ async function crashCopy(dir: string): Promise<string> {
 test('acknowledged writes survive a reopen; ids continue and are never reused', async () => {
   const dir = await tmp();
   const a = await open(dir);
-  const one = await a.write((tx) => tx.insert('things', { name: 'one', userId: 7 }));
-  const two = await a.write((tx) => tx.insert('things', { name: 'two', userId: 7 }));
-  await a.write((tx) => tx.remove('things', two.id));
+  const one = await a.transaction((tx) => tx.insert('things', { name: 'one', userId: 7 }));
+  const two = await a.transaction((tx) => tx.insert('things', { name: 'two', userId: 7 }));
+  await a.transaction((tx) => tx.remove('things', two.id));
   await a.close();
   const b = await open(dir);
-  assert.deepEqual(b.all('things'), [{ id: 1, name: 'one', userId: 7 }]);
-  const three = await b.write((tx) => tx.insert('things', { name: 'three' }));
+  assert.deepEqual((await allOf(b, 'things')), [{ id: 1, name: 'one', userId: 7 }]);
+  const three = await b.transaction((tx) => tx.insert('things', { name: 'three' }));
   assert.equal(three.id, 3, 'id 2 was used once and is not reused');
   assert.equal(one.id, 1);
   await b.close();
@@ -35,11 +37,11 @@ test('acknowledged writes survive a reopen; ids continue and are never reused', 
 test('a store that was never closed (a crash) is rebuilt from its journal', async () => {
   const dir = await tmp();
   const a = await open(dir);
-  for (let i = 0; i < 5; i++) await a.write((tx) => tx.insert('things', { i }));
-  await a.write((tx) => tx.update('things', 2, { i: 20 }));
+  for (let i = 0; i < 5; i++) await a.transaction((tx) => tx.insert('things', { i }));
+  await a.transaction((tx) => tx.update('things', 2, { i: 20 }));
   const b = await open(await crashCopy(dir)); // no close, no snapshot: only the journal has the writes
-  assert.deepEqual(b.all('things').map((r) => r.i), [0, 20, 2, 3, 4]);
-  assert.equal((await b.write((tx) => tx.insert('things', {}))).id, 6);
+  assert.deepEqual((await allOf(b, 'things')).map((r) => r.i), [0, 20, 2, 3, 4]);
+  assert.equal((await b.transaction((tx) => tx.insert('things', {}))).id, 6);
   await b.close();
   await a.close();
 });
@@ -47,7 +49,7 @@ test('a store that was never closed (a crash) is rebuilt from its journal', asyn
 test('snapshots write one human-readable JSON file per collection and drop the journal they cover', async () => {
   const dir = await tmp();
   const s = await open(dir, 10);
-  for (let i = 0; i < 25; i++) await s.write((tx) => tx.insert('things', { i }));
+  for (let i = 0; i < 25; i++) await s.transaction((tx) => tx.insert('things', { i }));
   await s.close();
   const text = await readFile(join(dir, 'things.json'), 'utf8');
   const parsed = JSON.parse(text);
@@ -63,7 +65,7 @@ test('snapshots write one human-readable JSON file per collection and drop the j
 test('concurrent writes are grouped into fewer fsynced flushes', async () => {
   const dir = await tmp();
   const s = await open(dir);
-  await Promise.all(Array.from({ length: 200 }, (_, i) => s.write((tx) => tx.insert('things', { i }))));
+  await Promise.all(Array.from({ length: 200 }, (_, i) => s.transaction((tx) => tx.insert('things', { i }))));
   const stats = s.journalStats;
   assert.equal(stats.entries, 200);
   assert.ok(stats.flushes < 200 / 4, `200 writes took ${stats.flushes} flushes`);
@@ -71,29 +73,29 @@ test('concurrent writes are grouped into fewer fsynced flushes', async () => {
 });
 
 test('a transaction that throws leaves nothing behind', async () => {
-  const s = await Store.open({ dir: ':memory:', collections: ['things'] });
-  await s.write((tx) => tx.insert('things', { keep: true }));
+  const s = await FileStore.open({ dir: ':memory:', collections: ['things'] });
+  await s.transaction((tx) => tx.insert('things', { keep: true }));
   await assert.rejects(
-    s.write((tx) => {
-      tx.insert('things', { partial: true });
-      tx.update('things', 1, { keep: false });
-      tx.remove('things', 1);
+    s.transaction(async (tx) => {
+      await tx.insert('things', { partial: true });
+      await tx.update('things', 1, { keep: false });
+      await tx.remove('things', 1);
       throw new Error('no');
     }),
     /no/,
   );
-  assert.deepEqual(s.all('things'), [{ id: 1, keep: true }]);
-  assert.equal((await s.write((tx) => tx.insert('things', {}))).id, 2);
+  assert.deepEqual((await allOf(s, 'things')), [{ id: 1, keep: true }]);
+  assert.equal((await s.transaction((tx) => tx.insert('things', {}))).id, 2);
 });
 
 test('a torn last journal line (crash mid-append) is dropped', async () => {
   const dir = await tmp();
   const a = await open(dir);
-  await a.write((tx) => tx.insert('things', { ok: true }));
+  await a.transaction((tx) => tx.insert('things', { ok: true }));
   const seg = (await readdir(dir)).filter((f) => f.startsWith('journal-')).sort().at(-1)!;
   await appendFile(join(dir, seg), '{"s":99,"ops":[{"c":"things","op":"put","r":{"id":5');
   const b = await open(await crashCopy(dir));
-  assert.deepEqual(b.all('things'), [{ id: 1, ok: true }]);
+  assert.deepEqual((await allOf(b, 'things')), [{ id: 1, ok: true }]);
   await b.close();
   await a.close();
 });
@@ -113,7 +115,7 @@ test('a corrupt data file refuses the open, names the file, and is left untouche
 test('a corrupt line in the middle of the journal refuses the open', async () => {
   const dir = await tmp();
   const a = await open(dir);
-  await a.write((tx) => tx.insert('things', {}));
+  await a.transaction((tx) => tx.insert('things', {}));
   const seg = (await readdir(dir)).filter((f) => f.startsWith('journal-')).sort().at(-1)!;
   await appendFile(join(dir, seg), 'garbage\n{"s":50,"ops":[]}\n');
   await assert.rejects(open(await crashCopy(dir)), (err: unknown) => err instanceof DataFileError && /line 2/.test(err.message));
@@ -122,9 +124,9 @@ test('a corrupt line in the middle of the journal refuses the open', async () =>
 
 test('large journal entries trigger a snapshot by size before the entry count is reached', async () => {
   const dir = await tmp();
-  const s = await Store.open({ dir, collections: ['things'], snapshotEvery: 1_000_000, snapshotBytes: 20_000 });
+  const s = await FileStore.open({ dir, collections: ['things'], snapshotEvery: 1_000_000, snapshotBytes: 20_000 });
   const big = 'x'.repeat(5_000);
-  for (let i = 0; i < 6; i++) await s.write((tx) => tx.insert('things', { big, i }));
+  for (let i = 0; i < 6; i++) await s.transaction((tx) => tx.insert('things', { big, i }));
   // The snapshot runs in the background after the write that crossed the limit.
   for (let i = 0; i < 50 && (await readdir(dir)).every((f) => f !== 'things.json'); i++) await new Promise((r) => setTimeout(r, 20));
   const saved = JSON.parse(await readFile(join(dir, 'things.json'), 'utf8'));
@@ -149,8 +151,8 @@ test('a snapshot larger than one piece reads back whole', async () => {
   const dir = await tmp();
   const a = await open(dir);
   const big = 'x'.repeat(1000);
-  await a.write((tx) => {
-    for (let i = 0; i < 2500; i++) tx.insert('things', { i, big }); // ~2.5 MB: three pieces
+  await a.transaction(async (tx) => {
+    for (let i = 0; i < 2500; i++) await tx.insert('things', { i, big }); // ~2.5 MB: three pieces
   });
   await a.snapshot();
   const text = await readFile(join(dir, 'things.json'), 'utf8');
@@ -160,7 +162,7 @@ test('a snapshot larger than one piece reads back whole', async () => {
   assert.deepEqual(file.records.map((r) => r.i), Array.from({ length: 2500 }, (_, i) => i));
   await a.close();
   const b = await open(dir);
-  assert.equal(b.all('things').length, 2500);
-  assert.equal(b.get<{ id: number; big: string }>('things', 2500)?.big, big);
+  assert.equal((await allOf(b, 'things')).length, 2500);
+  assert.equal((await b.get<{ id: number; big: string }>('things', 2500))?.big, big);
   await b.close();
 });

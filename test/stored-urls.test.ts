@@ -4,8 +4,9 @@ import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
-import { Store } from '../src/store/store.ts';
+import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import type { Store } from '../src/store/store.ts';
 import { api, startProcess } from './process-helpers.ts';
 import type { ServerProcess } from './process-helpers.ts';
 
@@ -54,18 +55,18 @@ test('URLs with control characters stored by other means redirect without stoppi
   }
 
   // As an import or an older version could have left it: every redirect target holds HOSTILE.
-  const store = await Store.open({ dir, collections: collectionsOf(RESOURCES) });
-  await store.write((tx) => {
-    tx.update('domains', ids.domain!, { redirectroot: HOSTILE, redirect404: HOSTILE });
-    tx.update('links', ids.plain!, { url: HOSTILE });
-    tx.update('links', ids.params!, { url: 'not a URL\u0001' });
-    tx.update('links', ids.geo!, { geotarget: [{ location: 'DE', link: HOSTILE }] });
-    tx.update('links', ids.device!, { devicetarget: [{ device: 'iphone', link: HOSTILE }] });
-    tx.update('links', ids.deep!, { deeplink: { apple: HOSTILE } });
-    tx.update('links', ids.rotated!, { url: HOSTILE });
-    tx.update('qrs', ids.qr!, { data: HOSTILE });
+  const store = await FileStore.open({ dir, collections: storeSchema(RESOURCES) });
+  await store.transaction(async (tx) => {
+    await tx.update('domains', ids.domain!, { redirectroot: HOSTILE, redirect404: HOSTILE });
+    await tx.update('links', ids.plain!, { url: HOSTILE });
+    await tx.update('links', ids.params!, { url: 'not a URL\u0001' });
+    await tx.update('links', ids.geo!, { geotarget: [{ location: 'DE', link: HOSTILE }] });
+    await tx.update('links', ids.device!, { devicetarget: [{ device: 'iphone', link: HOSTILE }] });
+    await tx.update('links', ids.deep!, { deeplink: { apple: HOSTILE } });
+    await tx.update('links', ids.rotated!, { url: HOSTILE });
+    await tx.update('qrs', ids.qr!, { data: HOSTILE });
   });
-  const qrAlias = store.get<{ alias: string } & { id: number }>('qrs', ids.qr!)!.alias;
+  const qrAlias = (await store.get<{ alias: string } & { id: number }>('qrs', ids.qr!))!.alias;
   await store.close();
 
   server = await startProcess(dir);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { snapshotOf, testApp } from './helpers.ts';
+import { snapshotOf, testApp , allOf } from './helpers.ts';
 
 type Body = Record<string, unknown>;
 
@@ -37,16 +37,16 @@ for (const field of URL_FIELDS) {
   test(`${field.name}: refused with a 400 when it holds a control character, a lone surrogate or is too long; stored normalised otherwise`, async () => {
     const { call, store } = await testApp();
     for (const hostile of HOSTILE) {
-      const before = snapshotOf(store, field.collection);
+      const before = await snapshotOf(store, field.collection);
       const r = await call('POST', field.path, { body: field.body(hostile) });
       assert.equal(r.status, 400, `${JSON.stringify(hostile.slice(0, 40))}: ${r.text}`);
       assert.equal(r.body.error, 1);
       assert.match(r.body.message, /valid (http\(s\) )?URL|at most \d+ characters|lone surrogate/);
-      assert.equal(snapshotOf(store, field.collection), before, 'nothing stored');
+      assert.equal(await snapshotOf(store, field.collection), before, 'nothing stored');
     }
     const ok = await call('POST', field.path, { body: field.body('  HTTPS://Example.COM/ü?q=a b#x  ') });
     assert.equal(ok.status, 200, ok.text);
-    const record = store.all(field.collection).at(-1);
+    const record = (await allOf(store, field.collection)).at(-1);
     assert.equal(field.stored(record), 'https://example.com/%C3%BC?q=a%20b#x', 'what new URL(x).href gives');
   });
 }
@@ -56,5 +56,5 @@ test('a link update refuses a hostile URL and keeps the stored one', async () =>
   const id = (await call('POST', '/api/url/add', { body: { url: 'https://example.com/keep' } })).body.id;
   const r = await call('PUT', `/api/url/${id}/update`, { body: { url: 'https://example.com/\r\nx' } });
   assert.equal(r.status, 400);
-  assert.equal(store.get<{ url: string } & { id: number }>('links', id)!.url, 'https://example.com/keep');
+  assert.equal((await store.get<{ url: string } & { id: number }>('links', id))!.url, 'https://example.com/keep');
 });

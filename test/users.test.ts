@@ -16,7 +16,7 @@ test('admin user endpoints', async (t) => {
     assert.equal(r.body.id, r.body.userid);
     assert.match(r.body.apikey, /^sk_/);
     created = r.body;
-    const stored = store.get('users', r.body.id)!;
+    const stored = (await store.get('users', r.body.id))!;
     assert.equal(stored.keyHash, hashApiKey(r.body.apikey));
     assert.ok(!JSON.stringify(stored).includes(r.body.apikey));
     assert.match(String(stored.password), /^scrypt\$/);
@@ -43,12 +43,12 @@ test('admin user endpoints', async (t) => {
       [{ username: 'dave', email: 'dave@example.com', password: 'secret-1', expiration: 'soon' }, /YYYY-MM-DD/],
     ];
     for (const [body, message] of cases) {
-      const before = snapshotOf(store, 'users');
+      const before = await snapshotOf(store, 'users');
       const r = await call('POST', '/api/user/add', { body });
       assert.equal(r.status, 400, JSON.stringify(body));
       if (typeof message === 'string') assert.equal(r.body.message, message);
       else assert.match(r.body.message, message);
-      assert.equal(snapshotOf(store, 'users'), before);
+      assert.equal(await snapshotOf(store, 'users'), before);
     }
   });
 
@@ -66,7 +66,7 @@ test('admin user endpoints', async (t) => {
   });
 
   await t.test('a non-admin key gets 403 on every admin endpoint, and nothing changes', async () => {
-    const before = snapshotOf(store, 'users');
+    const before = await snapshotOf(store, 'users');
     const key = created.apikey;
     const calls: [string, string, unknown?][] = [
       ['GET', '/api/users'],
@@ -79,7 +79,7 @@ test('admin user endpoints', async (t) => {
       const r = await call(method, path, { key, body });
       assert.deepEqual([r.status, r.body], [403, FORBIDDEN], `${method} ${path}`);
     }
-    assert.equal(snapshotOf(store, 'users'), before);
+    assert.equal(await snapshotOf(store, 'users'), before);
   });
 
   await t.test('rotate-key returns a new key once; the old one stops working', async () => {
@@ -99,9 +99,9 @@ test('admin user endpoints', async (t) => {
     assert.equal(pixel.status, 200);
     const r = await call('DELETE', `/api/user/${created.id}/delete`);
     assert.deepEqual(r.body, { error: 0, message: 'User has been successfully deleted.' });
-    assert.equal(store.get('users', created.id), undefined);
-    assert.equal(store.get('pixels', pixel.body.id), undefined);
-    assert.equal(store.get('links', link.body.id), undefined);
+    assert.equal((await store.get('users', created.id)), undefined);
+    assert.equal((await store.get('pixels', pixel.body.id)), undefined);
+    assert.equal((await store.get('links', link.body.id)), undefined);
     assert.equal((await call('GET', '/api/account', { key })).status, 401);
   });
 });
@@ -110,7 +110,7 @@ test('POST /api/register is a 404 unless OPEN_REGISTRATION is on', async () => {
   const closed = await testApp();
   const r = await closed.call('POST', '/api/register', { key: null, body: { email: 'a@example.com', username: 'aaa', password: 'secret-1' } });
   assert.equal(r.status, 404);
-  assert.equal(closed.store.count('users'), 1);
+  assert.equal((await closed.store.count('users')), 1);
 
   const open = await testApp({ openRegistration: true });
   const ok = await open.call('POST', '/api/register', { key: null, body: { email: 'a@example.com', username: 'aaa', password: 'secret-1' } });
@@ -119,7 +119,7 @@ test('POST /api/register is a 404 unless OPEN_REGISTRATION is on', async () => {
   assert.equal((await open.call('GET', '/api/account', { key: ok.body.apikey })).body.data.username, 'aaa');
   const again = await open.call('POST', '/api/register', { key: null, body: { email: 'a@example.com', username: 'bbb', password: 'secret-1' } });
   assert.deepEqual([again.status, again.body.message], [400, 'An account is already associated with this email.']);
-  assert.equal(open.store.count('users'), 2);
+  assert.equal((await open.store.count('users')), 2);
 });
 
 test('the admin created on first start uses ADMIN_API_KEY', async () => {

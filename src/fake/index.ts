@@ -12,7 +12,7 @@ import type { AppEnv } from '../http/app-env.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { startServer } from '../server.ts';
-import type { Store } from '../store/store.ts';
+import type { FileStore } from '../store/file/file-store.ts';
 import { resettableRandom, testClock } from './test-clock.ts';
 
 export type { RawFixtures as Fixtures } from '../fixtures/read.ts';
@@ -74,6 +74,9 @@ export interface FakeServerOptions {
   log?: Logger;
 }
 
+/** What a test may read from the fake's in-memory store. */
+export type FakeStore = ReturnType<FileStore['peekView']>;
+
 /** A running fake. */
 export interface FakeServer {
   /** `http://127.0.0.1:<port>` */
@@ -81,8 +84,8 @@ export interface FakeServer {
   port: number;
   /** The Hono app, for `app.request(path, init)` without a socket. */
   app: Hono<AppEnv>;
-  /** The in-memory store, to inspect what was stored. */
-  store: Store;
+  /** The in-memory store, to inspect what was stored: synchronous reads (the fake is always in memory). */
+  store: FakeStore;
   config: Config;
   /** Back to the initial users, fixtures, clock and random source (the same aliases and ids come out again). */
   reset(): Promise<void>;
@@ -130,7 +133,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     url: running.url,
     port: running.port,
     app: running.app,
-    store: running.store,
+    store: (running.store as FileStore).peekView(),
     config: running.config,
     reset: () => control.reset(),
     seed: async (fixtures) => control.seed(typeof fixtures === 'string' ? await readFixtures(fixtures) : fixtures),

@@ -22,7 +22,8 @@ import type { SyncTx } from './transaction.ts';
 export interface FileStoreOptions {
   /** Directory of the JSON files, or ':memory:'. */
   dir: string;
-  collections: readonly CollectionSchema[];
+  /** The collections, with their indexes (a bare name: no index). */
+  collections: readonly (CollectionSchema | string)[];
   /** Journal entries between two snapshots of the JSON files. */
   snapshotEvery?: number;
   /** Journal bytes between two snapshots: large entries (statistics days) reach this first. */
@@ -68,7 +69,7 @@ export class FileStore implements Store {
     const log = options.log ?? silentLogger;
     const every = options.snapshotEvery ?? 20000;
     const bytes = options.snapshotBytes ?? 64 * 1024 * 1024;
-    const schemas = withStats(options.collections);
+    const schemas = withStats(options.collections.map((c) => (typeof c === 'string' ? { name: c } : c)));
     if (options.dir === ':memory:') {
       const store = new FileStore(null, null, every, bytes, log);
       for (const schema of schemas) {
@@ -222,6 +223,16 @@ export class FileStore implements Store {
   async *scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
     const all = [...this.col(collection).records.values()].sort((a, b) => a.id - b.id) as T[];
     for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
+  }
+
+  /** The fake backend's view of memory: synchronous reads, as its public `store` has always offered them. */
+  peekView(): { get(c: string, id: number): StoredRecord | undefined; all(c: string): StoredRecord[]; owned(c: string, userId: number): StoredRecord[]; count(c: string): number } {
+    return {
+      get: (c, id) => this.col(c).records.get(id),
+      all: (c) => [...this.inIdOrder(c, undefined)],
+      owned: (c, userId) => [...this.inIdOrder(c, userId)],
+      count: (c) => this.col(c).records.size,
+    };
   }
 
   /** A number that changes whenever the collection does. */
