@@ -96,10 +96,11 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   // path's too, in notFound). Where a less literal pattern would take the request (GET
   // /api/url/add to GET /api/url/:id), a 405 route goes in front of it; every other request
   // matches exactly the routes it did before.
-  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => {
-    authFor(c.req.path)?.(c);
-    return renderError(c, methodNotAllowed(c, allow));
+  const afterAuth = (c: Context<AppEnv>, answer: () => Response): Response | Promise<Response> => {
+    const checking = authFor(c.req.path)?.(c);
+    return checking ? checking.then(answer) : answer();
   };
+  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => renderError(c, methodNotAllowed(c, allow)));
   for (const r of methods.shadowed()) {
     app.on(r.method, r.pattern, (c, next) => {
       const allow = methods.wrongMethod(c.req.method, c.req.path);
@@ -117,8 +118,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const allow = methods.wrongMethod(c.req.method, c.req.path);
     if (allow) return wrongMethod(c, allow);
     // An unknown path under /api still needs a good key first, as a known one does.
-    authFor(c.req.path)?.(c);
-    return renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.'));
+    return afterAuth(c, () => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
   });
   app.onError((err, c) => renderError(c, toApiError(err, s.log, c)));
   return app;

@@ -279,7 +279,7 @@ test('a data directory whose path is too long for a socket address still locks, 
 
 test('a store left open does not keep its process alive', async () => {
   const dir = await tmp();
-  const script = `import('./src/store/store.ts').then(async ({ Store }) => { await FileStore.open({ dir: ${JSON.stringify(dir)}, collections: ['things'] }); console.log('opened'); })`;
+  const script = `import('./src/store/file/file-store.ts').then(async ({ FileStore }) => { await FileStore.open({ dir: ${JSON.stringify(dir)}, collections: ['things'] }); console.log('opened'); })`;
   const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

@@ -257,7 +257,7 @@ export class FileStore implements Store {
     const turn = this.queue.then(() => this.apply(fn));
     // The next transaction waits for this one's changes to be applied, not for its fsync.
     this.queue = turn.then(
-      (r) => r.durable,
+      () => undefined,
       () => undefined,
     );
     return turn.then((r) => r.durable.then(() => r.result));
