@@ -24,7 +24,8 @@ export function codeOf(err: unknown): string | undefined {
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof StoreUnavailableError) return true;
   const code = codeOf(err);
-  if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('28'))) return true;
+  // 08P01 (protocol violation) is a bug of ours, not an outage.
+  if (code && (UNAVAILABLE_CODES.has(code) || (code.startsWith('08') && code !== '08P01') || code.startsWith('28'))) return true;
   const message = err instanceof Error ? err.message : '';
   return !code && UNAVAILABLE_MESSAGES.some((re) => re.test(message));
 }

@@ -16,6 +16,8 @@ import { insertRecord, putRecords, removeRecord, removeWhere, updateRecord } fro
 export class PgTx implements Tx {
   /** Collections written, for the store's version counters. */
   readonly touched = new Set<string>();
+  /** Whether users were removed: their records and counts went too (ON DELETE CASCADE). */
+  usersRemoved = false;
   /** The first error that aborted the transaction, if any. */
   failed: unknown = null;
   private queue: Promise<unknown> = Promise.resolve();
@@ -103,6 +105,7 @@ export class PgTx implements Tx {
 
   /** Removes a record (a user: with everything it owns, by cascade); false when it was missing. */
   remove(collection: string, id: number): Promise<boolean> {
+    if (collection === 'users') this.usersRemoved = true;
     return this.write(collection, (plan) => removeRecord(this.db, plan, id));
   }
 
@@ -116,6 +119,7 @@ export class PgTx implements Tx {
 
   /** Removes every record `where` matches; how many. */
   removeWhere(collection: string, where: Where): Promise<number> {
+    if (collection === 'users') this.usersRemoved = true;
     return this.write(collection, (plan) => removeWhere(this.db, plan, where));
   }
 

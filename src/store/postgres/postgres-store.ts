@@ -188,48 +188,48 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Counts a committed change of `collections`; deleting users cascades, so it changes everything they own. */
-  private bump(collections: Iterable<string>): void {
+  /** Counts a committed change of `collections`; removing users cascades, so it changes everything they own. */
+  private bump(collections: Iterable<string>, cascaded = false): void {
     const touched = new Set(collections);
-    if (touched.has('users')) for (const name of this.plans.keys()) touched.add(name);
+    if (cascaded) for (const name of this.plans.keys()) touched.add(name);
     for (const name of touched) this.versions.set(name, (this.versions.get(name) ?? 0) + 1);
     if (touched.size > 0) this.changes++;
   }
 
   /** One record by id. */
-  get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
+  async get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
     return getRecord<T>(this.read, this.plan(collection), id);
   }
 
   /** The record whose index key is `key` (a plain index: the highest id with it). */
-  lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
+  async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
     return lookupRecord<T>(this.read, this.plan(collection), index, key);
   }
 
   /** The records a query matches, in its order and slice, with the total. */
-  find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
+  async find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
     return findRecords<T>(this.read, this.plan(collection), query);
   }
 
   /** How many records match. */
-  count(collection: string, where: Where = {}): Promise<number> {
+  async count(collection: string, where: Where = {}): Promise<number> {
     return countRecords(this.read, this.plan(collection), where);
   }
 
   /** Runs `fn` as one transaction (BEGIN…COMMIT on one connection), again on a serialization failure or deadlock. */
   async transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
-    const { result, touched } = await this.inTransaction(async (db) => {
+    const { result, touched, cascaded } = await this.inTransaction(async (db) => {
       const tx = new PgTx(db, (c) => this.plan(c), (err) => (isRetryable(err) ? err : this.mapError(err)));
       try {
         const result = await fn(tx);
         await tx.end();
         if (tx.failed) throw tx.failed;
-        return { result, touched: tx.touched };
+        return { result, touched: tx.touched, cascaded: tx.usersRemoved };
       } finally {
         await tx.end();
       }
     });
-    this.bump(touched);
+    this.bump(touched, cascaded);
     return result;
   }
 
@@ -252,12 +252,12 @@ export class PostgresStore implements Store {
   }
 
   /** A subject's stored days, oldest first. */
-  countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
+  async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
     return countedDaysIn(this.read, subject, from, to);
   }
 
   /** Totals of `names` per subject. */
-  countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>> {
+  async countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>> {
     return countTotalsIn(this.read, subjects, names);
   }
 
@@ -292,7 +292,7 @@ export class PostgresStore implements Store {
   }
 
   /** The visitor ledger kept for the day, if any. */
-  loadLedger(): Promise<LedgerState | null> {
+  async loadLedger(): Promise<LedgerState | null> {
     return loadLedgerIn(this.read);
   }
 

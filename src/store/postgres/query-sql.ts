@@ -58,9 +58,12 @@ export function whereSql(where: Where, p: Params): string {
   for (const c of where.conditions ?? []) parts.push(conditionSql(c, p));
   const text = where.search?.text;
   if (text) {
-    const pattern = p.add(`%${likeEscape(encodeText(text))}%`);
-    const fields = where.search!.fields.map((f) => `lower(${textOf(f, p)}) LIKE lower(${pattern}::text)`);
-    parts.push(fields.length ? `(${fields.join(' OR ')})` : 'false');
+    const fields = where.search!.fields;
+    if (fields.length === 0) parts.push('false');
+    else {
+      const pattern = p.add(`%${likeEscape(encodeText(text))}%`);
+      parts.push(`(${fields.map((f) => `lower(${textOf(f, p)}) LIKE lower(${pattern}::text)`).join(' OR ')})`);
+    }
   }
   return parts.length ? parts.join(' AND ') : 'true';
 }
