@@ -42,7 +42,7 @@ export function clientConfig(s: ConnectionSettings): pg.ClientConfig {
     statement_timeout: s.statementTimeoutMs,
     // The server's own bound a little past ours: a query whose answer is lost still ends.
     query_timeout: s.statementTimeoutMs + 1000,
-    idle_in_transaction_session_timeout: s.statementTimeoutMs * 2,
+    idle_in_transaction_session_timeout: Math.max(s.statementTimeoutMs * 4, 10_000),
     options: `-c search_path=${checkSchemaName(s.schema)}`,
     types: TYPES,
   };
