@@ -117,6 +117,31 @@ if (URL) describe('PostgreSQL store', () => {
     }
   });
 
+  test('a deadlock between two transactions is resolved by running the loser again', async () => {
+    const store = await open(freshSchema());
+    try {
+      await store.transaction(async (tx) => {
+        await tx.insert('users', user(1));
+        await tx.insert('users', user(2));
+      });
+      let runs = 0;
+      const crosswise = (first: number, second: number) =>
+        store.transaction(async (tx) => {
+          runs++;
+          await tx.update('users', first, { [`by${first}`]: true });
+          await sleep(100);
+          await tx.update('users', second, { [`by${first}`]: true });
+          return first;
+        });
+      assert.deepEqual(await Promise.all([crosswise(1, 2), crosswise(2, 1)]), [1, 2]);
+      assert.equal(runs, 3);
+      const both = { by1: true, by2: true };
+      assert.deepEqual([await store.get('users', 1), await store.get('users', 2)], [{ id: 1, ...user(1), ...both }, { id: 2, ...user(2), ...both }]);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('counters flushed by several servers at once add up, and the label cap holds exactly', async () => {
     const schema = freshSchema();
     const a = await open(schema);
