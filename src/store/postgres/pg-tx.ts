@@ -1,0 +1,131 @@
+import type { Found, ListQuery, StoredRecord, Tx, Where } from '../store.ts';
+import { dropCountsIn } from './pg-counters.ts';
+import { countRecords, findRecords, getRecord, lookupRecord } from './reads.ts';
+import type { Db } from './reads.ts';
+import { STATS } from './tables.ts';
+import type { TablePlan } from './tables.ts';
+import { insertRecord, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
+
+/**
+ * A transaction on one pooled client. Its operations run one at a time (a savepoint must not
+ * interleave with another statement). A write that a unique index may refuse runs under a
+ * savepoint, so its ConflictError leaves the transaction usable, as in the file store; any other
+ * failure aborts the transaction in PostgreSQL, so it is kept and rethrown at commit instead of
+ * letting a COMMIT quietly turn into a ROLLBACK.
+ */
+export class PgTx implements Tx {
+  /** Collections written, for the store's version counters. */
+  readonly touched = new Set<string>();
+  /** Whether users were removed: their records and counts went too (ON DELETE CASCADE). */
+  usersRemoved = false;
+  /** The first error that aborted the transaction, if any. */
+  failed: unknown = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private over = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly plan: (collection: string) => TablePlan,
+    /** Turns a PostgreSQL error into what callers see (ConflictError, StoreUnavailableError). */
+    private readonly mapError: (err: unknown) => unknown,
+  ) {}
+
+  /** Ends the transaction's use: later calls (an un-awaited operation) fail instead of running outside it. */
+  async end(): Promise<void> {
+    await this.queue.catch(() => {});
+    this.over = true;
+  }
+
+  private run<R>(op: () => Promise<R>, guarded = false): Promise<R> {
+    const next = this.queue.then(async () => {
+      if (this.over) throw new Error('the transaction is over');
+      if (this.failed) throw this.failed;
+      if (!guarded) {
+        try {
+          return await op();
+        } catch (err) {
+          this.failed = this.mapError(err);
+          throw this.failed;
+        }
+      }
+      await this.db('SAVEPOINT store_write');
+      try {
+        const result = await op();
+        await this.db('RELEASE SAVEPOINT store_write');
+        return result;
+      } catch (err) {
+        const mapped = this.mapError(err);
+        try {
+          await this.db('ROLLBACK TO SAVEPOINT store_write');
+        } catch {
+          this.failed = mapped;
+        }
+        throw mapped;
+      }
+    });
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private write<R>(collection: string, op: (plan: TablePlan) => Promise<R>): Promise<R> {
+    const plan = this.plan(collection);
+    this.touched.add(collection);
+    return this.run(() => op(plan), plan.hasUnique);
+  }
+
+  /** One record by id, as this transaction sees it. */
+  get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
+    return this.run(() => getRecord<T>(this.db, this.plan(collection), id));
+  }
+
+  /** The record whose index key is `key`. */
+  lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
+    return this.run(() => lookupRecord<T>(this.db, this.plan(collection), index, key));
+  }
+
+  /** A page of what a query matches. */
+  find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
+    return this.run(() => findRecords<T>(this.db, this.plan(collection), query));
+  }
+
+  /** How many records match. */
+  count(collection: string, where: Where = {}): Promise<number> {
+    return this.run(() => countRecords(this.db, this.plan(collection), where));
+  }
+
+  /** Adds a record with the collection's next id. */
+  insert<T extends object>(collection: string, data: T): Promise<T & { id: number }> {
+    return this.write(collection, (plan) => insertRecord(this.db, plan, data));
+  }
+
+  /** Replaces fields of a record; undefined when it is missing. */
+  update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): Promise<T | undefined> {
+    return this.write(collection, (plan) => updateRecord<T>(this.db, plan, id, patch));
+  }
+
+  /** Removes a record (a user: with everything it owns, by cascade); false when it was missing. */
+  remove(collection: string, id: number): Promise<boolean> {
+    if (collection === 'users') this.usersRemoved = true;
+    return this.write(collection, (plan) => removeRecord(this.db, plan, id));
+  }
+
+  /** Stores a record under its own id; later ids continue after it. */
+  put<T extends StoredRecord>(collection: string, record: T): Promise<T> {
+    return this.write(collection, async (plan) => {
+      await putRecords(this.db, plan, [record]);
+      return record;
+    });
+  }
+
+  /** Removes every record `where` matches; how many. */
+  removeWhere(collection: string, where: Where): Promise<number> {
+    if (collection === 'users') this.usersRemoved = true;
+    return this.write(collection, (plan) => removeWhere(this.db, plan, where));
+  }
+
+  /** Removes a subject's counters. */
+  dropCounts(subject: string): Promise<void> {
+    this.touched.add(STATS);
+    return this.run(() => dropCountsIn(this.db, subject));
+  }
+}

@@ -1,0 +1,59 @@
+import pg from 'pg';
+import type { Logger } from '../../log.ts';
+import { decodeJson } from './text-codec.ts';
+
+/** How every connection of the store is made: bounded waits, its own schema, a name to find it by. */
+export interface ConnectionSettings {
+  url: string;
+  /** The PostgreSQL schema the tables live in (`search_path`). */
+  schema: string;
+  /** Shown in pg_stat_activity, so an operator (or a test) can tell our sessions apart. */
+  applicationName: string;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+// Schema names go into a connection option, not a query parameter: only plain identifiers.
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Throws unless `schema` is a plain lowercase identifier. */
+export function checkSchemaName(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}: lowercase letters, digits and _ only`);
+  return schema;
+}
+
+// ids and counts are bigint and sums numeric: JavaScript numbers hold every value we make (< 2^53).
+// jsonb undoes the text codec's escapes. Dates stay the 'YYYY-MM-DD' text the rest of the server uses, never a local-time Date.
+const TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    if (oid === 1082) return (value: string) => value;
+    if (oid === 3802 || oid === 114) return decodeJson;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/** The parameters of one connection (pool or single client). */
+export function clientConfig(s: ConnectionSettings): pg.ClientConfig {
+  return {
+    connectionString: s.url,
+    application_name: s.applicationName,
+    connectionTimeoutMillis: s.connectTimeoutMs,
+    statement_timeout: s.statementTimeoutMs,
+    // The server's own bound a little past ours: a query whose answer is lost still ends.
+    query_timeout: s.statementTimeoutMs + 1000,
+    idle_in_transaction_session_timeout: Math.max(s.statementTimeoutMs * 4, 10_000),
+    options: `-c search_path=${checkSchemaName(s.schema)}`,
+    types: TYPES,
+  };
+}
+
+/**
+ * A pool whose every wait is bounded and whose broken idle connections (a restarted or terminated
+ * server) are logged and dropped, never crash the process: the next query opens a fresh one.
+ */
+export function createPool(s: ConnectionSettings, size: number, log: Logger): pg.Pool {
+  const pool = new pg.Pool({ ...clientConfig(s), max: size, idleTimeoutMillis: 10_000 });
+  pool.on('error', (err) => log.warn('an idle PostgreSQL connection failed and was dropped', { error: err.message }));
+  return pool;
+}

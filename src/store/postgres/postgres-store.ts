@@ -1,0 +1,328 @@
+import type pg from 'pg';
+import type { Logger } from '../../log.ts';
+import { silentLogger } from '../../log.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
+import { readCatalog } from './catalog.ts';
+import type { ConstraintMap } from './errors.ts';
+import { codeOf, describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
+import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
+import { migrateDatabase } from './migrate.ts';
+import { addCountsIn, countedDaysIn, countTotalsIn } from './pg-counters.ts';
+import { PgTx } from './pg-tx.ts';
+import { checkSchemaName, createPool } from './pool.ts';
+import type { ConnectionSettings } from './pool.ts';
+import { countRecords, findRecords, getRecord, lookupRecord, recordsAfter } from './reads.ts';
+import type { Db } from './reads.ts';
+import { mismatchOf, planTables, STATS } from './tables.ts';
+import type { TablePlan } from './tables.ts';
+import { putRecords, resetSequence } from './writes.ts';
+
+/** How to open a PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Connections at most (default 10). */
+  poolSize?: number;
+  collections: readonly CollectionSchema[];
+  log?: Logger;
+  /** The PostgreSQL schema of the tables (default public): tests use a fresh one each. */
+  schema?: string;
+  /** Shown in pg_stat_activity (default shortlink-server, with the schema when not public). */
+  applicationName?: string;
+  /** Bound on opening a connection (default 2000 ms). */
+  connectTimeoutMs?: number;
+  /** Bound on one statement (default 5000 ms); the client gives up a second later. */
+  statementTimeoutMs?: number;
+}
+
+// Serialization failures and deadlocks: the whole transaction runs again, a few times.
+const ATTEMPTS = 4;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The PostgreSQL backend: every read is a query (nothing held in memory), every transaction one
+ * BEGIN…COMMIT on one pooled connection at READ COMMITTED, uniqueness kept by unique indexes
+ * (ConflictError), serialization failures and deadlocks retried. A database that is down answers
+ * StoreUnavailableError; once it is back, the pool opens fresh connections by itself.
+ */
+export class PostgresStore implements Store {
+  readonly backend = 'postgres' as const;
+  private readonly versions = new Map<string, number>();
+  private changes = 0;
+  private closers: (() => Promise<void> | void)[] = [];
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly plans: ReadonlyMap<string, TablePlan>,
+    private readonly constraints: ConstraintMap,
+    /** host:port/database, for messages. */
+    private readonly where: string,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Opens the store: migrates the schema (once, whoever starts first), checks that it has a table
+   * and column for every collection and index of `collections`, and keeps a pool. Throws
+   * StoreUnavailableError (naming host:port/database, never the password) when the database cannot be reached.
+   */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const log = options.log ?? silentLogger;
+    const schema = checkSchemaName(options.schema ?? 'public');
+    const settings: ConnectionSettings = {
+      url: options.url,
+      schema,
+      applicationName: options.applicationName ?? (schema === 'public' ? 'shortlink-server' : `shortlink-server/${schema}`),
+      connectTimeoutMs: options.connectTimeoutMs ?? 2000,
+      statementTimeoutMs: options.statementTimeoutMs ?? 5000,
+    };
+    const where = describeUrl(options.url);
+    const plans = planTables(options.collections);
+    const migrated = await migrateDatabase(settings);
+    if (migrated.applied.length > 0) log.info('PostgreSQL schema migrated', { schema, from: migrated.from, to: migrated.to, applied: migrated.applied });
+    const pool = createPool(settings, options.poolSize ?? 10, log);
+    try {
+      const db: Db = (text, values) => pool.query(text, values) as never;
+      const { facts, constraints } = await readCatalog(db, plans);
+      const mismatch = mismatchOf(plans, facts);
+      if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
+      return new PostgresStore(pool, plans, constraints, where, log);
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw storeError(err, where, new Map());
+    }
+  }
+
+  private plan(collection: string): TablePlan {
+    const plan = this.plans.get(collection);
+    if (!plan) throw new Error(`unknown collection ${collection}`);
+    return plan;
+  }
+
+  private mapError(err: unknown): unknown {
+    return storeError(err, this.where, this.constraints);
+  }
+
+  private open(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  /**
+   * An autocommit statement on any pooled connection. A connection the server dropped while it was
+   * idle fails its next statement; such a failure is tried once more on a fresh connection (reads
+   * only come here). A statement timeout is not tried again: the database is slow, not gone.
+   */
+  private readonly read: Db = async (text, values) => {
+    this.open();
+    try {
+      return (await this.pool.query(text, values)) as never;
+    } catch (err) {
+      if (!isUnavailable(err) || codeOf(err) === '57014') throw this.mapError(err);
+      try {
+        return (await this.pool.query(text, values)) as never;
+      } catch (again) {
+        throw this.mapError(again);
+      }
+    }
+  };
+
+  /** A pooled connection inside BEGIN; a dropped idle connection is replaced once. */
+  private async begin(): Promise<pg.PoolClient> {
+    for (let attempt = 0; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (err) {
+        throw this.mapError(err);
+      }
+      // Checked out, a client's connection errors have no other listener: without one they would crash the process.
+      client.on('error', onClientError);
+      try {
+        await client.query('BEGIN');
+        return client;
+      } catch (err) {
+        release(client, err);
+        if (attempt === 0 && isUnavailable(err)) continue;
+        throw this.mapError(err);
+      }
+    }
+  }
+
+  /** Runs `work` in one transaction, again on a serialization failure or deadlock; errors as callers see them. */
+  private async inTransaction<R>(work: (db: Db) => Promise<R>): Promise<R> {
+    this.open();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(work);
+      } catch (err) {
+        if (attempt < ATTEMPTS && isRetryable(err)) {
+          this.log.debug('PostgreSQL transaction retried', { code: codeOf(err), attempt });
+          await sleep(5 * attempt + Math.random() * 20 * attempt);
+          continue;
+        }
+        throw this.mapError(err);
+      }
+    }
+  }
+
+  private async attempt<R>(work: (db: Db) => Promise<R>): Promise<R> {
+    const client = await this.begin();
+    let broken: unknown = null;
+    const db: Db = async (text, values) => {
+      try {
+        return (await client.query(text, values)) as never;
+      } catch (err) {
+        if (isUnavailable(err)) broken = err;
+        throw err;
+      }
+    };
+    try {
+      const result = await work(db);
+      await db('COMMIT');
+      return result;
+    } catch (err) {
+      if (!broken) await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
+      throw err;
+    } finally {
+      release(client, broken);
+    }
+  }
+
+  /** Counts a committed change of `collections`; removing users cascades, so it changes everything they own. */
+  private bump(collections: Iterable<string>, cascaded = false): void {
+    const touched = new Set(collections);
+    if (cascaded) for (const name of this.plans.keys()) touched.add(name);
+    for (const name of touched) this.versions.set(name, (this.versions.get(name) ?? 0) + 1);
+    if (touched.size > 0) this.changes++;
+  }
+
+  /** One record by id. */
+  async get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
+    return getRecord<T>(this.read, this.plan(collection), id);
+  }
+
+  /** The record whose index key is `key` (a plain index: the highest id with it). */
+  async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
+    return lookupRecord<T>(this.read, this.plan(collection), index, key);
+  }
+
+  /** The records a query matches, in its order and slice, with the total. */
+  async find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
+    return findRecords<T>(this.read, this.plan(collection), query);
+  }
+
+  /** How many records match. */
+  async count(collection: string, where: Where = {}): Promise<number> {
+    return countRecords(this.read, this.plan(collection), where);
+  }
+
+  /** Runs `fn` as one transaction (BEGIN…COMMIT on one connection), again on a serialization failure or deadlock. */
+  async transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
+    const { result, touched, cascaded } = await this.inTransaction(async (db) => {
+      const tx = new PgTx(db, (c) => this.plan(c), (err) => (isRetryable(err) ? err : this.mapError(err)));
+      try {
+        const result = await fn(tx);
+        await tx.end();
+        if (tx.failed) throw tx.failed;
+        return { result, touched: tx.touched, cascaded: tx.usersRemoved };
+      } finally {
+        await tx.end();
+      }
+    });
+    this.bump(touched, cascaded);
+    return result;
+  }
+
+  /** Bumped by this process's own committed writes to the collection (other servers' writes are not seen). */
+  version(collection: string): number {
+    this.plan(collection);
+    return this.versions.get(collection) ?? 0;
+  }
+
+  /** Bumped by every committed write of this process. */
+  revision(): number {
+    return this.changes;
+  }
+
+  /** Adds counter deltas in one transaction. */
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
+    if (deltas.length === 0) return;
+    await this.inTransaction((db) => addCountsIn(db, deltas, maxLabels));
+    this.bump([STATS]);
+  }
+
+  /** A subject's stored days, oldest first. */
+  async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
+    return countedDaysIn(this.read, subject, from, to);
+  }
+
+  /** Totals of `names` per subject. */
+  async countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>> {
+    return countTotalsIn(this.read, subjects, names);
+  }
+
+  /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest. */
+  async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
+    for (const name of Object.keys(data)) this.plan(name);
+    await this.inTransaction(async (db) => {
+      const tables = [...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table);
+      await db(`TRUNCATE ${[...tables, 'stat_days', 'stat_counts'].join(', ')} RESTART IDENTITY CASCADE`);
+      // Owners first, statistics last: every other row references a user.
+      const order = [...this.plans.keys()].sort((a, b) => rank(a) - rank(b));
+      for (const name of order) {
+        const records = data[name] ?? [];
+        for (let i = 0; i < records.length; i += 1000) await putRecords(db, this.plan(name), records.slice(i, i + 1000));
+        await resetSequence(db, this.plan(name));
+      }
+    });
+    this.bump(this.plans.keys());
+  }
+
+  /** Every record of a collection in id order, a batch at a time (keyset pages on the primary key). */
+  async *scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
+    const plan = this.plan(collection);
+    let after = 0;
+    for (;;) {
+      const records = await recordsAfter<T>(this.read, plan, after, batch);
+      if (records.length === 0) return;
+      yield records;
+      after = records.at(-1)!.id;
+      if (records.length < batch) return;
+    }
+  }
+
+  /** The visitor ledger kept for the day, if any. */
+  async loadLedger(): Promise<LedgerState | null> {
+    return loadLedgerIn(this.read);
+  }
+
+  /** Keeps the visitor ledger. */
+  async saveLedger(state: LedgerState): Promise<void> {
+    this.open();
+    await saveLedgerIn(this.read, state);
+  }
+
+  /** Registers work to finish before the store closes. */
+  beforeClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
+  /** Runs the registered work, then closes the pool's connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const fn of this.closers.splice(0)) await fn();
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+const rank = (name: string) => (name === 'users' ? 0 : name === STATS ? 2 : 1);
+
+// A checked-out connection that breaks is reported by the statement that fails; this only keeps the event from crashing the process.
+function onClientError(): void {}
+
+/** Returns a client to the pool, or drops it when its connection failed. */
+function release(client: pg.PoolClient, err: unknown): void {
+  client.removeListener('error', onClientError);
+  client.release(err ? (err instanceof Error ? err : true) : undefined);
+}

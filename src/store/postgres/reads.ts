@@ -1,0 +1,54 @@
+import type { Found, ListQuery, StoredRecord, Where } from '../store.ts';
+import { orderSql, Params, sliceSql, whereSql } from './query-sql.ts';
+import { recordOf, ROW_COLUMNS } from './rows.ts';
+import type { Row } from './rows.ts';
+import type { TablePlan } from './tables.ts';
+import { encodeText } from './text-codec.ts';
+
+/** Something that runs a statement: the pool (autocommit reads) or a transaction's client. */
+export type Db = <R extends object = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[]; rowCount: number | null }>;
+
+/** One record by id. */
+export async function getRecord<T extends StoredRecord>(db: Db, plan: TablePlan, id: number): Promise<T | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined;
+  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id = $1`, [id]);
+  return rows[0] ? recordOf<T>(rows[0]) : undefined;
+}
+
+/**
+ * The record with `key` in an index. A plain (non-unique) index may hold the key more than once:
+ * the highest id wins, where the file store answers the record written last (the same record
+ * unless an older one was rewritten since).
+ */
+export async function lookupRecord<T extends StoredRecord>(db: Db, plan: TablePlan, index: string, key: string): Promise<T | undefined> {
+  const column = plan.byIndex.get(index)?.column;
+  if (!column) throw new Error(`unknown index ${plan.collection}.${index}`);
+  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t."${column}" = $1 ORDER BY t.id DESC LIMIT 1`, [encodeText(String(key))]);
+  return rows[0] ? recordOf<T>(rows[0]) : undefined;
+}
+
+/** A page of the records a query matches, and how many it matched in all (one statement unless the page is empty). */
+export async function findRecords<T extends StoredRecord>(db: Db, plan: TablePlan, query: ListQuery): Promise<Found<T>> {
+  const p = new Params();
+  const where = whereSql(query, p);
+  const { join, order } = orderSql(query.sort ?? { field: 'id', direction: 'desc' }, p);
+  const slice = sliceSql(query, p);
+  const { rows } = await db<Row & { total: number }>(`SELECT ${ROW_COLUMNS}, count(*) OVER () AS total FROM ${plan.table} t ${join} WHERE ${where} ORDER BY ${order}${slice}`, p.values);
+  // Past the end (or limit 0) there is no row to carry the total.
+  const total = rows[0]?.total ?? (query.offset || query.limit !== undefined ? await countRecords(db, plan, query) : 0);
+  return { total, items: rows.map((r) => recordOf<T>(r)) };
+}
+
+/** How many records match. */
+export async function countRecords(db: Db, plan: TablePlan, where: Where): Promise<number> {
+  const p = new Params();
+  const sql = whereSql(where, p);
+  const { rows } = await db<{ n: number }>(`SELECT count(*) AS n FROM ${plan.table} t WHERE ${sql}`, p.values);
+  return rows[0]?.n ?? 0;
+}
+
+/** A batch of records after `afterId`, in id order (an export's next page, by the primary key). */
+export async function recordsAfter<T extends StoredRecord>(db: Db, plan: TablePlan, afterId: number, batch: number): Promise<T[]> {
+  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id > $1 ORDER BY t.id LIMIT $2`, [afterId, batch]);
+  return rows.map((r) => recordOf<T>(r));
+}

@@ -1,0 +1,40 @@
+import type { StoredRecord } from '../store.ts';
+import type { TablePlan } from './tables.ts';
+import { encodeJson, encodeText } from './text-codec.ts';
+
+/** A collection row as read: the id and owner columns and the other fields. */
+export interface Row {
+  id: number;
+  user_id: number | null;
+  data: Record<string, unknown>;
+}
+
+/** The columns every read selects, from a table aliased `t`. */
+export const ROW_COLUMNS = 't.id, t.user_id, t.data';
+
+/** The record a row holds: id, owner (when set), fields. */
+export function recordOf<T extends StoredRecord>(row: Row): T {
+  const record: StoredRecord = { id: row.id, ...(row.user_id === null ? {} : { userId: row.user_id }) };
+  for (const [k, v] of Object.entries(row.data)) if (k !== 'id') record[k] = v;
+  return record as T;
+}
+
+/** What a write stores of a record: owner column, the rest as jsonb text, each index key (computed here, in JavaScript). */
+export interface RowValues {
+  userId: number | null;
+  data: string;
+  keys: (string | null)[];
+}
+
+/** The column values of `record` in `plan`'s table. */
+export function rowValues(plan: TablePlan, record: StoredRecord): RowValues {
+  // An owner that is no integer (null) stays a field, so it reads back as it was written.
+  const owned = Number.isSafeInteger(record.userId);
+  const data: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) if (k !== 'id' && !(owned && k === 'userId')) data[k] = v;
+  const keys = plan.keys.map((k) => {
+    const key = k.key(record);
+    return key === null || key === undefined ? null : encodeText(String(key));
+  });
+  return { userId: owned ? (record.userId as number) : null, data: encodeJson(data), keys };
+}

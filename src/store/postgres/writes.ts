@@ -1,0 +1,101 @@
+import type { StoredRecord, Where } from '../store.ts';
+import { putStatsDays } from './pg-counters.ts';
+import { Params, whereSql } from './query-sql.ts';
+import type { Db } from './reads.ts';
+import { getRecord } from './reads.ts';
+import { rowValues } from './rows.ts';
+import { STATS } from './tables.ts';
+import type { TablePlan } from './tables.ts';
+
+/** The table a collection's ids come from (stats days are numbered by stat_days). */
+export function idTable(plan: TablePlan): string {
+  return plan.collection === STATS ? 'stat_days' : plan.collection;
+}
+
+/**
+ * Moves the id sequence past `maxId` when it is behind, so the next insert continues after a
+ * record stored under its own id. Sequences are outside transactions: an id is never handed out twice.
+ */
+export async function advanceSequence(db: Db, plan: TablePlan, maxId: number): Promise<void> {
+  await db(
+    `SELECT setval(s.seq, $2::bigint) FROM (SELECT pg_get_serial_sequence($1, 'id')::regclass AS seq) s
+     WHERE coalesce(pg_sequence_last_value(s.seq), 0) < $2::bigint`,
+    [idTable(plan), maxId],
+  );
+}
+
+/** Sets the sequence so the next id is `maxId + 1` (1 for an empty table), as a replaced collection's ids continue. */
+export async function resetSequence(db: Db, plan: TablePlan): Promise<void> {
+  const table = idTable(plan);
+  await db(`SELECT CASE WHEN max(id) IS NULL THEN setval(pg_get_serial_sequence($1, 'id'), 1, false) ELSE setval(pg_get_serial_sequence($1, 'id'), max(id)) END FROM "${table}"`, [table]);
+}
+
+// Columns and placeholders of a row write, after `first` fixed ones.
+function keyColumns(plan: TablePlan): string {
+  return plan.keys.map((k) => `, "${k.column}"`).join('');
+}
+
+/** Adds records under their own ids, many per statement; replaces those whose id is taken. */
+export async function putRecords(db: Db, plan: TablePlan, records: readonly StoredRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  if (plan.collection === STATS) await putStatsDays(db, records);
+  else {
+    const values = records.map((r) => rowValues(plan, r));
+    const casts = plan.keys.map((_, i) => `, $${i + 4}::text[]`).join('');
+    const updates = plan.keys.map((k) => `, "${k.column}" = excluded."${k.column}"`).join('');
+    await db(
+      `INSERT INTO ${plan.table} (id, user_id, data${keyColumns(plan)})
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::jsonb[]${casts})
+       ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, data = excluded.data${updates}`,
+      [records.map((r) => r.id), values.map((v) => v.userId), values.map((v) => v.data), ...plan.keys.map((_, i) => values.map((v) => v.keys[i]))],
+    );
+  }
+  await advanceSequence(db, plan, records.reduce((max, r) => Math.max(max, r.id), 0));
+}
+
+/** Adds a record under the collection's next id; its index keys are computed from the record with that id. */
+export async function insertRecord<T extends object>(db: Db, plan: TablePlan, data: T): Promise<T & { id: number }> {
+  const { rows } = await db<{ id: number }>(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id`, [idTable(plan)]);
+  const id = rows[0]!.id;
+  const record = Object.assign({ id }, data, { id }) as unknown as StoredRecord;
+  if (plan.collection === STATS) await putStatsDays(db, [record]);
+  else {
+    const v = rowValues(plan, record);
+    const placeholders = plan.keys.map((_, i) => `, $${i + 4}`).join('');
+    await db(`INSERT INTO ${plan.table} (id, user_id, data${keyColumns(plan)}) VALUES ($1, $2, $3${placeholders})`, [id, v.userId, v.data, ...v.keys]);
+  }
+  return record as T & { id: number };
+}
+
+/** Replaces fields of a record (locked first, so concurrent updates of it queue); undefined when it is missing. */
+export async function updateRecord<T extends StoredRecord>(db: Db, plan: TablePlan, id: number, patch: Partial<T>): Promise<T | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined;
+  if (plan.collection !== STATS) await db(`SELECT 1 FROM ${plan.table} WHERE id = $1 FOR UPDATE`, [id]);
+  else await db('SELECT 1 FROM stat_days WHERE id = $1 FOR UPDATE', [id]);
+  const before = await getRecord<T>(db, plan, id);
+  if (!before) return undefined;
+  const after = { ...before, ...patch, id } as T;
+  if (plan.collection === STATS) await putStatsDays(db, [after]);
+  else {
+    const v = rowValues(plan, after);
+    const sets = plan.keys.map((k, i) => `, "${k.column}" = $${i + 4}`).join('');
+    await db(`UPDATE ${plan.table} SET user_id = $2, data = $3${sets} WHERE id = $1`, [id, v.userId, v.data, ...v.keys]);
+  }
+  return after;
+}
+
+/** Removes a record; false when it was missing. */
+export async function removeRecord(db: Db, plan: TablePlan, id: number): Promise<boolean> {
+  if (!Number.isSafeInteger(id)) return false;
+  const { rowCount } = await db(`DELETE FROM "${idTable(plan)}" WHERE id = $1`, [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Removes the records `where` matches; how many. */
+export async function removeWhere(db: Db, plan: TablePlan, where: Where): Promise<number> {
+  const p = new Params();
+  const sql = whereSql(where, p);
+  const target = plan.collection === STATS ? `stat_days WHERE id IN (SELECT t.id FROM stats t WHERE ${sql})` : `${plan.table} t WHERE ${sql}`;
+  const { rowCount } = await db(`DELETE FROM ${target}`, p.values);
+  return rowCount ?? 0;
+}
