@@ -16,6 +16,12 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** A postgres:// URL: data in PostgreSQL instead of DATA_DIR's JSON files. */
+  databaseUrl: string | undefined;
+  /** Connections in the PostgreSQL pool. */
+  databasePool: number;
+  /** The PostgreSQL schema of the tables. */
+  databaseSchema: string;
   baseUrl: string;
   /** False when BASE_URL was not given, so the server may derive it from the port it really got. */
   baseUrlExplicit: boolean;
@@ -57,7 +63,7 @@ export interface Config {
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy';
+type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
 interface Setting {
   key: keyof Config;
@@ -72,6 +78,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'port', env: 'PORT', kind: 'port', fallback: '3000', help: 'TCP port to listen on (0 picks a free one)' },
   { key: 'host', env: 'HOST', kind: 'string', fallback: '0.0.0.0', help: 'Interface to bind' },
   { key: 'dataDir', env: 'DATA_DIR', kind: 'string', fallback: './data', help: 'Directory of the JSON data files; :memory: keeps everything in memory' },
+  { key: 'databaseUrl', env: 'DATABASE_URL', kind: 'database-url', fallback: undefined, help: 'postgres://user:password@host:port/database: keep the data in PostgreSQL (DATA_DIR is then not used)' },
+  { key: 'databasePool', env: 'DATABASE_POOL', kind: 'int', fallback: '10', help: 'Connections in the PostgreSQL pool' },
+  { key: 'databaseSchema', env: 'DATABASE_SCHEMA', kind: 'identifier', fallback: 'public', help: 'PostgreSQL schema holding the tables (several servers can share one database in different schemas)' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
   { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
   { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
@@ -175,6 +184,22 @@ function parseValue(s: Setting, raw: string): unknown {
       // Never echo a key back, even a bad one.
       if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError(`Invalid ${s.env}: must be 16 to 256 printable characters without spaces`);
       return raw;
+    case 'database-url': {
+      // Never echo the URL back: it may hold the password.
+      let url: URL | null = null;
+      try {
+        url = new URL(raw);
+      } catch {
+        // reported below
+      }
+      if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname) {
+        throw new ConfigError(`Invalid ${s.env}: must be postgres://user:password@host:port/database`);
+      }
+      return raw;
+    }
+    case 'identifier':
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw bad('is not a plain lowercase SQL name (letters, digits, underscores)');
+      return raw;
     case 'string':
       return raw;
   }
@@ -213,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   }
   const config = out as unknown as Config;
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
+  if (config.databasePool === 0) throw new ConfigError('Invalid DATABASE_POOL: "0" must be at least 1 connection');
   if (config.passwordAttemptWindow === 0) throw new ConfigError('Invalid PASSWORD_ATTEMPT_WINDOW: "0" must be at least 1 second');
   config.serverIp ??= [];
   config.reservedDomains ??= [];

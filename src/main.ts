@@ -3,6 +3,7 @@ import { createLogger } from './log.ts';
 import { ListenError, startServer } from './server.ts';
 import { runUserCommand, USER_COMMANDS } from './cli/users.ts';
 import { DATA_COMMANDS } from './cli/data.ts';
+import { runMigrate } from './cli/migrate.ts';
 import { demoEnv, startDemo } from './demo/start.ts';
 import { FixtureError } from './fixtures/read.ts';
 import { DataFileError } from './store/file/atomic-file.ts';
@@ -14,7 +15,7 @@ const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS];
 const HELP = `Usage: npm run cli -- <command> [options]   (npm start runs "serve")
 
 Commands:
-${[['serve', 'Run the server (default); --seed <file> loads fixtures into an empty data directory'], ['demo', 'Run an in-memory server full of demo data (npm run demo)'], ...COMMANDS.map((c) => [c.name, c.summary])].map(([n, d]) => `  ${n!.padEnd(18)} ${d}`).join('\n')}
+${[['serve', 'Run the server (default); --seed <file> loads fixtures into an empty data directory'], ['demo', 'Run an in-memory server full of demo data (npm run demo)'], ['migrate', 'Bring the PostgreSQL schema up to this version (the server also does at start)'], ...COMMANDS.map((c) => [c.name, c.summary])].map(([n, d]) => `  ${n!.padEnd(18)} ${d}`).join('\n')}
 
 Settings (environment variable, or the flag):
 ${SETTINGS.map((s) => `  ${flagName(s.env).padEnd(24)} ${s.env.padEnd(22)} ${s.help} [${s.fallback ?? 'unset'}]`).join('\n')}
@@ -47,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  if (command === 'migrate') return runMigrate(args, (line) => console.log(line), (line) => console.error(line));
   if (command === 'serve' || command === 'demo') {
     if (args.includes('--help')) {
       console.log(HELP);
@@ -68,7 +70,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError || err instanceof ListenError || err instanceof StoreUnavailableError;
+    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError || err instanceof ListenError || err instanceof StoreUnavailableError || (err as Error | null)?.name === 'SchemaTooNewError';
     console.error(known ? (err as Error).message : err);
     process.exit(1);
   },

@@ -20,7 +20,7 @@ import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import type { Resource } from './resources/define.ts';
 import { RESOURCES, storeSchema } from './resources/table.ts';
-import { openStore } from './store/open.ts';
+import { openStore, storeLabel } from './store/open.ts';
 import type { Store } from './store/store.ts';
 
 /** A server that is listening. */
@@ -59,7 +59,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
-  const store = await openStore({ dataDir: config.dataDir, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
   try {
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
@@ -70,7 +70,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
     const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-    options.log.info(`listening on ${url} (data: ${config.dataDir})`);
+    options.log.info(`listening on ${url} (data: ${storeLabel(config)})`);
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {

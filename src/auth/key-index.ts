@@ -35,7 +35,7 @@ export class KeyIndex {
     if (known) return known;
     const version = this.builtAt;
     const hash = hashApiKey(key);
-    const user = await this.store.lookup<UserRecord>('users', 'key', hash);
+    const user = await this.store.lookup<UserRecord>('users', 'keyHash', hash);
     if (!user || !sameKeyHash(user.keyHash, hash)) return null;
     // Kept only if the users did not change while the store answered.
     if (this.store.version('users') === version) {

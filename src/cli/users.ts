@@ -38,7 +38,7 @@ export interface UserCommand {
 export class UsageError extends Error {}
 
 /** Flags every data-directory command takes. */
-export const common = { 'data-dir': { type: 'string' }, help: { type: 'boolean' } } as const;
+export const common = { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, 'database-schema': { type: 'string' }, help: { type: 'boolean' } } as const;
 
 /** The user-management commands. */
 export const USER_COMMANDS: readonly UserCommand[] = [
@@ -106,8 +106,9 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
-  const config = loadConfig(processEnv(), values['data-dir'] ? ['--data-dir', String(values['data-dir'])] : []);
-  const store = await openStore({ dataDir: config.dataDir, collections: storeSchema(RESOURCES) });
+  const flags = (['data-dir', 'database-url', 'database-schema'] as const).flatMap((name) => (typeof values[name] === 'string' ? [`--${name}`, values[name]] : []));
+  const config = loadConfig(processEnv(), flags);
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: 2, databaseSchema: config.databaseSchema, collections: storeSchema(RESOURCES) });
   try {
     await cmd.run(store, values, (line) => console.log(line), { positionals, write: (text) => process.stdout.write(text), stderr: process.stderr });
     return 0;

@@ -69,8 +69,8 @@ export const campaigns = defineResource<typeof campaignFields, Campaign>({
   shapes: { entry: { ...campaignShape, views: int }, created: campaignShape, updated: campaignShape },
   searchable: ['name', 'slug'],
   // Case-insensitive: /r/Promo and /r/promo are one rotator.
-  indexes: { slug: (c) => c.slug?.toLowerCase() ?? null },
-  unique: { slug: SLUG_TAKEN },
+  indexes: { slug: (c) => c.slug?.toLowerCase() ?? null, name: (c) => `${c.userId}\n${c.name.toLowerCase()}` },
+  unique: { slug: SLUG_TAKEN, name: () => new ApiError(400, 'You already have a campaign with that name.') },
   messages: { notFound: 'Campaign not found. Please try again.', updated: 'Campaign has been updated successfully.', deleted: 'Campaign has been deleted successfully.' },
   example: (n) => ({ name: `Campaign ${n}`, slug: `camp-${n}`, public: n % 2 === 0 }),
   // Rotator visits are counted with the click statistics; the record's `views` is the base they add to.

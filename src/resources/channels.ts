@@ -43,6 +43,9 @@ export const channels = defineResource<typeof channelFields, Channel>({
   listKey: 'channels',
   shapes: { entry: channelShape, created: channelShape },
   searchable: ['name', 'description'],
+  // One name per user, whatever the letter case.
+  indexes: { name: (c) => `${c.userId}\n${c.name.toLowerCase()}` },
+  unique: { name: () => new ApiError(400, 'You already have a channel with this name.') },
   messages: { notFound: 'Channel does not exist.', updated: 'Channel has been updated successfully.', deleted: 'Channel has been deleted successfully.' },
   example: (n) => ({ name: `Channel ${n}`, description: `Things about ${n}`, color: `#${(0x102030 + n).toString(16).toUpperCase()}`, starred: n % 2 === 1 }),
   entry: (c) => ({ id: c.id, name: c.name, description: c.description, color: c.color, starred: c.starred }),

@@ -79,7 +79,9 @@ export const domains = defineResource<typeof domainFields, Domain>({
   listKey: 'domains',
   shapes: { entry: { id: int, domain: str, redirectroot: str, redirect404: str } },
   searchable: ['domain'],
-  indexes: { host: (d) => new URL(d.domain).host },
+  // `host` (with the port) finds the domain a request came by; `hostname` keeps one name to one owner.
+  indexes: { host: (d) => new URL(d.domain).host, hostname: (d) => new URL(d.domain).hostname },
+  unique: { hostname: () => new ApiError(400, 'That domain is already in use.') },
   messages: { notFound: 'Domain does not exist.', updated: 'Domain has been updated successfully.', deleted: 'Domain has been deleted successfully.' },
   example: (n) => ({ domain: `https://brand${n}.example.com`, redirectroot: `https://example.com/home-${n}`, redirect404: n % 2 ? '' : `https://example.com/missing-${n}` }),
   entry: (d) => ({ id: d.id, domain: d.domain, redirectroot: d.redirectroot, redirect404: d.redirect404 }),

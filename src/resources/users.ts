@@ -111,8 +111,8 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   shapes: { entry: userEntryShape, created: { message: str, id: int, userid: int, apikey: str } },
   searchable: ['email', 'username'],
   // One account per email and per username, whatever the letter case; one user per key.
-  indexes: { email: (u) => u.email.toLowerCase(), username: (u) => u.username.toLowerCase(), key: (u) => u.keyHash },
-  unique: { email: EMAIL_TAKEN, username: USERNAME_TAKEN, key: () => new ApiError(500, 'Please try again.') },
+  indexes: { email: (u) => u.email.toLowerCase(), username: (u) => u.username.toLowerCase(), keyHash: (u) => u.keyHash },
+  unique: { email: EMAIL_TAKEN, username: USERNAME_TAKEN, keyHash: () => new ApiError(500, 'Please try again.') },
   messages: { notFound: 'User does not exist.', updated: 'Account has been successfully updated.', deleted: 'User has been successfully deleted.' },
   example: (n) => ({ username: `user${n}`, email: `user${n}@example.com`, password: `secret-${n}` }),
   entry: publicUser,

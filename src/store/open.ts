@@ -10,6 +10,8 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   /** Connections in the PostgreSQL pool. */
   databasePool?: number;
+  /** The PostgreSQL schema of the tables (default public). */
+  databaseSchema?: string;
   collections: readonly CollectionSchema[];
   /** File store: journal entries and bytes between two snapshots. */
   snapshotEvery?: number;
@@ -17,7 +19,23 @@ export interface OpenStoreOptions {
   log?: Logger;
 }
 
+/** Where the data lives, for a log line: the directory, or PostgreSQL's host:port/database (never the password). */
+export function storeLabel(options: { dataDir: string; databaseUrl?: string; databaseSchema?: string }): string {
+  if (!options.databaseUrl) return options.dataDir;
+  try {
+    const url = new URL(options.databaseUrl);
+    return `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}${options.databaseSchema && options.databaseSchema !== 'public' ? ` schema ${options.databaseSchema}` : ''}`;
+  } catch {
+    return 'PostgreSQL';
+  }
+}
+
 /** Opens the backend the settings name: PostgreSQL when a database URL is set, the JSON files otherwise. */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  if (options.databaseUrl) {
+    // Loaded only when asked for: a server on the JSON files never loads the driver.
+    const { PostgresStore } = await import('./postgres/postgres-store.ts');
+    return PostgresStore.open({ url: options.databaseUrl, poolSize: options.databasePool, schema: options.databaseSchema, collections: options.collections, log: options.log });
+  }
   return FileStore.open({ dir: options.dataDir, collections: options.collections, snapshotEvery: options.snapshotEvery, snapshotBytes: options.snapshotBytes, log: options.log });
 }

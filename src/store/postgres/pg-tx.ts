@@ -1,5 +1,5 @@
-import type { Found, ListQuery, StoredRecord, Tx, Where } from '../store.ts';
-import { dropCountsIn } from './pg-counters.ts';
+import type { CountsDelta, Found, ListQuery, StoredRecord, Tx, Where } from '../store.ts';
+import { addCountsIn, dropCountsIn } from './pg-counters.ts';
 import { countRecords, findRecords, getRecord, lookupRecord } from './reads.ts';
 import type { Db } from './reads.ts';
 import { STATS } from './tables.ts';
@@ -127,5 +127,11 @@ export class PgTx implements Tx {
   dropCounts(subject: string): Promise<void> {
     this.touched.add(STATS);
     return this.run(() => dropCountsIn(this.db, subject));
+  }
+
+  /** Adds counts inside this transaction (imports). */
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
+    this.touched.add(STATS);
+    return this.run(() => addCountsIn(this.db, deltas, maxLabels));
   }
 }
