@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp , allOf , ownedBy } from './helpers.ts';
+import { allOf, eventually, ownedBy, testApp } from './helpers.ts';
 
 const UA = {
   chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
@@ -179,29 +179,27 @@ test('the event endpoint is rate limited per client IP, answers CORS, and serves
 });
 
 test('deleting a website deletes its statistics, written and buffered', async () => {
-  const { call, send, store, id, clock, alice } = await tracked();
+  const { call, send, store, id, clock, alice, counters } = await tracked();
   await send({ page: 'https://example.com/a' }, V1);
-  await new Promise((resolve) => setTimeout(resolve, 1200));
   const subject = `website:${id}`;
-  assert.equal((await allOf(store, 'stats')).filter((r) => r.subject === subject).length, 1, 'the batched write happened');
+  assert.ok(await eventually(async () => (await allOf(store, 'stats')).filter((r) => r.subject === subject).length === 1), 'the batched write happened');
   clock.set('2026-11-22T10:00:00Z');
   await send({ page: 'https://example.com/b' }, V1);
   const r = await call('DELETE', `/api/v1/websites/${id}`, { key: alice.key });
   assert.equal(r.status, 200);
   assert.deepEqual((await allOf(store, 'stats')).filter((s) => s.subject === subject), []);
-  await new Promise((resolve) => setTimeout(resolve, 1200));
+  await counters.flush();
   assert.deepEqual((await allOf(store, 'stats')).filter((s) => s.subject === subject), [], 'the buffer did not bring them back');
 });
 
 test("deleting a user deletes the user's websites and their statistics", async () => {
-  const { call, send, store, alice } = await tracked();
+  const { call, send, store, alice, counters } = await tracked();
   await send({ page: 'https://example.com/a' }, V1);
-  await new Promise((resolve) => setTimeout(resolve, 1200));
-  assert.equal((await ownedBy(store, 'stats', alice.id)).length, 1);
+  assert.ok(await eventually(async () => (await ownedBy(store, 'stats', alice.id)).length === 1), 'the batched write happened');
   await send({ page: 'https://example.com/b' }, V2);
   const r = await call('DELETE', `/api/user/${alice.id}/delete`);
   assert.equal(r.status, 200, r.text);
   assert.deepEqual([(await ownedBy(store, 'websites', alice.id)), (await ownedBy(store, 'stats', alice.id))], [[], []]);
-  await new Promise((resolve) => setTimeout(resolve, 1200));
+  await counters.flush();
   assert.equal((await store.count('stats')), 0, 'the buffered day was not written back');
 });

@@ -4,7 +4,14 @@ import { ApiError } from '../src/errors.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { checkPointsHere } from '../src/resources/domain-check.ts';
 import { domainOrigin } from '../src/resources/domains.ts';
-import { snapshotOf, testApp , allOf } from './helpers.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
+import { serializeCollectionFile } from '../src/store/file/collection.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
+import { TEST_BACKEND } from './backend.ts';
+import { allOf, snapshotOf, testApp } from './helpers.ts';
 
 const RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
 
@@ -172,13 +179,20 @@ test('RESERVED_DOMAINS takes host names or origins, and refuses anything else na
   }
 });
 
-test('a host name that older data holds twice (two ports) stays taken when one of the two is deleted', async () => {
-  const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
-  const bob = await makeUser('bob2');
-  await store.transaction(async (tx) => {
-    await tx.insert('domains', { userId: 1, domain: 'https://twice.example.com', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
-    await tx.insert('domains', { userId: 1, domain: 'https://twice.example.com:8443', redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' });
+const NEVER_IN_POSTGRES = TEST_BACKEND === 'postgres' && 'PostgreSQL never held such data: its unique index on host names refuses the second';
+
+test('a host name that older data holds twice (two ports) stays taken when one of the two is deleted', { skip: NEVER_IN_POSTGRES }, async (t) => {
+  // Written as an older version left it: in a data file, past today's unique index.
+  const dir = await mkdtemp(join(tmpdir(), 'domains-twice-'));
+  const twice = ['https://twice.example.com', 'https://twice.example.com:8443'].map((domain, i) => ({ id: i + 1, userId: 1, domain, redirectroot: '', redirect404: '', date: '2026-11-21 10:00:00' }));
+  await writeFile(join(dir, 'domains.json'), serializeCollectionFile({ collection: 'domains', seq: 0, nextId: 3, records: twice }));
+  const opened = await FileStore.open({ dir, collections: storeSchema(RESOURCES) });
+  t.after(async () => {
+    await opened.close();
+    await rm(dir, { recursive: true, force: true });
   });
+  const { call, store, makeUser } = await testApp({ rateLimit: 1000 }, { store: opened });
+  const bob = await makeUser('bob2');
   // The later one, which a one-record-per-name index would point at.
   const later = (await allOf<{ id: number; domain: string }>(store, 'domains')).find((d) => d.domain === 'https://twice.example.com:8443')!;
   assert.equal((await call('DELETE', `/api/domain/${later.id}/delete`)).status, 200);

@@ -5,9 +5,9 @@ import { fixedClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
-import { RESOURCES, storeSchema } from '../src/resources/table.ts';
-import { FileStore } from '../src/store/file/file-store.ts';
+import { DailyCounters } from '../src/stats/daily-counters.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
+import { openTestStore } from './backend.ts';
 
 /** The admin key every in-process test app starts with. */
 export const ADMIN_KEY = 'sk_test_admin_key_0000000000000000000000000';
@@ -31,10 +31,13 @@ export interface Call {
 /** A fresh in-memory app with an admin, a fixed clock and a seeded random source. */
 export async function testApp(overrides: Partial<Config> = {}, parts: Partial<AppParts> = {}) {
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt' }), ...overrides };
-  const store = parts.store ?? (await openTestStore());
+  const store = parts.store ?? (await openTestStore(parts.resources));
   const clock = fixedClock('2026-11-21T10:00:00Z');
   await ensureAdmin(store, clock, ADMIN_KEY);
-  const app = createApp({ store, config, clock, random: seededRandom(1), ...parts });
+  const random = parts.random ?? seededRandom(1);
+  // Made here, so a test can wait for a flush (on PostgreSQL one takes real time).
+  const counters = parts.counters ?? new DailyCounters(store, { clock: parts.clock ?? clock, random });
+  const app = createApp({ store, config, clock, random, ...parts, counters });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -63,7 +66,17 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { id: r.body.id, key: r.body.apikey };
   }
 
-  return { app, store, config, clock, call, makeUser };
+  return { app, store, config, clock, counters, call, makeUser };
+}
+
+/** Resolves once `check` holds, trying every 20 ms for up to `ms` (a timer-driven flush on a busy machine); false if it never did. */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 5000): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Every record of a collection, in id order. */
@@ -83,7 +96,4 @@ export async function snapshotOf(store: Store, collection: string): Promise<stri
   return JSON.stringify(await allOf(store, collection));
 }
 
-/** A fresh, empty in-memory store of the whole resource table. */
-export function openTestStore(): Promise<Store> {
-  return FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
-}
+export { openTestStore } from './backend.ts';
