@@ -110,7 +110,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
       check: (csp) => {
         assert.deepEqual(csp.get('img-src'), ['https://img.example.net']);
         assert.deepEqual(csp.get('form-action'), ["'none'"]);
-        assert.equal(csp.get('script-src'), undefined, 'no script at all');
+        assert.deepEqual(csp.get('script-src')?.map((src) => src.startsWith("'sha256-")), [true], 'no script but the countdown, by its hash');
       },
     },
     { name: 'frame page', path: '/framed', status: 200, check: (csp) => assert.deepEqual(csp.get('frame-src'), ['https://example.com', 'https:']) },
@@ -237,8 +237,10 @@ test('password forms posted from another site are refused and not counted; from 
     }
     assert.equal((await post(path, 'wrong', { 'sec-fetch-site': 'cross-site' })).status, 403);
     const own = await post(path, 'pw', { 'sec-fetch-site': 'same-origin', origin: 'http://sho.rt' });
-    assert.equal(own.status, 303, `${path}: refused posts did not use up the limit of 1`);
-    assert.equal((await post(path, 'pw', { origin: 'http://sho.rt' })).status, 303, `${path}: Origin alone, same host`);
+    // A link opens through a page of its own (see openingPage), a stats page by a redirect to itself.
+    const signedIn = path === '/locked' ? 200 : 303;
+    assert.equal(own.status, signedIn, `${path}: refused posts did not use up the limit of 1`);
+    assert.equal((await post(path, 'pw', { origin: 'http://sho.rt' })).status, signedIn, `${path}: Origin alone, same host`);
   }
 });
 
