@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
-import { escapeHtml, lineChart } from '../src/analytics/chart.ts';
+import { escapeHtml, lineChart, yTicks } from '../src/analytics/chart.ts';
 import { continentLabel } from '../src/analytics/continents.ts';
 import { booleanField, choiceField } from '../src/analytics/form-fields.ts';
 import { laravelPage } from '../src/analytics/list-page.ts';
@@ -94,6 +94,21 @@ test('escapeHtml and the chart escape every label', () => {
   assert.ok(!svg.includes('<d1>') && !svg.includes('<x>'));
   assert.ok(svg.includes('&#60;d1&#62;: 0 views'));
   assert.equal((svg.match(/<circle/g) ?? []).length, 2);
+});
+
+test('yTicks: round steps (1, 2 or 5 × 10^n), at most 5 intervals, the top at or above the largest value', () => {
+  const cases: [number, number[]][] = [
+    [0, [0, 1, 2, 3, 4]],
+    [3, [0, 1, 2, 3, 4]],
+    [37, [0, 10, 20, 30, 40]],
+    [50, [0, 20, 40, 60]],
+    [41, [0, 20, 40, 60]],
+    [7, [0, 2, 4, 6, 8]],
+    [1234, [0, 500, 1000, 1500]],
+  ];
+  for (const [max, ticks] of cases) assert.deepEqual(yTicks(max), ticks, String(max));
+  const svg = lineChart(['a', 'b'], [{ name: 'v', color: '#000', values: [13, 50] }], 't');
+  assert.deepEqual([...svg.matchAll(/text-anchor="end">(\d+)</g)].map((m) => Number(m[1])), [0, 20, 40, 60], 'the chart labels its grid with them');
 });
 
 test('pageRange: the query range when valid, else the last 30 days with a notice', () => {

@@ -45,7 +45,7 @@ test('privacy 0: the page is public, server-rendered with an inline SVG chart, t
   assert.ok(r.text.includes('/a?x=1&#38;y=2'), 'values are HTML-escaped');
   assert.ok(!/<script|https?:\/\/(?!www\.w3\.org)[^"]*\.(js|css)/.test(r.text), 'no scripts, no CDN');
   const ranged = await page('/stats/public.example.com?from=2026-11-20&to=2026-11-21');
-  assert.equal((ranged.text.match(/<circle/g) ?? []).length, 4, 'two days, two series');
+  assert.equal((ranged.text.match(/<circle/g) ?? []).length, 8, 'two days, two series, in the wide and in the phone drawing');
   const bad = await page('/stats/public.example.com?from=2026-11-22&to=2026-01-01');
   assert.equal(bad.status, 200);
   assert.ok(bad.text.includes('Invalid date range'));

@@ -27,7 +27,7 @@ test('campaigns', async (t) => {
   await t.test('without a slug there is no rotator, public defaults to false, and the name is trimmed', async () => {
     const r = await add({ name: '  Plain  ' });
     const id = r.body.id;
-    assert.deepEqual(r.body, { error: 0, id, domain: 'Plain', name: 'Plain', public: false, rotator: false, list: `http://sho.rt/c/${id}-${id}` });
+    assert.deepEqual(r.body, { error: 0, id, domain: 'Plain', name: 'Plain', public: false, rotator: false, list: `http://sho.rt/c/${id}-plain` });
     assert.equal((await store.get('campaigns', id))!.slug, null);
   });
 
@@ -174,4 +174,33 @@ test('a public campaign page lists only public links without a password, and no 
   assert.match(page.text, /open-door/);
   assert.match(page.text, /http:\/\/sho\.rt\/open/);
   for (const hidden of ['secret-plan', 'private-memo', 'sho.rt/locked', 'sho.rt/hidden']) assert.doesNotMatch(page.text, new RegExp(hidden), hidden);
+});
+
+test('a campaign page has one readable URL: from its slug, else its name; other spellings redirect to it, unknown or private ones are 404', async () => {
+  const { call } = await testApp({ rateLimit: 1000 });
+  const add = async (body: Record<string, unknown>) => (await call('POST', '/api/campaign/add', { body: { public: true, ...body } })).body;
+  const cases = [
+    { body: { name: 'Launch', slug: 'Launch-Day' }, path: 'launch-day' },
+    { body: { name: 'Spring Sale 2027!' }, path: 'spring-sale-2027' },
+    { body: { name: 'Café crème' }, path: 'cafe-creme' },
+    { body: { name: '夏のセール' }, path: '' },
+  ];
+  for (const c of cases) {
+    const campaign = await add(c.body);
+    const path = c.path ? `/c/${campaign.id}-${c.path}` : `/c/${campaign.id}`;
+    assert.equal(campaign.list, `http://sho.rt${path}`, JSON.stringify(c.body));
+    const page = await call('GET', path, { key: null });
+    assert.equal(page.status, 200, path);
+    assert.match(page.text, /<h1>/);
+    for (const other of [`/c/${campaign.id}-wrong-name`, `/c/${campaign.id}`, `/c/${campaign.id}-${campaign.id}`].filter((p) => p !== path)) {
+      const r = await call('GET', other, { key: null });
+      assert.deepEqual([r.status, r.headers.get('location')], [302, path], other);
+    }
+  }
+  const hidden = await add({ name: 'Hidden', public: false });
+  for (const path of [`/c/${hidden.id}-hidden`, `/c/${hidden.id}`, '/c/999-nothing', '/c/spring-sale-2027', '/c/1x-launch']) {
+    const r = await call('GET', path, { key: null });
+    assert.equal(r.status, 404, path);
+    assert.equal(r.headers.get('location'), null, path);
+  }
 });

@@ -141,6 +141,8 @@ test('the public pages in their other states answer documented responses', async
   await at('signInStatsPage', '/stats/fixture.example.org', form({ password: 'page-pw' }), 503);
   release();
   await Promise.all(holders);
+  await at('unlockLink', '/locked', form({ password: 'pw' }), 200);
+  await at('getCampaignPage', `/c/${w.ids.campaign}-old-name`, {}, 302);
   for (let i = 1; i < 10; i++) await at('unlockLink', '/locked', form({ password: `wrong-${i}` }), 403);
   await at('unlockLink', '/locked', form({ password: 'pw' }), 429);
   w.clock.advance(300_000); // the password-attempt window (the stats page below counts for the same client)

@@ -11,31 +11,54 @@ export interface Series {
   values: readonly number[];
 }
 
-const W = 800;
-const H = 240;
-const PAD = { left: 48, right: 16, top: 16, bottom: 28 };
+/** The box a chart is drawn for: its width and height (SVG units) and how many dates its x axis names. */
+export interface ChartSize {
+  width: number;
+  height: number;
+  dates: number;
+}
 
-// A round top for the y axis (1, 2, 5 × 10^n), so the grid lines get readable labels.
-function niceMax(max: number): number {
-  if (max <= 4) return 4;
-  const step = 10 ** Math.floor(Math.log10(max));
-  return ([1, 2, 5, 10].map((m) => m * step).find((top) => top >= max) ?? 10 * step);
+/** A chart for a wide column (laptops, tablets). */
+export const WIDE: ChartSize = { width: 800, height: 240, dates: 5 };
+/** A chart for a phone's column, drawn for ~330 px so its text is not scaled down. */
+export const NARROW: ChartSize = { width: 360, height: 240, dates: 3 };
+
+/**
+ * Round y-axis ticks: a step of 1, 2 or 5 × 10^n giving at most 5 intervals, and the top the first
+ * step at or above the largest value (so 0, 10, 20, 30, 40, never 13/25/38).
+ */
+export function yTicks(max: number): number[] {
+  const raw = Math.max(max, 4) / 4;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? 10 * magnitude;
+  const top = Math.ceil(Math.max(max, 4) / step) * step;
+  return Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
+}
+
+/** The indexes of `count` labels spread evenly from the first to the last (all of them when fewer). */
+function spread(length: number, count: number): number[] {
+  if (length <= count) return Array.from({ length }, (_, i) => i);
+  return [...new Set(Array.from({ length: count }, (_, i) => Math.round((i * (length - 1)) / (count - 1))))];
 }
 
 /**
- * An inline SVG line chart of `series` over `labels` (one point per label), with a y grid, the
- * first and last labels on the x axis, and a native tooltip (<title>) on every point.
+ * An inline SVG line chart of `series` over `labels` (one point per label), drawn for `size`: a y
+ * grid with round ticks, a few dates on the x axis, a legend, and a native tooltip (<title>) on
+ * every point. Its text is styled by the page (`.chart text`).
  */
-export function lineChart(labels: readonly string[], series: readonly Series[], title: string): string {
-  const top = niceMax(Math.max(0, ...series.flatMap((s) => s.values)));
+export function lineChart(labels: readonly string[], series: readonly Series[], title: string, size: ChartSize = WIDE): string {
+  const W = size.width;
+  const H = size.height;
+  const PAD = { left: 44, right: 12, top: 30, bottom: 26 };
+  const ticks = yTicks(Math.max(0, ...series.flatMap((s) => s.values)));
+  const top = ticks[ticks.length - 1]!;
   const innerW = W - PAD.left - PAD.right;
   const innerH = H - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (labels.length <= 1 ? innerW / 2 : (i * innerW) / (labels.length - 1));
   const y = (n: number) => PAD.top + innerH - (n / top) * innerH;
-  const grid = [0, 0.25, 0.5, 0.75, 1].map((f) => {
-    const value = Math.round(top * f);
-    return `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${value}</text>`;
-  });
+  const grid = ticks.map(
+    (value) => `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${value}</text>`,
+  );
   const lines = series.map((s) => {
     const points = s.values.map((n, i) => `${x(i).toFixed(1)},${y(n).toFixed(1)}`).join(' ');
     const dots = s.values
@@ -43,9 +66,11 @@ export function lineChart(labels: readonly string[], series: readonly Series[], 
       .join('');
     return `<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2"/>${dots}`;
   });
-  const first = labels[0] ?? '';
-  const last = labels[labels.length - 1] ?? '';
-  const axis = `<text x="${PAD.left}" y="${H - 8}">${escapeHtml(first)}</text><text x="${W - PAD.right}" y="${H - 8}" text-anchor="end">${escapeHtml(last)}</text>`;
-  const legend = series.map((s, i) => `<rect x="${PAD.left + 10 + i * 110}" y="4" width="10" height="10" fill="${s.color}"/><text x="${PAD.left + 24 + i * 110}" y="13">${escapeHtml(s.name)}</text>`).join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}" class="chart"><title>${escapeHtml(title)}</title>${grid.join('')}${lines.join('')}${axis}${legend}</svg>`;
+  const dates = spread(labels.length, size.dates).map((i, k, all) => {
+    const anchor = all.length === 1 ? 'middle' : k === 0 ? 'start' : k === all.length - 1 ? 'end' : 'middle';
+    const at = labels.length <= 1 ? x(0) : k === 0 ? PAD.left : k === all.length - 1 ? W - PAD.right : x(i);
+    return `<text x="${at.toFixed(1)}" y="${H - 6}" text-anchor="${anchor}">${escapeHtml(labels[i] ?? '')}</text>`;
+  });
+  const legend = series.map((s, i) => `<rect x="${PAD.left + i * 120}" y="6" width="12" height="12" rx="2" fill="${s.color}"/><text x="${PAD.left + 18 + i * 120}" y="17">${escapeHtml(s.name)}</text>`).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}" class="chart"><title>${escapeHtml(title)}</title><g class="y">${grid.join('')}</g>${lines.join('')}<g class="x">${dates.join('')}</g>${legend}</svg>`;
 }

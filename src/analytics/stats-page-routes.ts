@@ -15,7 +15,10 @@ import { normalizeDomain } from '../visits/domain.ts';
 import { waitText } from '../redirect/pages.ts';
 import { metricRows, topRows } from './metrics.ts';
 import { ACCESS_SECONDS, PageAccess, accessCookieName } from './page-access.ts';
-import { gateHtml, messageHtml, statsPageCsp, statsPageHtml } from './stats-page.ts';
+import type { Page } from '../html/page.ts';
+import type { Metric } from './metrics.ts';
+import { gatePage, messagePage, statsPageCsp, statsPageHtml } from './stats-page.ts';
+import type { TableUnit } from './stats-page.ts';
 import type { WebsiteIndex } from './website-index.ts';
 import { websiteSubject } from './website-subject.ts';
 import type { Website } from './websites.ts';
@@ -23,14 +26,20 @@ import { headerSafeLocation } from '../http/location.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
-const TABLES = [
-  ['Pages', 'page'],
-  ['Referrers', 'referrer'],
-  ['Countries', 'country'],
-  ['Browsers', 'browser'],
-  ['Operating systems', 'os'],
-  ['Devices', 'device'],
-] as const;
+// Pages count every pageview; the visit's breakdowns count each visitor once a day (see
+// pageviewTally); events count each time a custom event was sent.
+const TABLES: readonly [title: string, metric: Metric, label: string, unit: TableUnit][] = [
+  ['Pages', 'page', 'Page', 'Pageviews'],
+  ['Referrers', 'referrer', 'Referrer', 'Visitors'],
+  ['Countries', 'country', 'Country', 'Visitors'],
+  ['Browsers', 'browser', 'Browser', 'Visitors'],
+  ['Operating systems', 'os', 'Operating system', 'Visitors'],
+  ['Devices', 'device', 'Device', 'Visitors'],
+  ['Events', 'event', 'Event', 'Events'],
+];
+
+// The stats API's country label is `US:United States`; a person reads the name.
+const shown = (metric: Metric, value: string) => (metric === 'country' ? value.replace(/^[A-Z]{2}:/, '') : value);
 
 const isDate = (s: string | undefined): s is string => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s) && formatDate(Date.parse(`${s}T00:00:00Z`) || 0) === s;
 
@@ -51,8 +60,8 @@ function daysBetween(from: string, to: string): string[] {
 }
 
 /** A stats page: no script, no framing, no referrer, and a window no other page of the origin can script (see README, security model). */
-function html(c: Context, body: string, status: ContentfulStatusCode, headers: Record<string, string> = {}): Response {
-  return c.html(body, status, { ...pageHeaders({ html: body, csp: statsPageCsp, referrer: 'no-referrer', opener: 'isolated' }), 'cache-control': 'no-store', ...headers });
+function html(c: Context, page: Page, status: ContentfulStatusCode, headers: Record<string, string> = {}): Response {
+  return c.html(page.html, status, { ...pageHeaders({ ...page, referrer: 'no-referrer', opener: 'isolated' }), 'cache-control': 'no-store', ...headers });
 }
 
 /**
@@ -71,7 +80,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
     const param = c.req.param('domain') ?? '';
     const domain = normalizeDomain(param);
     const website = domain === null ? undefined : await websites.find(domain);
-    if (!website) return html(c, messageHtml('Not found', 'There are no statistics for this website.'), 404);
+    if (!website) return html(c, messagePage('Not found', 'There are no statistics for this website.'), 404);
     if (param !== website.domain) return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 301);
     return website;
   };
@@ -84,31 +93,31 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
     // origin (a user's pixel) that fetches or frames it with the visitor's cookie.
     const grant = isPageLoad(c) ? await access.check(cookie, website, s.clock.now(), userOf) : null;
     const allowed = website.privacy === 0 || grant === 'owner' || (website.privacy === 2 && grant === 'password');
-    if (!allowed) return html(c, gateHtml(website.domain, website.privacy === 1 ? 'owner' : 'password', undefined, cookie === undefined && strictCookieHeldBack(c)), 401);
+    if (!allowed) return html(c, gatePage(website.domain, website.privacy === 1 ? 'owner' : 'password', undefined, cookie === undefined && strictCookieHeldBack(c)), 401);
 
     const range = pageRange(c.req.query(), s.clock.now());
     const stored = await s.counters.days(websiteSubject(website.id), range.from, range.to);
     const byDay = new Map(stored.map((d) => [d.day, d.counts]));
     const days = daysBetween(range.from, range.to);
     const series = (name: string) => days.map((d) => (byDay.has(d) ? totalOf(byDay.get(d)!, name) : 0));
-    const tables = TABLES.map(([title, metric]) => ({ title, rows: topRows(metricRows(stored, metric), 10) }));
+    const tables = TABLES.map(([title, metric, label, unit]) => ({ title, label, unit, rows: topRows(metricRows(stored, metric), 10).map((r) => ({ ...r, value: shown(metric, r.value) })) }));
     const view = { domain: website.domain, ...range, days, pageviews: series('pageviews'), visitors: series('visitors'), tables };
-    return html(c, statsPageHtml(view), 200, website.privacy === 0 ? { 'cache-control': 'no-cache' } : {});
+    return html(c, { html: statsPageHtml(view), csp: statsPageCsp }, 200, website.privacy === 0 ? { 'cache-control': 'no-cache' } : {});
   });
 
   routes.post('/stats/:domain', async (c) => {
     const website = await find(c);
     if (website instanceof Response) return website;
     if (website.privacy === 0) return c.redirect(headerSafeLocation(`/stats/${website.domain}`), 303);
-    if (!fromOwnPage(c)) return html(c, messageHtml('Not accepted', 'This form can only be sent from its own page. Please open the statistics page again.'), 403);
+    if (!fromOwnPage(c)) return html(c, messagePage('Not accepted', 'This form can only be sent from its own page. Please open the statistics page again.'), 403);
     const ip = clientIp(c, s.config.trustProxy);
     const target = `website:${website.id}`;
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const kind = website.privacy === 1 ? 'owner' : 'password';
     const refused = (retryAfter: number, busy = false) =>
       busy
-        ? html(c, messageHtml('Please try again', 'The server is busy checking passwords. Please try again in a moment.'), 503, { 'retry-after': String(retryAfter) })
-        : html(c, messageHtml('Too many attempts', `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.`), 429, { 'retry-after': String(retryAfter) });
+        ? html(c, messagePage('Please try again', 'The server is busy checking passwords. Please try again in a moment.'), 503, { 'retry-after': String(retryAfter) })
+        : html(c, messagePage('Too many attempts', `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.`), 429, { 'retry-after': String(retryAfter) });
     let grant: string | null = null;
     if (kind === 'owner') {
       const user = typeof form.key === 'string' ? await keys.lookup(form.key) : null;
@@ -128,7 +137,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
       if (outcome.kind === 'right') grant = access.issue('password', website, s.clock.now());
     }
     if (grant === null) {
-      return html(c, gateHtml(website.domain, kind, kind === 'owner' ? 'That API key does not own this website.' : 'Wrong password.'), 401);
+      return html(c, gatePage(website.domain, kind, kind === 'owner' ? 'That API key does not own this website.' : 'Wrong password.'), 401);
     }
     setCookie(c, accessCookieName(website), grant, {
       path: `/stats/${website.domain}`,

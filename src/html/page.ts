@@ -57,11 +57,13 @@ export function originSource(url: string): string | null {
   }
 }
 
+// One look for every small page (link pages, stats gates): a card with a margin on any screen.
 const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2328;background:#f6f8fa}
-main{max-width:560px;margin:12vh auto;padding:32px;background:#fff;border:1px solid #d0d7de;border-radius:12px}
+main{max-width:560px;margin:12vh auto;padding:32px;background:#fff;border:1px solid #d0d7de;border-radius:12px;overflow-wrap:anywhere}
 h1{font-size:1.4rem;margin:0 0 12px}p{margin:8px 0}a{color:#0969da}.muted{color:#59636e;font-size:.9rem}.center{text-align:center}
-input,button{font:inherit;padding:8px 12px;border-radius:6px;border:1px solid #d0d7de}button{background:#1f883d;color:#fff;border-color:#1f883d;cursor:pointer}
-.error{color:#cf222e}form{display:flex;gap:8px;margin-top:16px}form input{flex:1}img{max-width:100%}`;
+input,button,.btn{font:inherit;padding:8px 12px;border-radius:6px;border:1px solid #d0d7de}button,.btn{background:#1f883d;color:#fff;border-color:#1f883d;cursor:pointer;text-decoration:none;display:inline-block}
+.error{color:#cf222e}form{display:flex;flex-wrap:wrap;gap:8px;margin-top:16px}form input{flex:1 1 12em;min-width:0}img{max-width:100%}ul{padding-left:1.2em}li{margin:6px 0}
+@media(max-width:600px){main{margin:24px 16px;padding:20px}}`;
 const STYLE_HASH = cspHash(STYLE);
 
 /** What a page adds to the common one: head markup, more CSS, one inline script, sources its CSP must allow. */

@@ -2,11 +2,16 @@ import { escapeHtml } from '../html/page.ts';
 import type { OpenApiDocument } from './document.ts';
 import type { Schema } from './json-schema.ts';
 
+/** Escaped text with line-break opportunities after `/` and `.` (paths, media types, `a.b` field names), so a narrow column breaks there and never inside a word. */
+export function breakable(text: string): string {
+  return escapeHtml(text).replace(/([/.])(?=\S)/g, '$1<wbr>');
+}
+
 /** The small Markdown the document's descriptions use: paragraphs, `- ` lists, `code`, **bold**. */
 export function markdown(text: string): string {
   const inline = (s: string) =>
     escapeHtml(s)
-      .replace(/`([^`]+)`/g, '<code>$1</code>')
+      .replace(/`([^`]+)`/g, (_m, code: string) => (/\s/.test(code) ? `<code>${code}</code>` : `<code class="nw">${code}</code>`))
       .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
   if (text.trim() === '') return '';
   return text
@@ -88,9 +93,9 @@ export function fieldRows(doc: OpenApiDocument, raw: Schema | undefined, prefix 
 export function fieldTable(rows: readonly FieldRow[]): string {
   if (rows.length === 0) return '';
   const body = rows
-    .map((r) => `<tr><td><code>${escapeHtml(r.name)}</code>${r.required ? ' <span class="req">required</span>' : ''}</td><td>${escapeHtml(r.type)}</td><td>${escapeHtml(r.rules)}</td></tr>`)
+    .map((r) => `<tr><td><code>${breakable(r.name)}</code>${r.required ? ' <span class="req">required</span>' : ''}</td><td>${escapeHtml(r.type)}</td><td>${escapeHtml(r.rules)}</td></tr>`)
     .join('');
-  return `<table><thead><tr><th>Field</th><th>Type</th><th>Rules</th></tr></thead><tbody>${body}</tbody></table>`;
+  return `<div class="t"><table><thead><tr><th>Field</th><th>Type</th><th>Rules</th></tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

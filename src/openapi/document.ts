@@ -17,7 +17,7 @@ const DESCRIPTION = `Two APIs on one server, with one bearer key per user:
 - **Website analytics** under \`/api/v1\`: form fields (or JSON) for writes; Laravel-shaped answers \`{data, status}\` and errors \`{message, status}\` (422: \`{message: {field: [texts]}, status}\`).
 
 Every authenticated response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
-Operations marked \`x-extension\` are not in the API reference this server implements.`;
+Operations marked \`x-extension\` are this server's own additions to the APIs of the two products it follows.`;
 
 const TAG_NOTES: Record<string, string> = {
   Account: 'The account of the key, key rotation, and sign-up.',

@@ -101,7 +101,8 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
       '/:alias',
       'Send the password of a protected link',
       {
-        '303': redirect('Accepted (a cookie is set), or the link has no password: back to the link.'),
+        '200': page('Accepted (a cookie is set): a page that opens the link (a redirect would be refused by the form\'s CSP, form-action \'self\', on its way to the target).'),
+        '303': redirect('The link has no password: back to the link.'),
         '403': page('Wrong password, or the form was posted from another site.'),
         '404': missing,
         '410': gone,
@@ -120,8 +121,8 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'rotateCampaign', 'get', '/r/:slug', 'Campaign rotator', { ...go, '302': redirect("To a protected link's short URL."), '404': page('No such campaign, or no link to visit.') }, {
       description: "The campaign's links in turn; a protected link goes through its own short URL.",
     }),
-    open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '404': page('No such public campaign.') }, {
-      description: "`:ref` is `<id>-<slug>`, as the campaign's `list` URL gives it.",
+    open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '404': page('No such public campaign.') }, {
+      description: "`:ref` is `<id>-<slug>`, or `<id>-<name as words>` for a campaign without a slug, as the campaign's `list` URL gives it.",
     }),
   ];
 }

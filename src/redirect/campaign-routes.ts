@@ -5,6 +5,7 @@ import type { Link } from '../links/shape.ts';
 import { shortUrlOf } from '../links/shape.ts';
 import { subjectOf } from '../links/stats.ts';
 import type { Campaign } from '../resources/campaigns.ts';
+import { campaignListPath } from '../resources/campaigns.ts';
 import type { Services } from '../resources/define.ts';
 import { parseDateTime } from '../resources/fields.ts';
 import { notFoundPage } from './pages.ts';
@@ -19,7 +20,7 @@ export async function campaignLinks(s: Services, campaign: Campaign): Promise<Li
   return items.filter((l) => l.expiry === undefined || parseDateTime(l.expiry) > now);
 }
 
-/** `GET /r/<slug>`: the campaign's links in turn (round robin); `GET /c/<id>-<slug>`: the public page of a campaign. */
+/** `GET /r/<slug>`: the campaign's links in turn (round robin); `GET /c/<id>-<slug or name>`: the public page of a campaign (other spellings redirect to it). */
 export function campaignPageRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   // The turn of each rotator; in memory: after a restart the round starts again at the first link.
@@ -41,9 +42,13 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
   });
 
   routes.get('/c/:ref', async (c) => {
-    const id = /^(\d{1,12})-/.exec(c.req.param('ref'))?.[1];
+    const id = /^(\d{1,12})(?:-|$)/.exec(c.req.param('ref'))?.[1];
     const campaign = id ? await s.store.get<Campaign>('campaigns', Number(id)) : undefined;
     if (!campaign?.public) return html(c, notFoundPage(), 404);
+    // Any other spelling (an old name, a typo, the bare id) goes to the page's one URL. 302, not
+    // 301: the readable part follows the name, and a cached 301 could loop after a rename back.
+    const path = campaignListPath(campaign);
+    if (c.req.path !== path) return uncachedRedirect(path, 302);
     // A public page never shows what its owner kept private or behind a password, not even a destination.
     const shown = (await campaignLinks(s, campaign)).filter((l) => l.status === 'public' && !l.password);
     const urls = await Promise.all(shown.map((l) => shortUrlOf(l, s)));

@@ -45,34 +45,52 @@ export function waitText(seconds: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-/** A page that moves on to `target` after `seconds` (meta refresh, and a visible link for no-refresh browsers). */
-export function movingOnPage(title: string, target: string, seconds: number, body: string, parts: PageParts = {}): Page {
+/**
+ * A page that moves on to `target` after `seconds` (meta refresh, so it works without script too):
+ * `card` is the card's content, which gets a visible Continue link; `after` follows the card.
+ */
+export function movingOnPage(title: string, target: string, seconds: number, card: string, parts: PageParts = {}, after = ''): Page {
   const refresh = `<meta http-equiv="refresh" content="${seconds};url=${escapeHtml(target)}">`;
-  return htmlPage(title, `${body}<p class="muted center">Not redirected? <a href="${escapeHtml(target)}" rel="noreferrer">Continue</a></p>`, { ...parts, head: refresh + (parts.head ?? '') });
+  const body = `<main>${card}<p class="center"><a class="btn" href="${escapeHtml(target)}" rel="noreferrer">Continue</a></p></main>${after}`;
+  return htmlPage(title, body, { ...parts, head: refresh + (parts.head ?? '') });
 }
+
+// Counts the visible seconds down; the meta refresh does the moving on, with or without it.
+const COUNTDOWN_SCRIPT = `(function(){var e=document.querySelector('[data-countdown]');if(!e)return;var n=Number(e.textContent);var t=setInterval(function(){n=Math.max(0,n-1);e.textContent=String(n);if(n===0)clearInterval(t)},1000)})()`;
 
 /** The built-in splash page, or a user's splash page (title, text, image, countdown). */
 export function splashPage(target: string, splash: { title?: string; text?: string; image?: string; countdown?: number } | null): Page {
   const seconds = splash?.countdown ?? 5;
   const title = splash?.title || 'You are leaving for another site';
   const image = splash?.image ? originSource(splash.image) : null;
-  const body = `<main><h1>${escapeHtml(title)}</h1>${image ? `<p><img src="${escapeHtml(splash!.image)}" alt=""></p>` : ''}
+  const card = `<h1>${escapeHtml(title)}</h1>${image ? `<p><img src="${escapeHtml(splash!.image)}" alt=""></p>` : ''}
 <p>${escapeHtml(splash?.text || 'You are being redirected to')}</p><p><a href="${escapeHtml(target)}" rel="noreferrer">${escapeHtml(target)}</a></p>
-<p class="muted">Redirecting in ${seconds} seconds.</p></main>`;
-  return movingOnPage(title, target, seconds, body, image ? { csp: { 'img-src': [image] } } : {});
+<p class="muted">Redirecting in <b data-countdown>${seconds}</b> second${seconds === 1 ? '' : 's'}.</p>`;
+  return movingOnPage(title, target, seconds, card, { script: COUNTDOWN_SCRIPT, ...(image ? { csp: { 'img-src': [image] } } : {}) });
 }
 
-const FRAME_CSS = '.frame{position:fixed;inset:0;display:flex;flex-direction:column}.bar{padding:4px 12px;background:#fff;border-bottom:1px solid #d0d7de}.frame iframe{flex:1;border:0;width:100%}';
+/**
+ * The answer to the right password: a page that opens the link itself. Not a 303 to it: the
+ * password form's CSP (form-action 'self') covers the whole redirect chain of the post, so a
+ * browser would refuse the link's redirect to its (other) origin; a refresh is a new navigation.
+ */
+export function openingPage(path: string): Page {
+  const page = movingOnPage('Opening the link', path, 0, '<h1>Password accepted</h1><p>Opening the link…</p>', { referrer: 'no-referrer' });
+  return { ...page, opener: 'same-origin' };
+}
+
+const FRAME_CSS = '.frame{position:fixed;inset:0;display:flex;flex-direction:column}.bar{padding:4px 12px;background:#fff;border-bottom:1px solid #d0d7de;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.frame iframe{flex:1;border:0;width:100%}';
 
 /**
  * The target in a full-page frame, with a thin bar linking to it directly. The frame may show the
  * target's origin and any https page its site moves on to inside the frame (its https or www twin,
  * a sign-in page): what the frame shows is the target's own business, kept apart by the browser.
  */
-export function framePage(target: string, title: string, overlay: { html: string; css: string; csp: Csp } = { html: '', css: '', csp: {} }): Page {
+export function framePage(target: string, title: string, overlay: { html: string; css: string; csp: Csp; script?: string } = { html: '', css: '', csp: {} }): Page {
   const origin = originSource(target);
   const body = `<div class="frame"><div class="muted bar"><a href="${escapeHtml(target)}" rel="noreferrer">${escapeHtml(title || target)}</a></div><iframe src="${escapeHtml(target)}" title="${escapeHtml(title || target)}"></iframe></div>${overlay.html}`;
-  return htmlPage(title || target, body, { css: FRAME_CSS + overlay.css, csp: mergeCsp({ 'frame-src': origin ? [origin, 'https:'] : [] }, overlay.csp) });
+  const csp = mergeCsp({ 'frame-src': origin ? [origin, 'https:'] : [] }, overlay.csp);
+  return htmlPage(title || target, body, { css: FRAME_CSS + overlay.css, csp, ...(overlay.script === undefined ? {} : { script: overlay.script }) });
 }
 
 /** What an overlay page needs of a CTA overlay. */
@@ -97,27 +115,33 @@ const POSITIONS: Record<string, string> = {
   center: 'top:50%;left:50%;transform:translate(-50%,-50%)',
 };
 
-/** The target framed, with the CTA overlay's box on top (a message with a button, or a contact form). */
+// The overlay's close button hides it (the framed page stays); a script, allowed by its hash.
+const CLOSE_SCRIPT = `document.querySelector('.cta .close').addEventListener('click',function(){document.querySelector('.cta').hidden=true})`;
+
+/** The target framed, with the CTA overlay's box on top (a message with a link button, or a contact form) and a close button. */
 export function overlayPage(target: string, title: string, o: OverlayView): Page {
   const colour = (c: string | undefined, fallback: string) => (c && /^#[0-9a-fA-F]{6}$/.test(c) ? c : fallback);
-  const css = `.cta{position:fixed;${POSITIONS[o.position ?? 'bottom-left'] ?? POSITIONS['bottom-left']};max-width:360px;padding:16px;border-radius:10px;box-shadow:0 4px 24px #0003;background:${colour(o.bgcolor, '#ffffff')};color:${colour(o.textcolor, '#1f2328')}}
-.cta button{background:${colour(o.buttoncolor, '#1f883d')};border-color:${colour(o.buttoncolor, '#1f883d')}}.cta form{flex-direction:column}`;
+  const button = colour(o.buttoncolor, '#1f883d');
+  const css = `.cta{position:fixed;${POSITIONS[o.position ?? 'bottom-left'] ?? POSITIONS['bottom-left']};width:360px;max-width:calc(100vw - 32px);padding:16px 44px 16px 16px;border-radius:10px;box-shadow:0 4px 24px #0003;background:${colour(o.bgcolor, '#ffffff')};color:${colour(o.textcolor, '#1f2328')}}
+.cta[hidden]{display:none}.cta p{margin:0 0 8px}.cta button,.cta .btn{background:${button};border-color:${button};color:#fff}.cta form{flex-direction:column;margin-top:8px}
+.cta .close{position:absolute;top:8px;right:8px;width:28px;height:28px;padding:0;line-height:26px;background:transparent;border:0;color:inherit;font-size:22px;opacity:.7}.cta .close:hover{opacity:1}`;
   const inner =
     o.type === 'contact'
       ? `<form method="post" action="${o.email ? `mailto:${escapeHtml(o.email)}` : '#'}" enctype="text/plain">${(o.fields ?? ['email'])
           .map((f) => `<input name="${escapeHtml(f)}" placeholder="${escapeHtml(f)}" aria-label="${escapeHtml(f)}">`)
           .join('')}<button type="submit">${escapeHtml(o.buttontext || 'Send')}</button></form>`
       : o.buttonlink
-        ? `<p><a href="${escapeHtml(o.buttonlink)}" rel="noreferrer"><button type="button">${escapeHtml(o.buttontext || 'Learn more')}</button></a></p>`
+        ? `<p><a class="btn" href="${escapeHtml(o.buttonlink)}" rel="noreferrer">${escapeHtml(o.buttontext || 'Learn more')}</a></p>`
         : '';
-  const box = `<aside class="cta" aria-label="Message"><p>${escapeHtml(o.message ?? '')}</p>${inner}</aside>`;
+  const close = '<button type="button" class="close" aria-label="Close" title="Close">×</button>';
+  const box = `<aside class="cta" aria-label="Message">${close}${o.message ? `<p>${escapeHtml(o.message)}</p>` : ''}${inner}</aside>`;
   const formAction: Csp = o.type === 'contact' ? { 'form-action': [o.email ? 'mailto:' : "'self'"] } : {};
-  return framePage(target, title, { html: box, css, csp: formAction });
+  return framePage(target, title, { html: box, css, csp: formAction, script: CLOSE_SCRIPT });
 }
 
 /** A short interstitial that fires the link's pixels, then moves on to the target. */
 export function pixelsPage(target: string, tags: readonly { html: string; csp: Csp }[]): Page {
   const script = `setTimeout(function(){location.replace(${scriptJson(target)})},800)`;
   const csp = tags.reduce<Csp>((all, t) => mergeCsp(all, t.csp), {});
-  return movingOnPage('Redirecting', target, 2, `<main><h1>Redirecting…</h1><p class="muted">${escapeHtml(target)}</p></main>${tags.map((t) => t.html).join('')}`, { script, csp });
+  return movingOnPage('Redirecting', target, 2, `<h1>Redirecting…</h1><p class="muted">${escapeHtml(target)}</p>`, { script, csp }, tags.map((t) => t.html).join(''));
 }

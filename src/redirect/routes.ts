@@ -18,7 +18,7 @@ import type { Page } from '../html/page.ts';
 import { htmlPage } from '../html/page.ts';
 import { fromOwnPage, isPageLoad, pageHeaders, strictCookieHeldBack } from '../html/page-headers.ts';
 import { linkPage } from './link-page.ts';
-import { busyPage, expiredPage, foreignFormPage, notFoundPage, passwordPage, tooManyAttemptsPage } from './pages.ts';
+import { busyPage, expiredPage, foreignFormPage, notFoundPage, openingPage, passwordPage, tooManyAttemptsPage } from './pages.ts';
 import { PassCookies } from './pass-cookie.ts';
 import { resolveTarget } from './target.ts';
 import { recordClick, visitOf } from './visit.ts';
@@ -119,7 +119,7 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
       secure: s.config.baseUrl.startsWith('https:'),
       maxAge: cookies.maxAgeSeconds,
     });
-    return c.redirect(c.req.path, 303);
+    return html(c, openingPage(c.req.path));
   });
   return routes;
 }

@@ -26,9 +26,21 @@ export function rotatorUrl(config: Config, c: Campaign): string | false {
   return c.slug ? `${config.baseUrl}/r/${c.slug}` : false;
 }
 
-/** The URL of a campaign's public page listing its links (served by the pages of issue 4). */
+/** The readable part of a campaign's page URL: its slug, else its name in lower-case ASCII words ("Spring Sale 2027" → "spring-sale-2027"), else ''. */
+export function campaignRefSlug(c: Pick<Campaign, 'slug' | 'name'>): string {
+  const words = (c.slug ?? c.name).normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return words.replace(/[^a-z0-9_]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64).replace(/-+$/, '');
+}
+
+/** The path of a campaign's public page: `/c/<id>-<slug or name>`, or `/c/<id>` when nothing readable is left. */
+export function campaignListPath(c: Pick<Campaign, 'id' | 'slug' | 'name'>): string {
+  const readable = campaignRefSlug(c);
+  return readable ? `/c/${c.id}-${readable}` : `/c/${c.id}`;
+}
+
+/** The URL of a campaign's public page listing its links. */
 export function campaignListUrl(config: Config, c: Campaign): string {
-  return `${config.baseUrl}/c/${c.id}-${c.slug ?? c.id}`;
+  return config.baseUrl + campaignListPath(c);
 }
 
 /** The body of create and update responses: the name under `domain` as the reference says, and under `name`. */
