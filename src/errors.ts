@@ -18,4 +18,5 @@ export const MESSAGES = {
   tooMany: 'Too Many API Requests.',
   notFound: 'Not found.',
   internal: 'An internal error occurred. Please try again later.',
+  unavailable: 'The service is temporarily unavailable. Please try again in a moment.',
 } as const;

@@ -4,6 +4,17 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BusyError } from '../auth/semaphore.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { ConflictError, StoreUnavailableError } from '../store/store.ts';
+
+const lastWarned = new WeakMap<Logger, number>();
+
+// True at most once per 5 s per logger.
+function quiet(log: Logger): boolean {
+  const now = Date.now();
+  if (now - (lastWarned.get(log) ?? 0) < 5000) return false;
+  lastWarned.set(log, now);
+  return true;
+}
 
 /** True for paths of either API (`/api` and below), where errors are JSON. */
 export function isApiPath(path: string): boolean {
@@ -40,6 +51,13 @@ export function toApiError(err: unknown, log: Logger, c: Context): ApiError {
     c.header('Retry-After', '1');
     return new ApiError(503, 'The server is busy checking passwords. Please try again in a moment.');
   }
+  if (err instanceof StoreUnavailableError) {
+    // While the database is away every request lands here: one line every few seconds is enough.
+    if (quiet(log)) log.warn('storage unavailable: answering 503', { reason: err.reason });
+    c.header('Retry-After', '2');
+    return new ApiError(503, MESSAGES.unavailable);
+  }
+  if (err instanceof ConflictError) return new ApiError(409, 'The request conflicts with a change made at the same time. Please try again.');
   log.error('unhandled error', { method: c.req.method, path: c.req.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   return new ApiError(500, MESSAGES.internal);
 }
