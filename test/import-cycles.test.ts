@@ -71,3 +71,35 @@ test('no module of src/ imports itself through others (type imports included)', 
   assert.ok(graph.size > 100, `read the whole tree (${graph.size} modules)`);
   assert.deepEqual(circles(graph), []);
 });
+
+// Where code outside src/store/ may reach into one backend, and why (anything else goes through the interface).
+const SEAM_EXCEPTIONS: Record<string, string> = {
+  'fixtures/read.ts': 'fixtures directories are collection files: it reads them with the file store reader',
+  'fake/index.ts': 'the fake is always in memory: its public store view reads memory synchronously',
+  'demo/build.ts': 'the demo is always in memory',
+  'main.ts': "the file store's start errors (a damaged file, a held lock) are printed as one line",
+  'cli/migrate.ts': 'the migrate command is PostgreSQL-only',
+};
+
+test('the storage seam: outside src/store/ nothing imports the driver or an adapter, but the listed exceptions', () => {
+  const offenders: string[] = [];
+  for (const [file, targets] of importGraph()) {
+    const from = relative(SRC, file);
+    if (from.startsWith('store/') || SEAM_EXCEPTIONS[from]) continue;
+    const text = readFileSync(file, 'utf8');
+    if (/from\s+'pg'|import\('pg'\)/.test(text)) offenders.push(`${from} imports pg`);
+    for (const t of targets) {
+      const to = relative(SRC, t);
+      if (to.startsWith('store/file/') || to.startsWith('store/postgres/')) offenders.push(`${from} imports ${to}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+  // SQL stays in the PostgreSQL adapter too.
+  const sql: string[] = [];
+  for (const file of importGraph().keys()) {
+    const from = relative(SRC, file);
+    if (from.startsWith('store/postgres/')) continue;
+    if (/\b(SELECT\s+[\w*]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b/.test(readFileSync(file, 'utf8'))) sql.push(from);
+  }
+  assert.deepEqual(sql, []);
+});
