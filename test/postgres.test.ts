@@ -89,8 +89,8 @@ if (URL) describe('PostgreSQL store', () => {
     const schema = freshSchema();
     const collections = COLLECTIONS.map((c) => (c.name === 'pixels' ? { name: 'pixels', indexes: { tag: { key: () => 'x' } } } : c));
     await assert.rejects(open(schema, { collections }), /table "pixels" has no column k_tag for the index "tag": a migration is missing/);
-    const unique = COLLECTIONS.map((c) => (c.name === 'links' ? { name: 'links', indexes: { alias: { key: () => 'x', unique: true }, same: { key: () => null } } } : c));
-    await assert.rejects(open(schema, { collections: unique }), /"links\.alias" is unique in this server but not in the database/);
+    const unique = COLLECTIONS.map((c) => (c.name === 'links' ? { name: 'links', indexes: { alias: { key: () => 'x', unique: true }, same: { key: () => null, unique: true } } } : c));
+    await assert.rejects(open(schema, { collections: unique }), /"links\.same" is unique in this server but not in the database/);
   });
 
   test('two concurrent transactions taking the same unique key: one wins, the other gets ConflictError', async () => {

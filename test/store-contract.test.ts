@@ -158,9 +158,10 @@ for (const backend of BACKENDS) {
       assert.equal(await store.lookup('links', 'alias', keyOf('links', 'alias', link)), undefined);
       assert.equal((await store.lookup('links', 'alias', '4:renamed'))?.id, 3);
       // A plain index holding a key twice answers the latest record (here also the highest id).
-      await store.transaction((tx) => tx.insert('campaigns', { userId: 1, name: 'A', slug: 'Same' }));
-      await store.transaction((tx) => tx.insert('campaigns', { userId: 2, name: 'B', slug: 'same' }));
-      assert.equal((await store.lookup('campaigns', 'slug', 'same'))?.name, 'B');
+      const same = { userId: 1, domainId: null, url: 'https://a.example/same', type: 'direct', splashId: null, overlayId: null, password: null };
+      await store.transaction((tx) => tx.insert('links', { ...same, alias: 'same-1', title: 'A' }));
+      await store.transaction((tx) => tx.insert('links', { ...same, alias: 'same-2', title: 'B' }));
+      assert.equal((await store.lookup('links', 'same', keyOf('links', 'same', same as unknown as StoredRecord)))?.title, 'B');
       await assert.rejects(store.lookup('links', 'nope', 'x'), /unknown index links\.nope/);
       await assert.rejects(async () => store.get('nothing', 1), /unknown collection nothing/);
     });
