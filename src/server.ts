@@ -13,11 +13,13 @@ import { TestControl } from './fake/control.ts';
 import { testModeParts } from './fake/test-mode.ts';
 import type { RawFixtures } from './fixtures/read.ts';
 import { seedOnStart } from './fixtures/seed.ts';
+import { DailyCounters } from './stats/daily-counters.ts';
 import { withAccessLog } from './http/access-log.ts';
 import { withErrorGuard } from './http/error-guard.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
+import { cryptoRandom } from './random.ts';
 import type { Resource } from './resources/define.ts';
 import { RESOURCES, storeSchema } from './resources/table.ts';
 import { openStore, storeLabel } from './store/open.ts';
@@ -65,7 +67,13 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
     const parts = { store, config, clock, random: options.random, log: options.log, resources };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
-    const app = testControl?.app ?? createApp(parts);
+    let app = testControl?.app;
+    if (!app) {
+      // Today's visitor ledger is taken up before the first visit can count anyone afresh.
+      const counters = new DailyCounters(store, { clock, random: options.random ?? cryptoRandom, log: options.log });
+      await counters.ready();
+      app = createApp({ ...parts, counters });
+    }
     const server = await listen(app, config, options.log);
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;

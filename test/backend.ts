@@ -19,6 +19,9 @@ if (TEST_BACKEND === 'postgres' && !url) throw new Error('TEST_STORE=postgres ne
 
 const schemas: string[] = [];
 const stores: Store[] = [];
+const schemaOf = new WeakMap<Store, string>();
+let admin: pg.Client | null = null;
+const hashQueries = new Map<string, string>();
 let made = 0;
 
 /** A schema name no other test process uses. */
@@ -36,20 +39,48 @@ export function backendEnv(): Record<string, string> {
 /** A fresh, empty store of the whole resource table (or of `rows`) on this pass's backend. */
 export async function openTestStore(rows: readonly Resource[] = RESOURCES): Promise<Store> {
   if (TEST_BACKEND === 'file') return FileStore.open({ dir: ':memory:', collections: storeSchema(rows) });
-  const store = await PostgresStore.open({ url: url!, schema: freshSchema(), collections: storeSchema(rows), poolSize: 3 });
+  const schema = freshSchema();
+  const store = await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 3 });
   stores.push(store);
+  schemaOf.set(store, schema);
   return store;
+}
+
+/**
+ * Everything a store holds, as one string, to prove that a refused request stored nothing. On
+ * PostgreSQL one query hashes every table of the store's schema (reading each collection through
+ * the interface after every request of a fuzz run would make it ten times slower).
+ */
+export async function fingerprint(store: Store, collections: readonly string[]): Promise<string> {
+  const schema = schemaOf.get(store);
+  if (!schema) {
+    const all: unknown[] = [];
+    for (const c of collections) for await (const batch of store.scan(c)) all.push(c, batch);
+    return JSON.stringify(all);
+  }
+  if (!admin) {
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+  }
+  let sql = hashQueries.get(schema);
+  if (!sql) {
+    const { rows } = await admin.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'visitor_ledger' ORDER BY 1", [schema]);
+    const parts = rows.map((r) => `SELECT '${r.name}:' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM "${schema}"."${r.name}" t`);
+    hashQueries.set(schema, (sql = `SELECT string_agg(h, ';') AS h FROM (${parts.join(' UNION ALL ')}) AS x(h)`));
+  }
+  const { rows: hashes } = await admin.query<{ h: string }>(sql);
+  return hashes[0]?.h ?? '';
 }
 
 if (TEST_BACKEND === 'postgres') {
   after(async () => {
     await Promise.allSettled(stores.map((s) => s.close()));
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
+    const client = admin ?? new pg.Client({ connectionString: url });
+    if (!admin) await client.connect();
     try {
-      for (const name of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      for (const name of schemas) await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
     } finally {
-      await admin.end();
+      await client.end();
     }
   });
 }

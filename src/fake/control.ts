@@ -51,7 +51,9 @@ export class TestControl {
 
   /** A control over the store's current content, which resets go back to. */
   static async create(parts: TestParts): Promise<TestControl> {
-    return new TestControl(parts, await snapshotStore(parts.store, parts.resources));
+    const control = new TestControl(parts, await snapshotStore(parts.store, parts.resources));
+    await control.counters.ready();
+    return control;
   }
 
   private constructor(
