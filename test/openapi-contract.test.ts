@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { passwordWork } from '../src/auth/passwords.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
 import { RESOURCES } from '../src/resources/table.ts';
-import { ADMIN_KEY, testApp } from './helpers.ts';
+import { StoreUnavailableError } from '../src/store/store.ts';
+import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
 import type { Call } from './helpers.ts';
 import { Contract, operationsOf, world } from './openapi-world.ts';
 import type { DocOp } from './openapi-world.ts';
@@ -100,6 +101,30 @@ test('rate limited: every authenticated operation answers a documented 429 with 
     const o = operations.find((x) => x.op.operationId === id)!;
     const [type, { example }] = mediaOf(o)!;
     for (let i = 0; i < 3; i++) await probe(w, o, 'repeated', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[id] ?? example));
+  }
+});
+
+test('storage unavailable: every authenticated operation answers a documented 503 with Retry-After', async () => {
+  // A store that is away (PostgreSQL down) from the first request on: even the key check cannot
+  // read, so every operation that needs a key answers 503, whatever it would have read.
+  const real = await openTestStore();
+  let away = false;
+  const store = new Proxy(real, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      const local = prop === 'version' || prop === 'revision' || prop === 'beforeClose';
+      return (...args: unknown[]) => (away && !local ? Promise.reject(new StoreUnavailableError('the test took the database away')) : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+  const w = { ...first, ...(await testApp({ openRegistration: true }, { store })) };
+  away = true;
+  for (const o of operations.filter(secured)) {
+    const reply = await w.call(o.method.toUpperCase(), urlOf(w, o, {}, true), { key: ADMIN_KEY });
+    assert.equal(reply.status, 503, `${o.method} ${o.path}`);
+    assert.equal(reply.headers.get('retry-after'), '2');
+    assert.doesNotMatch(reply.text, /SELECT|database|stack|at /, 'nothing of the cause in the body');
+    contract.check(o, reply, 'storage unavailable');
   }
 });
 

@@ -76,6 +76,7 @@ const LINK_ERRORS: Record<number, string> = {
   413: 'The request body is larger than BODY_LIMIT.',
   415: 'The body is not sent as `application/json`.',
   429: `${MESSAGES.tooMany} (per key, or per client IP after repeated failed authentications).`,
+  503: `${MESSAGES.unavailable} The storage cannot be reached (PostgreSQL down or unreachable); retry after \`Retry-After\` seconds.`,
 };
 
 const ANALYTICS_ERRORS: Record<number, string> = {
@@ -86,6 +87,7 @@ const ANALYTICS_ERRORS: Record<number, string> = {
   415: 'The body is neither form fields nor JSON.',
   422: 'The given data was invalid: every field with its messages.',
   429: 'Too Many Attempts.',
+  503: `${MESSAGES.unavailable} The storage cannot be reached (PostgreSQL down or unreachable); retry after \`Retry-After\` seconds.`,
 };
 
 /** The error statuses an operation can answer, from what it takes. */
@@ -95,7 +97,7 @@ function errorStatuses(spec: OpSpec): number[] {
   if (spec.body) out.add(413);
   if (spec.dialect === 'public') return [...out];
   const validated = spec.body !== undefined || (spec.query ?? []).length > 0;
-  [401, 429].forEach((s) => out.add(s));
+  [401, 429, 503].forEach((s) => out.add(s));
   if (spec.admin) out.add(403);
   if (pathNames(spec.path).length > 0) out.add(404);
   if (validated) out.add(spec.dialect === 'link' ? 400 : 422);
@@ -109,7 +111,7 @@ function errorReply(dialect: Dialect, status: number): Reply {
   const schema = analytics ? ref(status === 422 ? 'AnalyticsValidationError' : 'AnalyticsError') : ref('LinkError');
   const headers: Record<string, unknown> = {};
   if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
-  if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+  if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
   return { description, schema, headers };
 }
 
