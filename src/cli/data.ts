@@ -58,7 +58,7 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
   {
     name: 'export',
     summary: 'Write everything one user owns as JSON (statistics included, API key and password excluded); --all: the whole store',
-    usage: 'export (--email <email> | --all) [--output <file>] [--progress] [--data-dir <dir> | --database-url <url>]   (default output: stdout)',
+    usage: 'export --email <email> | --all   [--output <file>] [--progress] [--data-dir <dir> | --database-url <url>]   (default output: stdout)',
     details: [
       'The output is a fixtures file: `import` reads it back (into any user), `serve --seed` loads it into an empty server.',
       "Link and stats-page passwords stay as their hashes, so what was protected stays protected after an import; the user's",

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.ts';
+import { CommandError } from './users.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
 
@@ -19,7 +20,7 @@ export interface AllExportHeader {
 export type TextSink = (text: string) => Promise<void> | void;
 
 /** The data changed while it was being exported: the file would not be one consistent picture. */
-export class ExportChangedError extends Error {}
+export class ExportChangedError extends CommandError {}
 
 /** Records per collection the store holds. */
 export async function storeCounts(store: Store, collections: readonly string[]): Promise<Record<string, number>> {

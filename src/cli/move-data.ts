@@ -10,6 +10,7 @@ import type { TextSink } from './export-all.ts';
 import { readExportFile } from './export-reader.ts';
 import { checkAllExport, importAll } from './import-all.ts';
 import { NO_PROGRESS, progressOn } from './progress.ts';
+import { CommandError } from './users.ts';
 import type { CommandIo } from './users.ts';
 
 type Values = Record<string, string | boolean | undefined>;
@@ -23,8 +24,13 @@ const progressOf = (values: Values, io: CommandIo, label: string, total: number)
 async function toFile(path: string, write: (sink: TextSink) => Promise<void>): Promise<void> {
   const temp = `${path}.partial`;
   const stream = createWriteStream(temp, { mode: 0o600 });
+  // Kept, not thrown from an event: the export stops at its next piece and says why.
+  let failure: Error | null = null;
+  stream.on('error', (err) => (failure ??= err));
   try {
+    await once(stream, 'ready');
     await write(async (text) => {
+      if (failure) throw failure;
       if (!stream.write(text)) await once(stream, 'drain');
     });
     stream.end();
@@ -33,6 +39,7 @@ async function toFile(path: string, write: (sink: TextSink) => Promise<void>): P
   } catch (err) {
     stream.destroy();
     await rm(temp, { force: true });
+    if ((err as NodeJS.ErrnoException).syscall) throw new CommandError(`Cannot write the export to ${path}: ${(err as Error).message}`);
     throw err;
   }
 }
