@@ -307,3 +307,19 @@ test('export --all and import --all: help and command-line errors', async () => 
   });
   assert.deepEqual(await readdir(dir), []);
 });
+
+test('import --all also reads an export that was pretty-printed by hand (parsed whole, not line by line)', async () => {
+  const good = (await source()).export;
+  const path = join(await tmp(), 'pretty.json');
+  await writeFile(path, JSON.stringify(good.file, null, 2));
+  const into = dirTarget(join(await tmp(), 'data'));
+  const store = await openTarget(into);
+  const said: string[] = [];
+  try {
+    await runImportAll(store, path, (line) => said.push(line));
+  } finally {
+    await store.close();
+  }
+  assert.match(said.join('\n'), /^Imported 3 users, 3 links, .*, ids kept\.$/);
+  assert.deepEqual(await countsOf(into), good.file.$export.counts);
+});

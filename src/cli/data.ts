@@ -57,7 +57,7 @@ const PROGRESS_HELP = 'A progress indicator goes to stderr when it is a terminal
 export const DATA_COMMANDS: readonly UserCommand[] = [
   {
     name: 'export',
-    summary: 'Write everything one user owns as JSON (statistics included, API key and password excluded); --all: the whole store',
+    summary: "Write one user's data as JSON (no API key or password); --all: the whole store, hashes and ids kept",
     usage: 'export --email <email> | --all   [--output <file>] [--progress] [--data-dir <dir> | --database-url <url>]   (default output: stdout)',
     details: [
       'The output is a fixtures file: `import` reads it back (into any user), `serve --seed` loads it into an empty server.',
@@ -93,7 +93,7 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
   },
   {
     name: 'import',
-    summary: 'Add the records of an export (or fixtures) file to a user, with fresh ids; --all: fill an empty store',
+    summary: "Add an export's records to a user with fresh ids; --all: fill an empty store, ids kept",
     usage: 'import <file> [--email <target user> | --all] [--progress] [--data-dir <dir> | --database-url <url>]',
     positionals: true,
     details: [
