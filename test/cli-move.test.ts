@@ -196,6 +196,11 @@ test('file → file: export --all, import --all into an empty data directory, ex
   assert.match(imported.stdout, /^Imported 3 users, 3 links, .* stats, ids kept\.\n$/);
   const second = await exportAll(dirTarget(target));
   assert.deepEqual(content(second.file), content(file));
+  // Without --output the export itself is stdout, and nothing else is.
+  const piped = await runCli(['export', '--all', '--data-dir', target]);
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.equal(piped.stderr, '');
+  assert.deepEqual(content(JSON.parse(piped.stdout)), content(file));
   await checkServer(target, {});
 });
 
