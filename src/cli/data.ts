@@ -9,6 +9,7 @@ import { RESOURCES } from '../resources/table.ts';
 import type { Store } from '../store/store.ts';
 import { exportSize, exportUser, serializeExport } from './export.ts';
 import { importInto } from './import.ts';
+import { runExportAll, runImportAll } from './move-data.ts';
 import { NO_PROGRESS, progressOn } from './progress.ts';
 import type { Progress } from './progress.ts';
 import { UsageError, common } from './users.ts';
@@ -56,18 +57,27 @@ const PROGRESS_HELP = 'A progress indicator goes to stderr when it is a terminal
 export const DATA_COMMANDS: readonly UserCommand[] = [
   {
     name: 'export',
-    summary: 'Write everything one user owns as JSON (statistics included, API key and password excluded)',
-    usage: 'export --email <email> [--output <file>] [--progress] [--data-dir <dir>]   (default output: stdout)',
+    summary: "Write one user's data as JSON (no API key or password); --all: the whole store, hashes and ids kept",
+    usage: 'export --email <email> | --all   [--output <file>] [--progress] [--data-dir <dir> | --database-url <url>]   (default output: stdout)',
     details: [
       'The output is a fixtures file: `import` reads it back (into any user), `serve --seed` loads it into an empty server.',
       "Link and stats-page passwords stay as their hashes, so what was protected stays protected after an import; the user's",
       'own API key and password are not written.',
+      '',
+      '--all writes the whole store instead: every user with its API key hash and password hash, every record and every',
+      'statistics day, all with their ids, for `import --all` into an empty store of either backend (JSON files or',
+      'PostgreSQL: see "Moving to PostgreSQL" in the README). Keep the file as safe as the data: it is written 0600.',
+      'Stop the server first; an export whose data changes while it is written fails.',
       PROGRESS_HELP,
-      'Exit codes: 0 done, 1 no such user or data directory problem, 2 bad command line.',
+      'Exit codes: 0 done, 1 no such user, data changed meanwhile, or store problem, 2 bad command line.',
     ].join('\n'),
-    options: { ...common, email: { type: 'string' }, output: { type: 'string', short: 'o' }, progress: { type: 'boolean' } },
+    options: { ...common, email: { type: 'string' }, all: { type: 'boolean' }, output: { type: 'string', short: 'o' }, progress: { type: 'boolean' } },
     async run(store, values, out, io) {
-      if (typeof values.email !== 'string') throw new UsageError('Missing --email <email>: whose data to export.');
+      if (values.all === true) {
+        if (typeof values.email === 'string') throw new UsageError('--all exports every user: leave out --email.');
+        return runExportAll(store, values, out, io);
+      }
+      if (typeof values.email !== 'string') throw new UsageError('Missing --email <email> (whose data to export), or --all (everything).');
       const user = await userByEmail(store, values.email, '');
       const progress = progressFor(values, io, `Exporting ${user.email}`, await exportSize(store, user, RESOURCES));
       const file = await exportUser(store, user, RESOURCES, systemClock.now(), progress);
@@ -83,8 +93,8 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
   },
   {
     name: 'import',
-    summary: 'Add the records of an export (or fixtures) file to a user, with fresh ids',
-    usage: 'import <file> [--email <target user>] [--progress] [--data-dir <dir>]',
+    summary: "Add an export's records to a user with fresh ids; --all: fill an empty store, ids kept",
+    usage: 'import <file> [--email <target user> | --all] [--progress] [--data-dir <dir> | --database-url <url>]',
     positionals: true,
     details: [
       "Every record gets a new id and the target user as owner; references between the file's records (a link's campaign,",
@@ -92,13 +102,21 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
       'directory is changed or replaced. Default target: the user of the file, found by email (create it first with users:add).',
       'Aliases and slugs already taken get a suffix (-2, -3...); a branded domain or website can belong to one user only:',
       "the target's own is reused, another user's is left out. Each change is reported. All or nothing: one transaction.",
+      '',
+      '--all reads a file of `export --all` into an EMPTY store (JSON files or PostgreSQL) and keeps everything as it was:',
+      'ids, aliases, API key hashes (the same keys work), password hashes and statistics. A store holding any record is',
+      'refused. All or nothing: one transaction, so a failed import leaves the store empty.',
       PROGRESS_HELP,
-      'Exit codes: 0 done, 1 invalid file, no such user or data directory problem, 2 bad command line.',
+      'Exit codes: 0 done, 1 invalid file, no such user, target not empty, or store problem, 2 bad command line.',
     ].join('\n'),
-    options: { ...common, email: { type: 'string' }, progress: { type: 'boolean' } },
+    options: { ...common, email: { type: 'string' }, all: { type: 'boolean' }, progress: { type: 'boolean' } },
     async run(store, values, out, io) {
       const [path, ...extra] = io.positionals;
       if (path === undefined || extra.length > 0) throw new UsageError(path === undefined ? 'Missing the file to import.' : `One file at a time (got ${io.positionals.length}).`);
+      if (values.all === true) {
+        if (typeof values.email === 'string') throw new UsageError('--all imports every user of the file with its own id: leave out --email.');
+        return runImportAll(store, path, out);
+      }
       const raw = await readFixtures(path);
       const email = typeof values.email === 'string' ? values.email : emailOfFile(raw);
       const target = await userByEmail(store, email, ` Create it first (users:add --email ${email}) or choose another user with --email.`);

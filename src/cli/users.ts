@@ -37,6 +37,9 @@ export interface UserCommand {
 /** A command line that cannot work (a flag missing): exit code 2 with the usage. */
 export class UsageError extends Error {}
 
+/** A command that failed for a reason its message says in full (an output it cannot write): exit code 1, no stack. */
+export class CommandError extends Error {}
+
 /** Flags every data-directory command takes. */
 export const common = { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, 'database-schema': { type: 'string' }, help: { type: 'boolean' } } as const;
 
@@ -117,7 +120,7 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
       console.error(`${err.message}\nUsage: ${cmd.usage}`);
       return 2;
     }
-    if (err instanceof FixtureError) {
+    if (err instanceof FixtureError || err instanceof CommandError) {
       console.error(err.message);
       return 1;
     }
