@@ -7,7 +7,7 @@ import { booleanField, choiceField } from '../src/analytics/form-fields.ts';
 import { laravelPage } from '../src/analytics/list-page.ts';
 import { metricRows, topRows } from '../src/analytics/metrics.ts';
 import { PageAccess } from '../src/analytics/page-access.ts';
-import { pageRange } from '../src/analytics/stats-page-routes.ts';
+import { pageRange } from '../src/routes/analytics/stats-page.ts';
 import { customEventTally, pageviewTally, resolutionLabel } from '../src/analytics/visit-tally.ts';
 import type { Website } from '../src/analytics/websites.ts';
 import type { UserRecord } from '../src/resources/define.ts';

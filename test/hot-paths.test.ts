@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PageCache } from '../src/http/page-cache.ts';
-import { uncachedRedirect } from '../src/redirect/routes.ts';
+import { uncachedRedirect } from '../src/routes/pages/redirects.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import { fixedClock } from '../src/clock.ts';
 import { seededRandom } from '../src/random.ts';

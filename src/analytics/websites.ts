@@ -107,7 +107,7 @@ function checkDomainUnchanged(errors: FieldErrors, raw: unknown, existing: Websi
   if (!same) addError(errors, 'domain', 'The domain cannot be changed.');
 }
 
-/** Websites of the analytics API: a row of the same table, served by its own routes (website-routes.ts). */
+/** Websites of the analytics API: a row of the same table, served by its own routes (src/routes/analytics/websites.ts). */
 export const websites = defineResource<typeof websiteFields, Website>({
   name: 'website',
   collection: 'websites',

@@ -10,8 +10,8 @@ import { seedFixtures } from '../fixtures/seed.ts';
 import type { SeedCounts } from '../fixtures/seed.ts';
 import { DailyCounters } from '../stats/daily-counters.ts';
 import type { Store, StoredRecord } from '../store/store.ts';
-import { adminRoutes } from './admin-routes.ts';
-import type { ClockState } from './admin-routes.ts';
+import { adminRoutes } from '../routes/test-admin.ts';
+import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */

@@ -3,7 +3,7 @@ import { updateSchema } from '../resources/define.ts';
 import { campaigns } from '../resources/campaigns.ts';
 import { channels } from '../resources/channels.ts';
 import { userFields, users } from '../resources/users.ts';
-import { ITEM_KINDS } from '../routes/channels.ts';
+import { ITEM_KINDS } from '../routes/link-api/channels.ts';
 import type { Components } from './components.ts';
 import { linkListSchema, linkSuccessSchema, ref } from './components.ts';
 import { inputSchema, shapeSchema } from './json-schema.ts';
@@ -11,7 +11,7 @@ import type { OpSpec } from './operation.ts';
 import { PAGE_PARAMS, titleOf } from './link-operations.ts';
 import { accountShape, channelItemShape } from './shapes.ts';
 
-// The bodies of src/routes/account.ts and register.ts, rebuilt from the same field schemas.
+// The bodies of src/routes/link-api/account.ts and register.ts, rebuilt from the same field schemas.
 const rotateBody = v.object({ expires: v.optional(userFields.keyexpires) });
 const registerBody = v.object({ email: userFields.email, username: userFields.username, password: userFields.password });
 

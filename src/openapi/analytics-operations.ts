@@ -40,7 +40,7 @@ export function queryParams(schema: v.GenericSchema, examples: Record<string, un
   }));
 }
 
-// The list filters of src/analytics/website-routes.ts and the query of stats-routes.ts, from the same parts.
+// The list filters of src/routes/analytics/websites.ts and the query of stats.ts, from the same parts.
 const LIST_FILTERS: Record<string, v.ObjectEntries> = { website: { favorite: v.optional(booleanField('favorite')) } };
 const statsQuery = listQuery(['value'], ['count', 'value'], { name: v.picklist(METRICS), from: dateField('from'), to: dateField('to') });
 

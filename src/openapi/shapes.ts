@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { userEntryShape } from '../resources/users.ts';
 import { day, int, str } from '../resources/shapes.ts';
-import { ITEM_KINDS } from '../routes/channels.ts';
+import { ITEM_KINDS } from '../routes/link-api/channels.ts';
 
 // Response shapes of routes outside the resource table's generic ones (rows carry their own `shapes`).
 

@@ -38,7 +38,7 @@ export const channels = defineResource<typeof channelFields, Channel>({
   fields: channelFields,
   create: { required: ['name'], defaults: { description: '', color: DEFAULT_CHANNEL_COLOR, starred: false } },
   update: { required: [] },
-  // No generic get: GET /api/channel/:id lists the channel's items (src/routes/channels.ts).
+  // No generic get: GET /api/channel/:id lists the channel's items (src/routes/link-api/channels.ts).
   paths: { list: '/api/channels', create: '/api/channel/add', update: '/api/channel/:id/update', remove: '/api/channel/:id/delete' },
   listKey: 'channels',
   shapes: { entry: channelShape, created: channelShape },

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
-import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { hookContext } from '../http/crud-routes.ts';
-import { linkSingle } from '../links/shape.ts';
-import type { Link } from '../links/shape.ts';
-import type { Services } from '../resources/define.ts';
-import { aliasKey } from '../links/alias.ts';
-import { links } from '../resources/links.ts';
+import { ApiError } from '../../errors.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { hookContext } from '../crud.ts';
+import { linkSingle } from '../../links/shape.ts';
+import type { Link } from '../../links/shape.ts';
+import type { Services } from '../../resources/define.ts';
+import { aliasKey } from '../../links/alias.ts';
+import { links } from '../../resources/links.ts';
 
 /** Finds the user's link behind a full short URL (`BASE_URL/<alias>` or a branded domain's). */
 export async function linkByShortUrl(s: Services, userId: number, shortUrl: string): Promise<Link | undefined> {

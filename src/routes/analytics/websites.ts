@@ -1,16 +1,16 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { AppEnv } from '../http/app-env.ts';
-import type { PasswordAttempts } from '../http/password-attempts.ts';
-import type { Services } from '../resources/define.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import type { PasswordAttempts } from '../../http/password-attempts.ts';
+import type { Services } from '../../resources/define.ts';
 import { analyticsCrudRoutes } from './crud.ts';
-import { eventRoutes } from './event-routes.ts';
-import { booleanField } from './form-fields.ts';
-import { statsPageRoutes } from './stats-page-routes.ts';
-import { statsRoutes } from './stats-routes.ts';
-import { WebsiteIndex } from './website-index.ts';
-import { parseWebsite, websites } from './websites.ts';
-import type { Website } from './websites.ts';
+import { eventRoutes } from './events.ts';
+import { booleanField } from '../../analytics/form-fields.ts';
+import { statsPageRoutes } from './stats-page.ts';
+import { statsRoutes } from './stats.ts';
+import { WebsiteIndex } from '../../analytics/website-index.ts';
+import { parseWebsite, websites } from '../../analytics/websites.ts';
+import type { Website } from '../../analytics/websites.ts';
 
 /** `/api/v1/websites`: list, get, create, update (PUT and PATCH), delete (the row's onDelete drops the statistics). */
 export function websiteRoutes(s: Services): Hono<AppEnv> {

@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { RawFixtures } from '../fixtures/read.ts';
 import type { SeedCounts } from '../fixtures/seed.ts';
-import type { TestClock } from './test-clock.ts';
+import type { TestClock } from '../fake/test-clock.ts';
 
 /** Lets only admin keys through: 401 without a valid key, 403 for another user's. */
 function requireAdminKey(store: Store): MiddlewareHandler<AppEnv> {

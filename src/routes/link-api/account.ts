@@ -1,15 +1,15 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { rotateKeyOf } from '../auth/rotate.ts';
-import { hashPassword } from '../auth/passwords.ts';
-import { ApiError } from '../errors.ts';
-import { updateSchema } from '../resources/define.ts';
-import type { Services, UserRecord } from '../resources/define.ts';
-import { avatarFor, checkUserUnique, publicUser, userFields, users } from '../resources/users.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { requireAdmin } from '../http/auth.ts';
-import { findVisible, transact } from '../http/crud-routes.ts';
-import { parseWith, readJson } from '../http/validate.ts';
+import { rotateKeyOf } from '../../auth/rotate.ts';
+import { hashPassword } from '../../auth/passwords.ts';
+import { ApiError } from '../../errors.ts';
+import { updateSchema } from '../../resources/define.ts';
+import type { Services, UserRecord } from '../../resources/define.ts';
+import { avatarFor, checkUserUnique, publicUser, userFields, users } from '../../resources/users.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { requireAdmin } from '../../http/auth.ts';
+import { findVisible, transact } from '../crud.ts';
+import { parseWith, readJson } from '../../http/validate.ts';
 
 const rotateBody = v.object({ expires: v.optional(userFields.keyexpires) });
 

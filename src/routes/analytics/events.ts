@@ -1,18 +1,18 @@
 import { Hono } from 'hono';
-import { ApiError, MESSAGES } from '../errors.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { clientIp } from '../http/client-ip.ts';
-import { FixedWindowLimiter, retryAfter } from '../http/rate-limit.ts';
-import { parseWith, refuseLoneSurrogates } from '../http/validate.ts';
-import type { Services } from '../resources/define.ts';
-import { hostOfUrl } from '../visits/domain.ts';
-import { ipInRanges } from '../visits/ip-range.ts';
-import { isBotAgent } from '../visits/user-agent.ts';
-import { hourOf } from '../visits/visitor.ts';
-import { TRACKER_SCRIPT } from './tracker-script.ts';
-import { TrackedEvent, customEventTally, pageviewTally } from './visit-tally.ts';
-import type { WebsiteIndex } from './website-index.ts';
-import { websiteSubject } from './website-subject.ts';
+import { ApiError, MESSAGES } from '../../errors.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { clientIp } from '../../http/client-ip.ts';
+import { FixedWindowLimiter, retryAfter } from '../../http/rate-limit.ts';
+import { parseWith, refuseLoneSurrogates } from '../../http/validate.ts';
+import type { Services } from '../../resources/define.ts';
+import { hostOfUrl } from '../../visits/domain.ts';
+import { ipInRanges } from '../../visits/ip-range.ts';
+import { isBotAgent } from '../../visits/user-agent.ts';
+import { hourOf } from '../../visits/visitor.ts';
+import { TRACKER_SCRIPT } from '../../analytics/tracker-script.ts';
+import { TrackedEvent, customEventTally, pageviewTally } from '../../analytics/visit-tally.ts';
+import type { WebsiteIndex } from '../../analytics/website-index.ts';
+import { websiteSubject } from '../../analytics/website-subject.ts';
 
 /** Largest tracking event body, bytes: a pageview is a few hundred. */
 export const EVENT_BODY_LIMIT = 8 * 1024;

@@ -1,17 +1,17 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../http/app-env.ts';
-import { escapeHtml, htmlPage } from '../html/page.ts';
-import type { Link } from '../links/shape.ts';
-import { shortUrlOf } from '../links/shape.ts';
-import { subjectOf } from '../links/stats.ts';
-import type { Campaign } from '../resources/campaigns.ts';
-import { campaignListPath } from '../resources/campaigns.ts';
-import type { Services } from '../resources/define.ts';
-import { parseDateTime } from '../resources/fields.ts';
-import { notFoundPage } from './pages.ts';
-import { html, uncachedRedirect } from './routes.ts';
-import { resolveTarget } from './target.ts';
-import { recordClick, visitOf } from './visit.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { escapeHtml, htmlPage } from '../../html/page.ts';
+import type { Link } from '../../links/shape.ts';
+import { shortUrlOf } from '../../links/shape.ts';
+import { subjectOf } from '../../links/stats.ts';
+import type { Campaign } from '../../resources/campaigns.ts';
+import { campaignListPath } from '../../resources/campaigns.ts';
+import type { Services } from '../../resources/define.ts';
+import { parseDateTime } from '../../resources/fields.ts';
+import { notFoundPage } from '../../redirect/pages.ts';
+import { html, uncachedRedirect } from './redirects.ts';
+import { resolveTarget } from '../../redirect/target.ts';
+import { recordClick, visitOf } from '../../redirect/visit.ts';
 
 /** The links of a campaign that can be visited now, oldest first. */
 export async function campaignLinks(s: Services, campaign: Campaign): Promise<Link[]> {

@@ -1,15 +1,15 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type * as v from 'valibot';
-import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { entriesOf, findVisible, hookContext, transact } from '../http/crud-routes.ts';
-import type { HookContext, Resource, Services } from '../resources/define.ts';
-import type { StoredRecord } from '../store/store.ts';
-import { readFormOrJson } from './form-body.ts';
-import { parseOr422 } from './laravel-errors.ts';
-import { laravelPageOf, listQuery, sentQuery } from './list-page.ts';
-import type { ListQuery } from './list-page.ts';
+import { ApiError } from '../../errors.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { entriesOf, findVisible, hookContext, transact } from '../crud.ts';
+import type { HookContext, Resource, Services } from '../../resources/define.ts';
+import type { StoredRecord } from '../../store/store.ts';
+import { readFormOrJson } from '../../analytics/form-body.ts';
+import { parseOr422 } from '../../analytics/laravel-errors.ts';
+import { laravelPageOf, listQuery, sentQuery } from '../../analytics/list-page.ts';
+import type { ListQuery } from '../../analytics/list-page.ts';
 
 /** What an analytics row needs beyond the table: its input rules and list filters. */
 export interface AnalyticsCrud {

@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { ApiError, MESSAGES } from '../errors.ts';
-import type { Services } from '../resources/define.ts';
-import { checkUserUnique, newUserFields, userFields, users } from '../resources/users.ts';
-import { transact } from '../http/crud-routes.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { clientIp } from '../http/client-ip.ts';
-import { clientBucket } from '../http/rate-limit.ts';
-import type { FixedWindowLimiter } from '../http/rate-limit.ts';
-import { parseWith, readJson } from '../http/validate.ts';
+import { ApiError, MESSAGES } from '../../errors.ts';
+import type { Services } from '../../resources/define.ts';
+import { checkUserUnique, newUserFields, userFields, users } from '../../resources/users.ts';
+import { transact } from '../crud.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { clientIp } from '../../http/client-ip.ts';
+import { clientBucket } from '../../http/rate-limit.ts';
+import type { FixedWindowLimiter } from '../../http/rate-limit.ts';
+import { parseWith, readJson } from '../../http/validate.ts';
 
 const registerBody = v.object({ email: userFields.email, username: userFields.username, password: userFields.password });
 

@@ -1,16 +1,16 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { subjectOf } from '../links/stats.ts';
-import { QrTooLongError, renderQrPng, renderQrSvg } from '../qr/render.ts';
-import { LogoCache } from '../qr/safe-logo.ts';
-import type { Services } from '../resources/define.ts';
-import { qrPayloadOf } from '../resources/qrs.ts';
-import type { Qr } from '../resources/qrs.ts';
-import { notFoundPage } from './pages.ts';
-import { html, uncachedRedirect } from './routes.ts';
-import { recordClick, visitOf } from './visit.ts';
+import { ApiError } from '../../errors.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { subjectOf } from '../../links/stats.ts';
+import { QrTooLongError, renderQrPng, renderQrSvg } from '../../qr/render.ts';
+import { LogoCache } from '../../qr/safe-logo.ts';
+import type { Services } from '../../resources/define.ts';
+import { qrPayloadOf } from '../../resources/qrs.ts';
+import type { Qr } from '../../resources/qrs.ts';
+import { notFoundPage } from '../../redirect/pages.ts';
+import { html, uncachedRedirect } from './redirects.ts';
+import { recordClick, visitOf } from '../../redirect/visit.ts';
 
 function intParam(c: Context, name: string, min: number, max: number, fallback: number): number {
   const raw = c.req.query(name);

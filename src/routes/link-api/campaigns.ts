@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { findVisible } from '../http/crud-routes.ts';
-import { campaigns } from '../resources/campaigns.ts';
-import type { Campaign } from '../resources/campaigns.ts';
-import type { Services } from '../resources/define.ts';
+import { ApiError } from '../../errors.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { findVisible } from '../crud.ts';
+import { campaigns } from '../../resources/campaigns.ts';
+import type { Campaign } from '../../resources/campaigns.ts';
+import type { Services } from '../../resources/define.ts';
 import { findItem } from './find-item.ts';
 
 const LINK_NOT_FOUND = 'Link not found. Please try again.';

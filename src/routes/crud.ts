@@ -7,11 +7,11 @@ import type { HookContext, Resource, Services } from '../resources/define.ts';
 import { checkReferences, dropReferences } from '../resources/references.ts';
 import { ConflictError } from '../store/store.ts';
 import type { ListQuery, StoredRecord, Tx } from '../store/store.ts';
-import type { AppEnv } from './app-env.ts';
-import { requireAdmin } from './auth.ts';
-import { PageCache } from './page-cache.ts';
-import { pageMeta, pageQuery } from './pagination.ts';
-import { parseWith, pathId, readJson } from './validate.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { requireAdmin } from '../http/auth.ts';
+import { PageCache } from '../http/page-cache.ts';
+import { pageMeta, pageQuery } from '../http/pagination.ts';
+import { parseWith, pathId, readJson } from '../http/validate.ts';
 
 /** What `c.json` sends as the content type, for bodies serialised ahead of time. */
 const JSON_TYPE = { 'Content-Type': 'application/json' } as const;

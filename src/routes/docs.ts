@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env.ts';
 import type { Services } from '../resources/define.ts';
-import { docsPageHtml } from './docs-page.ts';
-import { openApiDocument } from './document.ts';
-import type { OpenApiDocument } from './document.ts';
+import { docsPageHtml } from '../openapi/docs-page.ts';
+import { openApiDocument } from '../openapi/document.ts';
+import type { OpenApiDocument } from '../openapi/document.ts';
 
 const PAGE_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",

@@ -1,18 +1,18 @@
 import { Hono } from 'hono';
-import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { findVisible } from '../http/crud-routes.ts';
-import { pageQuery, paginate } from '../http/pagination.ts';
-import { shortUrlOf } from '../links/shape.ts';
-import type { Link } from '../links/shape.ts';
-import { bioUrl } from '../resources/bios.ts';
-import type { Bio } from '../resources/bios.ts';
-import { channels } from '../resources/channels.ts';
-import type { Channel } from '../resources/channels.ts';
-import type { Services } from '../resources/define.ts';
-import { qrLink } from '../resources/qrs.ts';
-import type { Qr } from '../resources/qrs.ts';
-import type { StoredRecord } from '../store/store.ts';
+import { ApiError } from '../../errors.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { findVisible } from '../crud.ts';
+import { pageQuery, paginate } from '../../http/pagination.ts';
+import { shortUrlOf } from '../../links/shape.ts';
+import type { Link } from '../../links/shape.ts';
+import { bioUrl } from '../../resources/bios.ts';
+import type { Bio } from '../../resources/bios.ts';
+import { channels } from '../../resources/channels.ts';
+import type { Channel } from '../../resources/channels.ts';
+import type { Services } from '../../resources/define.ts';
+import { qrLink } from '../../resources/qrs.ts';
+import type { Qr } from '../../resources/qrs.ts';
+import type { StoredRecord } from '../../store/store.ts';
 import { findItem } from './find-item.ts';
 
 /** What a channel can hold: per `:type`, the collection, the not-found message and the item's title and URLs. */

@@ -1,7 +1,7 @@
-import { ApiError } from '../errors.ts';
-import type { Services } from '../resources/define.ts';
-import { findVisible } from '../http/crud-routes.ts';
-import type { StoredRecord } from '../store/store.ts';
+import { ApiError } from '../../errors.ts';
+import type { Services } from '../../resources/define.ts';
+import { findVisible } from '../crud.ts';
+import type { StoredRecord } from '../../store/store.ts';
 
 /**
  * The user's record of `collection` that the path value `raw` names, like `findVisible` but with the

@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { AppEnv } from '../http/app-env.ts';
-import { findVisible } from '../http/crud-routes.ts';
-import type { Services } from '../resources/define.ts';
-import { dateField } from './form-fields.ts';
-import { addError, throwIfAny, validate } from './laravel-errors.ts';
-import { laravelPage, listQuery, sentQuery, sortRows } from './list-page.ts';
-import { METRICS, metricRows } from './metrics.ts';
-import { websiteSubject } from './website-subject.ts';
-import { websites } from './websites.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { findVisible } from '../crud.ts';
+import type { Services } from '../../resources/define.ts';
+import { dateField } from '../../analytics/form-fields.ts';
+import { addError, throwIfAny, validate } from '../../analytics/laravel-errors.ts';
+import { laravelPage, listQuery, sentQuery, sortRows } from '../../analytics/list-page.ts';
+import { METRICS, metricRows } from '../../analytics/metrics.ts';
+import { websiteSubject } from '../../analytics/website-subject.ts';
+import { websites } from '../../analytics/websites.ts';
 
 const statsQuery = listQuery(['value'], ['count', 'value'], {
   name: v.picklist(METRICS, `The selected name is invalid. Valid names: ${METRICS.join(', ')}.`),
