@@ -55,21 +55,26 @@ export class AtomicJsonFile<T> implements Adapter<T> {
 
   /** Replaces the file's content atomically and durably. */
   async write(data: T): Promise<void> {
-    const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
-    const fh = await open(tmp, 'w', FILE_MODE);
-    try {
-      await fh.chmod(FILE_MODE); // a temp file left by a crash keeps its old mode when reopened
-      const text = this.serialize(data);
-      // writeFile on an open handle writes from the current position, whole (partial writes retried).
-      for (const piece of typeof text === 'string' ? [text] : text) await fh.writeFile(piece, 'utf8');
-      await fh.sync();
-    } catch (err) {
-      await fh.close();
-      await unlink(tmp).catch(() => {});
-      throw err;
-    }
-    await fh.close();
-    await rename(tmp, this.file);
-    await syncDir(dirname(this.file));
+    const text = this.serialize(data);
+    await writeAtomically(this.file, typeof text === 'string' ? [text] : text);
   }
+}
+
+/** Replaces `file` with `pieces`, written one after the other, crash-safely: temp file, fsync, rename, fsync of the directory. */
+export async function writeAtomically(file: string, pieces: Iterable<string | Uint8Array>): Promise<void> {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  const fh = await open(tmp, 'w', FILE_MODE);
+  try {
+    await fh.chmod(FILE_MODE); // a temp file left by a crash keeps its old mode when reopened
+    // writeFile on an open handle writes from the current position, whole (partial writes retried).
+    for (const piece of pieces) await fh.writeFile(piece);
+    await fh.sync();
+  } catch (err) {
+    await fh.close();
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+  await fh.close();
+  await rename(tmp, file);
+  await syncDir(dirname(file));
 }

@@ -1,11 +1,9 @@
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { Logger } from '../../log.ts';
 import type { LedgerState } from '../store.ts';
-import { syncDir } from './atomic-file.ts';
-import { FILE_MODE } from './permissions.ts';
+import { writeAtomically } from './atomic-file.ts';
 
 // Off the event loop: 16 MiB take tens of milliseconds. Bits set while it runs are harmless either way.
 const gzipped = promisify(gzip);
@@ -39,18 +37,5 @@ export async function loadLedgerFile(file: string, log: Logger): Promise<LedgerS
 /** Writes the ledger atomically: temp file, fsync, rename, fsync of the directory. */
 export async function saveLedgerFile(file: string, state: LedgerState): Promise<void> {
   const head = Buffer.from(`${JSON.stringify({ day: state.day, salt: state.salt })}\n`, 'utf8');
-  const body = await gzipped(state.bits ? Buffer.concat([head, state.bits]) : head, { level: 1 });
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
-  const fh = await open(tmp, 'w', FILE_MODE);
-  try {
-    await fh.writeFile(body);
-    await fh.sync();
-  } catch (err) {
-    await fh.close();
-    await unlink(tmp).catch(() => {});
-    throw err;
-  }
-  await fh.close();
-  await rename(tmp, file);
-  await syncDir(dirname(file));
+  await writeAtomically(file, [await gzipped(state.bits ? Buffer.concat([head, state.bits]) : head, { level: 1 })]);
 }
