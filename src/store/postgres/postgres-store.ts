@@ -6,6 +6,7 @@ import { readCatalog } from './catalog.ts';
 import type { ConstraintMap } from './errors.ts';
 import { codeOf, describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
+import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
 import { addCountsIn, countedDaysIn, countTotalsIn } from './pg-counters.ts';
 import { PgTx } from './pg-tx.ts';
@@ -51,6 +52,8 @@ export class PostgresStore implements Store {
   private changes = 0;
   private closers: (() => Promise<void> | void)[] = [];
   private closed = false;
+  /** The redirect's lookups kept in memory (what, how invalidated and how many: lookup-cache.ts). */
+  private readonly lookups = new Map<string, LookupCache>();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -59,7 +62,11 @@ export class PostgresStore implements Store {
     /** host:port/database, for messages. */
     private readonly where: string,
     private readonly log: Logger,
-  ) {}
+  ) {
+    for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
+      if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
+    }
+  }
 
   /**
    * Opens the store: migrates the schema (once, whoever starts first), checks that it has a table
@@ -203,7 +210,14 @@ export class PostgresStore implements Store {
 
   /** The record whose index key is `key` (a plain index: the highest id with it). */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
-    return lookupRecord<T>(this.read, this.plan(collection), index, key);
+    const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
+    if (!cache) return lookupRecord<T>(this.read, this.plan(collection), index, key);
+    const kept = cache.get(key);
+    if (kept !== undefined) return (kept ?? undefined) as T | undefined;
+    const stamp = cache.stamp();
+    const found = await lookupRecord<T>(this.read, this.plan(collection), index, key);
+    cache.set(key, found ?? null, stamp);
+    return found;
   }
 
   /** The records a query matches, in its order and slice, with the total. */
