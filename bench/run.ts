@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareTable, roundOrder, withTwins } from './compare.ts';
+import { compareTable, isOther, roundOrder, withTwins } from './compare.ts';
 import { runRound } from './load.ts';
 import { dropSchema, PG_URL, pgReachable, seedSchema } from './pg-seed.ts';
 import { ROOT, appSpec, buildApp, rssMb, startProc } from './processes.ts';
@@ -129,8 +129,12 @@ async function main(): Promise<void> {
   const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [], coldStartOtherMs: [] };
   if (!only || only.has('cold-start')) ({ times: extras.coldStartMs, other: extras.coldStartOtherMs } = await coldStart());
 
-  for (const server of new Set(chosen.filter((s) => !s.freshFrom).map((s) => s.server))) {
-    const proc = await startProc(serverSpec(server, serverData(server, root), nodeArgsFor(server), logLevel, flags.compare));
+  const longLived = new Set(chosen.filter((s) => !s.freshFrom).map((s) => s.server));
+  // A data directory serves one server at a time (a running server holds its lock socket): the other build gets a copy, made before either starts.
+  for (const server of longLived) if (isOther(server)) await copyDir(serverData(server, root), `${serverData(server, root)}-other`);
+  for (const server of longLived) {
+    const data = isOther(server) ? `${serverData(server, root)}-other` : serverData(server, root);
+    const proc = await startProc(serverSpec(server, data, nodeArgsFor(server), logLevel, flags.compare));
     running.set(server, proc);
     if (server.replace(/^pg-/, '').replace(/@other$/, '') === 'event') await createWebsite(proc);
   }
