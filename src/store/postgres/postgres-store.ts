@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { NOT_AT_HAND } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import type { ConstraintMap } from './errors.ts';
@@ -218,6 +219,13 @@ export class PostgresStore implements Store {
     const found = await lookupRecord<T>(this.read, this.plan(collection), index, key);
     cache.set(key, found ?? null, stamp);
     return found;
+  }
+
+  /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */
+  lookupAtHand<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND {
+    const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
+    const kept = cache?.get(key);
+    return kept === undefined ? NOT_AT_HAND : ((kept ?? undefined) as T | undefined);
   }
 
   /** The records a query matches, in its order and slice, with the total. */
