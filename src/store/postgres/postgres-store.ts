@@ -9,6 +9,7 @@ import { codeOf, describeUrl, isRetryable, isUnavailable, storeError } from './e
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
 import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
+import { prepared } from './prepared.ts';
 import { addCountsIn, countedDaysIn, countTotalsIn } from './pg-counters.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
@@ -123,11 +124,11 @@ export class PostgresStore implements Store {
   private readonly read: Db = async (text, values) => {
     this.open();
     try {
-      return (await this.pool.query(text, values)) as never;
+      return (await this.pool.query(prepared(text, values) as never)) as never;
     } catch (err) {
       if (!isUnavailable(err) || codeOf(err) === '57014') throw this.mapError(err);
       try {
-        return (await this.pool.query(text, values)) as never;
+        return (await this.pool.query(prepared(text, values) as never)) as never;
       } catch (again) {
         throw this.mapError(again);
       }
@@ -178,7 +179,7 @@ export class PostgresStore implements Store {
     let broken: unknown = null;
     const db: Db = async (text, values) => {
       try {
-        return (await client.query(text, values)) as never;
+        return (await client.query(prepared(text, values) as never)) as never;
       } catch (err) {
         if (isUnavailable(err)) broken = err;
         throw err;
