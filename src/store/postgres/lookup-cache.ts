@@ -27,6 +27,8 @@ export const CACHED_LOOKUPS: Readonly<Record<string, { index: string; maxEntries
 export class LookupCache {
   private entries = new Map<string, StoredRecord | null>();
   private builtAt = -1;
+  /** Queries under way, by key: a burst of requests for one uncached alias sends one query, not one each. */
+  private readonly reading = new Map<string, { stamp: number; answer: Promise<StoredRecord | undefined> }>();
 
   constructor(
     readonly maxEntries: number,
@@ -60,6 +62,27 @@ export class LookupCache {
     if (stamp !== this.version() || stamp !== this.builtAt) return;
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, record);
+  }
+
+  /**
+   * The answer for `key`: kept, or read by `read` and kept. A read under way is shared only if it
+   * started at the current version, so nobody gets an answer from before a write it follows.
+   */
+  async through(key: string, read: () => Promise<StoredRecord | undefined>): Promise<StoredRecord | undefined> {
+    const kept = this.get(key);
+    if (kept !== undefined) return kept ?? undefined;
+    const stamp = this.stamp();
+    const under = this.reading.get(key);
+    if (under && under.stamp === stamp) return under.answer;
+    const answer = read();
+    this.reading.set(key, { stamp, answer });
+    try {
+      const found = await answer;
+      this.set(key, found ?? null, stamp);
+      return found;
+    } finally {
+      if (this.reading.get(key)?.answer === answer) this.reading.delete(key);
+    }
   }
 
   /** How many answers are kept now. */

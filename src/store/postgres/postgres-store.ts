@@ -214,12 +214,7 @@ export class PostgresStore implements Store {
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
     const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
     if (!cache) return lookupRecord<T>(this.read, this.plan(collection), index, key);
-    const kept = cache.get(key);
-    if (kept !== undefined) return (kept ?? undefined) as T | undefined;
-    const stamp = cache.stamp();
-    const found = await lookupRecord<T>(this.read, this.plan(collection), index, key);
-    cache.set(key, found ?? null, stamp);
-    return found;
+    return (await cache.through(key, () => lookupRecord(this.read, this.plan(collection), index, key))) as T | undefined;
   }
 
   /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */
