@@ -30,6 +30,8 @@ export interface Extras {
   rss100kLinksIdleMb: number | null;
   rss100kLinksLoadedMb: number | null;
   coldStartMs: number[];
+  /** The same cold starts of the other build (`--compare`), alternated with these. */
+  coldStartOtherMs: number[];
 }
 
 /** One target: its measured value, its threshold and the verdict. */
@@ -77,6 +79,11 @@ function ratioTarget(name: string, ratio: number, paired: number, min: number, u
   return { name, measured: show(ratio), paired: show(paired), wanted, pass: Number.isFinite(ratio) ? ratio >= min : null };
 }
 
+function minTarget(name: string, value: number, min: number, unit: string): Target {
+  const ok = Number.isFinite(value);
+  return { name, measured: ok ? `${value.toFixed(0)} ${unit}` : 'n/a', paired: '', wanted: `≥ ${min} ${unit}`, pass: ok ? value >= min : null };
+}
+
 function maxTarget(name: string, value: number | null, max: number, unit: string): Target {
   const ok = value !== null && Number.isFinite(value);
   return { name, measured: ok ? `${value.toFixed(0)} ${unit}` : 'n/a', paired: '', wanted: `< ${max} ${unit}`, pass: ok ? value < max : null };
@@ -101,6 +108,9 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
     // The larger of the two: right after start the heap still holds the parsed files' garbage.
     maxTarget('Server RSS with 100k links (idle or loaded, larger)', peakRss(extras), 300, 'MB'),
     maxTarget('Cold start to first answer, 100k records (median)', extras.coldStartMs.length ? median(extras.coldStartMs) : null, 1000, 'ms'),
+    // Issue 14: the PostgreSQL backend, in the same run as the file store.
+    ratio('PostgreSQL redirect with click vs file store redirect', 'pg-redirect', 'redirect', 0.7, '%'),
+    minTarget('PostgreSQL durable create (POST /api/qr/add), one process', rpsOf(rows, 'pg-create-10k'), 3000, 'req/s'),
   ];
 }
 
@@ -136,6 +146,7 @@ export function render(rows: readonly Summary[], extras: Extras, targets: readon
   const others = [
     `Server RSS with 100,000 links: ${fixed(extras.rss100kLinksIdleMb ?? NaN)} MB idle after start, ${fixed(extras.rss100kLinksLoadedMb ?? NaN)} MB after the redirect rounds`,
     `Cold start to first 200 from /health with 100,000 records: median ${fixed(median(cold))} ms over ${cold.length} starts (${cold.map((c) => c.toFixed(0)).join(', ')} ms)`,
+    ...(extras.coldStartOtherMs.length ? [`  the other build, alternated: median ${fixed(median(extras.coldStartOtherMs))} ms (${extras.coldStartOtherMs.map((c) => c.toFixed(0)).join(', ')} ms)`] : []),
   ].join('\n');
   const targetTable = table(
     ['Target', 'Measured', 'Per-round median', 'Wanted', 'Verdict'],

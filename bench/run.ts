@@ -3,20 +3,24 @@
  * with autocannon in interleaved rounds, and prints the table (also written to bench/results.json).
  * Flags: --quick, --rounds N, --duration S, --connections N, --cold-starts N, --only id,id,
  * --profile id (server of that scenario runs with --cpu-prof into bench/profiles; `cold-start` for the
- * starts), --log-level L, --hot-links N (distinct links the redirect rounds click), --keep (the temp data).
+ * starts), --log-level L, --hot-links N (distinct links the redirect rounds click), --keep (the temp data),
+ * --compare <checkout> (every file-store scenario also against that checkout's built dist/, alternated),
+ * --no-pg (leave out the PostgreSQL rows; they are also left out, with a line saying so, when the database does not answer).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { compareTable, isOther, roundOrder, withTwins } from './compare.ts';
 import { runRound } from './load.ts';
+import { dropSchema, PG_URL, pgReachable, seedSchema } from './pg-seed.ts';
 import { ROOT, appSpec, buildApp, rssMb, startProc } from './processes.ts';
 import type { Proc } from './processes.ts';
 import { installPeer } from './peer-install.ts';
 import { judge, render, summarize } from './report.ts';
 import type { Extras, ScenarioResult } from './report.ts';
-import { SIZES, scenarios, seededPaths, serverData, serverSpec } from './scenarios.ts';
+import { pgSchemas, SIZES, scenarios, seededPaths, serverData, serverSpec } from './scenarios.ts';
 import { BENCH_KEY, BENCH_SITE, copyDir, seedDataDir, seedJsonServerDb } from './seed.ts';
 
 const { values: flags } = parseArgs({
@@ -31,6 +35,8 @@ const { values: flags } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     'hot-links': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    compare: { type: 'string' },
+    'no-pg': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 4));
@@ -57,7 +63,13 @@ async function settle(): Promise<void> {
 
 const root = await mkdtemp(join(tmpdir(), 'shortlink-bench-'));
 const paths = seededPaths(root);
-const chosen = scenarios(root, flags['hot-links'] ? Number(flags['hot-links']) : undefined).filter((s) => !only || only.has(s.id));
+const usePg = !flags['no-pg'] && (await pgReachable());
+if (!usePg && !flags['no-pg']) log(`PostgreSQL does not answer at ${new URL(PG_URL).host}: the PostgreSQL rows are left out`);
+const picked = scenarios(root, flags['hot-links'] ? Number(flags['hot-links']) : undefined).filter((s) => (!only || only.has(s.id)) && (usePg || !s.server.startsWith('pg-')));
+// Twins of the real server on the file store only: the other build may predate the PostgreSQL backend.
+const chosen = flags.compare ? withTwins(picked, (s) => s.server !== 'baseline' && !s.server.startsWith('json-server') && !s.server.startsWith('pg-')) : picked;
+const schemas = pgSchemas();
+const seededSchemas: string[] = [];
 const running = new Map<string, Proc>();
 const nodeArgsFor = (server: string) => (flags.profile && chosen.find((s) => s.id === flags.profile)?.server === server ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
 
@@ -68,24 +80,35 @@ async function seed(): Promise<void> {
   await seedDataDir(paths.event, {});
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
+  const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 } };
+  for (const server of new Set(chosen.map((s) => s.server).filter((name) => name.startsWith('pg-')))) {
+    seededSchemas.push(schemas[server]!);
+    await seedSchema(schemas[server]!, pgCounts[server]!);
+  }
   log(`seeded ${root} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   await settle();
 }
 
 /** Cold start of the real server process with 100k records, several times; also leaves nothing running. */
-async function coldStart(): Promise<number[]> {
+async function coldStart(): Promise<{ times: number[]; other: number[] }> {
   const dir = join(root, 'cold-100k');
   await copyDir(paths.links, dir);
   const times: number[] = [];
+  const other: number[] = [];
   for (let i = 0; i < coldStarts; i++) {
     const nodeArgs = flags.profile === 'cold-start' ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
     const proc = await startProc(appSpec('cold', dir, { nodeArgs }));
     times.push(proc.readyMs);
     await proc.stop();
+    if (flags.compare) {
+      const twin = await startProc(serverSpec('cold@other', dir, [], logLevel, flags.compare));
+      other.push(twin.readyMs);
+      await twin.stop();
+    }
   }
-  log(`cold starts: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+  log(`cold starts: ${times.map((t) => t.toFixed(0)).join(', ')} ms${other.length ? `; the other build ${other.map((t) => t.toFixed(0)).join(', ')} ms` : ''}`);
   await settle();
-  return times;
+  return { times, other };
 }
 
 async function createWebsite(proc: Proc): Promise<void> {
@@ -100,15 +123,20 @@ async function createWebsite(proc: Proc): Promise<void> {
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
   await buildApp();
+  if (flags.compare) log(`comparing with ${flags.compare}/dist (build it there first: npm run build)`);
   if (chosen.some((s) => s.server.startsWith('json-server'))) await installPeer(log);
   await seed();
-  const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [] };
-  if (!only || only.has('cold-start')) extras.coldStartMs = await coldStart();
+  const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [], coldStartOtherMs: [] };
+  if (!only || only.has('cold-start')) ({ times: extras.coldStartMs, other: extras.coldStartOtherMs } = await coldStart());
 
-  for (const server of new Set(chosen.filter((s) => !s.freshFrom).map((s) => s.server))) {
-    const proc = await startProc(serverSpec(server, serverData(server, root), nodeArgsFor(server), logLevel));
+  const longLived = new Set(chosen.filter((s) => !s.freshFrom).map((s) => s.server));
+  // A data directory serves one server at a time (a running server holds its lock socket): the other build gets a copy, made before either starts.
+  for (const server of longLived) if (isOther(server)) await copyDir(serverData(server, root), `${serverData(server, root)}-other`);
+  for (const server of longLived) {
+    const data = isOther(server) ? `${serverData(server, root)}-other` : serverData(server, root);
+    const proc = await startProc(serverSpec(server, data, nodeArgsFor(server), logLevel, flags.compare));
     running.set(server, proc);
-    if (server === 'event') await createWebsite(proc);
+    if (server.replace(/^pg-/, '').replace(/@other$/, '') === 'event') await createWebsite(proc);
   }
   const links = running.get('links');
   if (links) {
@@ -120,12 +148,13 @@ async function main(): Promise<void> {
   const warm = new Set<string>();
   const grownTo: number[] = [];
   for (let r = 1; r <= rounds; r++) {
-    for (const [i, s] of chosen.entries()) {
+    for (const i of roundOrder(chosen, r)) {
+      const s = chosen[i]!;
       let proc = running.get(s.server);
       if (s.freshFrom) {
         const copy = join(root, `${s.id}-round-${r}`);
         await copyDir(s.freshFrom, copy);
-        proc = await startProc(serverSpec(s.server, copy, nodeArgsFor(s.server), logLevel));
+        proc = await startProc(serverSpec(s.server, copy, nodeArgsFor(s.server), logLevel, flags.compare));
         // A short fixed warm-up, so the collection barely grows before the measured round.
         await runRound(proc, s.load, { connections, duration: 0, amount: WARMUP_WRITES });
       } else if (!warm.has(s.id)) {
@@ -153,6 +182,7 @@ async function main(): Promise<void> {
   const targets = judge(results, rows, extras);
   const machine = { node: process.version, cpus: cpus().length, loadBefore, loadAfter: loadavg()[0]! };
   console.log(`\n${render(rows, extras, targets)}\n`);
+  if (flags.compare) console.log(`This build against ${flags.compare} (alternated in every round):\n${compareTable(results)}\n`);
   console.log(`${machine.cpus} CPUs, Node ${machine.node}, 1-minute load average ${loadBefore.toFixed(1)} before and ${machine.loadAfter.toFixed(1)} after the run (other work on the machine shares the cores).`);
   const settings = { rounds, duration, warmup, connections, coldStarts, logLevel, ...machine };
   await writeFile(join(ROOT, 'bench', 'results.json'), JSON.stringify({ at: new Date().toISOString(), settings, scenarios: rows, rounds: results, extras, targets }, null, 2) + '\n');
@@ -165,4 +195,5 @@ try {
   await Promise.all([...running.values()].map((p) => p.stop()));
   if (flags.keep) log(`kept ${root}`);
   else await rm(root, { recursive: true, force: true });
+  for (const schema of seededSchemas) await dropSchema(schema).catch((err: unknown) => log(`could not drop schema ${schema}: ${String(err)}`));
 }

@@ -1,6 +1,8 @@
 /** The benchmark's scenarios: what is loaded, on which server, with which data. */
 import { join } from 'node:path';
 import type { Load } from './load.ts';
+import { isOther, otherMain, ownServer } from './compare.ts';
+import { PG_URL } from './pg-seed.ts';
 import { appSpec, baselineSpec, jsonServerSpec } from './processes.ts';
 import type { ProcSpec } from './processes.ts';
 import { BENCH_KEY, BENCH_SITE, linkAlias } from './seed.ts';
@@ -51,7 +53,7 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
     freshFrom: p.create(n),
     load: { method: 'POST', path: '/api/qr/add', headers: { ...AUTH, ...JSON_TYPE }, body: NEW_QR, expect: 200 },
   });
-  return [
+  const files: Scenario[] = [
     { id: 'baseline', label: 'baseline node:http JSON', records: 0, server: 'baseline', load: { method: 'GET', path: '/', variants: PAGES, vary: (n) => ({ path: `/?page=${page(n)}` }), expect: 200 } },
     // Not a target: the bare server answering a list page of the same shape, serialised per request.
     { id: 'baseline-list', label: 'baseline node:http, 25-entry list', records: 0, server: 'baseline', load: { method: 'GET', path: '/list', variants: PAGES, vary: (n) => ({ path: `/list?page=${page(n)}` }), expect: 200 } },
@@ -101,21 +103,42 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
       },
     },
   ];
+  return [...files, ...postgresScenarios(files)];
+}
+
+/** The PostgreSQL servers' schemas, one per server, named after this run so that parallel runs never share one. */
+export function pgSchemas(): Record<string, string> {
+  const tag = `bench_${process.pid}`;
+  return { 'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create` };
+}
+
+/**
+ * The same loads on the PostgreSQL backend (issue 14), in the same rounds as the file store's.
+ * Its create server is not restarted from a fresh copy each round (a table does not slow down as a
+ * JSON file does): its rows grow through the run, as the Records column shows.
+ */
+function postgresScenarios(files: readonly Scenario[]): Scenario[] {
+  const file = (id: string) => files.find((s) => s.id === id)!;
+  const pg = (id: string, server: string, records: number): Scenario => ({ ...file(id), id: `pg-${id}`, label: `PostgreSQL ${file(id).label}`, server, records, freshFrom: undefined });
+  return [pg('list', 'pg-list', SIZES.list), pg('create-10k', 'pg-create', 10_000), pg('redirect', 'pg-links', SIZES.links), pg('event', 'pg-event', 1)];
 }
 
 /** How to start the server a scenario names, given the directory (or file) it serves. */
-export function serverSpec(server: string, data: string, nodeArgs: string[], logLevel: string): ProcSpec {
+export function serverSpec(server: string, data: string, nodeArgs: string[], logLevel: string, checkout?: string): ProcSpec {
   if (server === 'baseline') return { ...baselineSpec(), args: [...nodeArgs, ...baselineSpec().args] };
   if (server.startsWith('json-server')) {
     const spec = jsonServerSpec(server, data);
     return { ...spec, args: [...nodeArgs, ...spec.args] };
   }
-  return appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel } });
+  if (server.startsWith('pg-')) return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data } });
+  const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel } });
+  // The other build of `--compare`: the same settings, its own dist/main.js.
+  return checkout && isOther(server) ? { ...spec, args: [...nodeArgs, otherMain(checkout), 'serve'] } : spec;
 }
 
-/** The data a long-lived server serves. */
+/** The data a long-lived server serves: a directory, a file, or a PostgreSQL schema. */
 export function serverData(server: string, root: string): string {
   const p = seededPaths(root);
-  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'json-server-list': p.jsonServerDb };
-  return map[server] ?? '';
+  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'json-server-list': p.jsonServerDb, ...pgSchemas() };
+  return map[ownServer(server)] ?? '';
 }

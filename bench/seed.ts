@@ -60,7 +60,7 @@ export function linkRecord(id: number): StoredRecord {
 let admin: Promise<UserRecord> | null = null;
 
 /** The admin user record (hashed once: scrypt is slow on purpose). */
-function adminRecord(): Promise<UserRecord> {
+export function adminRecord(): Promise<UserRecord> {
   admin ??= newUserFields(
     { email: 'admin@localhost', username: 'admin', password: 'bench-password', admin: true, planid: 1, apikey: BENCH_KEY },
     Date.UTC(2026, 0, 1),

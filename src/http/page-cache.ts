@@ -22,14 +22,15 @@ export class PageCache {
     private readonly maxChars = MAX_CACHED_CHARS,
   ) {}
 
+  /** The page under `key` if a current one is held, without waiting: a hit answers in one synchronous step. */
+  kept(key: string): string | undefined {
+    this.renew();
+    return this.pages.get(key);
+  }
+
   /** The page under `key`, built (and kept) by `build` unless a current one is held. */
   async get(key: string, build: () => Promise<string>): Promise<string> {
-    if (!this.current()) {
-      this.pages.clear();
-      this.chars = 0;
-      this.revision = this.s.store.revision();
-      this.generation = this.s.counters.generation;
-    }
+    this.renew();
     let page = this.pages.get(key);
     if (page === undefined) {
       page = await build();
@@ -46,6 +47,15 @@ export class PageCache {
       }
     }
     return page;
+  }
+
+  // Starts afresh when what the pages are built from changed.
+  private renew(): void {
+    if (this.current()) return;
+    this.pages.clear();
+    this.chars = 0;
+    this.revision = this.s.store.revision();
+    this.generation = this.s.counters.generation;
   }
 
   private current(): boolean {

@@ -8,10 +8,13 @@ import type { StoredRecord } from '../store/store.ts';
 import { framePage, overlayPage, pixelsPage, splashPage } from './pages.ts';
 import { pixelTag } from './pixel-tags.ts';
 
+/** Whether a link is a plain redirect, with no page to build (the common case, known without the store). */
+export const isPlainRedirect = (link: Link) => link.type === 'direct' && link.pixels.length === 0;
+
 /** The page a link's type asks for, with its pixels fired on it (and their hosts in its CSP); null for a plain redirect. */
 export async function linkPage(s: Services, link: Link, target: string): Promise<Page | null> {
   // The common case, answered before the helpers below are built (this runs on every redirect).
-  if (link.type === 'direct' && link.pixels.length === 0) return null;
+  if (isPlainRedirect(link)) return null;
   const owned = async <T extends StoredRecord>(collection: string, id: number | null): Promise<T | undefined> => {
     const r = id === null ? undefined : await s.store.get<T>(collection, id);
     return r?.userId === link.userId ? r : undefined;

@@ -132,10 +132,19 @@ export interface LedgerState {
   bits: Uint8Array | null;
 }
 
+/** What `lookupAtHand` answers when only the asynchronous `lookup` can tell. */
+export const NOT_AT_HAND: unique symbol = Symbol('not at hand');
+
 /** A storage backend. */
 export interface Store extends StoreReads, CounterStore {
   /** Which backend this is. */
   readonly backend: 'file' | 'memory' | 'postgres';
+  /**
+   * `lookup` answered without waiting when the store holds the answer in memory (the file store
+   * always; PostgreSQL when its lookup cache keeps it), else NOT_AT_HAND. For the redirect, whose
+   * answer without a promise is measurably cheaper; the answer is the one `lookup` would give.
+   */
+  lookupAtHand<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND;
   /**
    * Runs `fn` as one transaction: all of it or nothing, and its checks see no concurrent change
    * (file: one transaction at a time; PostgreSQL: constraints, locks and retries). Resolves once

@@ -13,11 +13,12 @@ import type { Link } from '../../links/shape.ts';
 import { subjectOf } from '../../links/stats.ts';
 import type { Services } from '../../resources/define.ts';
 import type { Domain } from '../../resources/domains.ts';
+import { NOT_AT_HAND } from '../../store/store.ts';
 import { parseDateTime } from '../../resources/fields.ts';
 import type { Page } from '../../html/page.ts';
 import { htmlPage } from '../../html/page.ts';
 import { fromOwnPage, isPageLoad, pageHeaders, strictCookieHeldBack } from '../../html/page-headers.ts';
-import { linkPage } from '../../redirect/link-page.ts';
+import { isPlainRedirect, linkPage } from '../../redirect/link-page.ts';
 import { busyPage, expiredPage, foreignFormPage, notFoundPage, openingPage, passwordPage, tooManyAttemptsPage } from '../../redirect/pages.ts';
 import { PassCookies } from '../../redirect/pass-cookie.ts';
 import { resolveTarget } from '../../redirect/target.ts';
@@ -31,9 +32,18 @@ import { recordClick, visitOf } from '../../redirect/visit.ts';
 export async function brandedDomainOf(s: Services, c: Context): Promise<Domain | undefined> {
   const host = c.req.header('host')?.toLowerCase();
   const domain = host ? await s.store.lookup<Domain>('domains', 'host', host) : undefined;
-  // Checked only when a domain matched: the common main-host request pays one map lookup, as before.
-  return domain && !isMainHost(s.config, host!) ? domain : undefined;
+  return brandedOnly(s, host, domain);
 }
+
+/** brandedDomainOf answered without waiting when the store has the answer at hand, else NOT_AT_HAND. */
+function brandedDomainAtHand(s: Services, c: Context): Domain | undefined | typeof NOT_AT_HAND {
+  const host = c.req.header('host')?.toLowerCase();
+  const domain = host ? s.store.lookupAtHand<Domain>('domains', 'host', host) : undefined;
+  return domain === NOT_AT_HAND ? domain : brandedOnly(s, host, domain);
+}
+
+// Checked only when a domain matched: the common main-host request pays one map lookup, as before.
+const brandedOnly = (s: Services, host: string | undefined, domain: Domain | undefined) => (domain && !isMainHost(s.config, host!) ? domain : undefined);
 
 /**
  * A redirect that caches must not keep (every visit is counted), as Hono's `c.redirect` would
@@ -63,6 +73,14 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     return { link: await s.store.lookup<Link>('links', 'alias', aliasKey(domain?.id ?? null, alias)), domain };
   };
 
+  /** `find` without waiting when the store has both answers at hand (file store: always), else null. */
+  const findAtHand = (c: Context): { link: Link | undefined; domain: Domain | undefined } | null => {
+    const domain = brandedDomainAtHand(s, c);
+    if (domain === NOT_AT_HAND) return null;
+    const link = s.store.lookupAtHand<Link>('links', 'alias', aliasKey(domain?.id ?? null, c.req.param('alias') ?? ''));
+    return link === NOT_AT_HAND ? null : { link, domain };
+  };
+
   const missing = (c: Context, domain: Domain | undefined) => {
     if (domain?.redirect404) return c.redirect(headerSafeLocation(domain.redirect404), 302);
     return html(c, notFoundPage(), 404);
@@ -76,8 +94,14 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     return html(c, htmlPage('Short links', '<main><h1>Short links</h1><p>This server shortens links. The API is described at <a href="/docs">/docs</a>.</p></main>'));
   });
 
-  routes.get('/:alias', async (c) => {
-    const { link, domain } = await find(c);
+  // A counted redirect is answered in one synchronous step when nothing needs waiting for (the
+  // link at hand, no page to build): a promise per request costs measurably at this rate.
+  routes.get('/:alias', (c): Response | Promise<Response> => {
+    const atHand = findAtHand(c);
+    return atHand ? follow(c, atHand.link, atHand.domain) : find(c).then(({ link, domain }) => follow(c, link, domain));
+  });
+
+  const follow = (c: Context, link: Link | undefined, domain: Domain | undefined): Response | Promise<Response> => {
     if (!link) return missing(c, domain);
     if (expired(link)) return html(c, expiredPage(), 410);
     if (link.password) {
@@ -91,10 +115,9 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     const visit = visitOf(c, s);
     const target = resolveTarget(link, visit);
     recordClick(s, subjectOf('link', link.id), link.userId, visit);
-    const page = await linkPage(s, link, target);
-    if (page === null) return uncachedRedirect(target, s.config.redirectStatus);
-    return html(c, link.password ? { ...page, opener: 'same-origin' } : page);
-  });
+    if (isPlainRedirect(link)) return uncachedRedirect(target, s.config.redirectStatus);
+    return linkPage(s, link, target).then((page) => (page === null ? uncachedRedirect(target, s.config.redirectStatus) : html(c, link.password ? { ...page, opener: 'same-origin' } : page)));
+  };
 
   routes.post('/:alias', async (c) => {
     const { link, domain } = await find(c);

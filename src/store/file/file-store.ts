@@ -8,7 +8,7 @@ import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { DIR_MODE, tightenDataDir } from './permissions.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
 import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
@@ -144,6 +144,11 @@ export class FileStore implements Store {
 
   /** The record whose index key is `key`. */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
+    return this.lookupNow<T>(collection, index, key);
+  }
+
+  /** The record whose index key is `key`, from memory: always at hand. */
+  lookupAtHand<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND {
     return this.lookupNow<T>(collection, index, key);
   }
 

@@ -1,10 +1,11 @@
+import { ConflictError } from '../store.ts';
 import type { CountsDelta, Found, ListQuery, StoredRecord, Tx, Where } from '../store.ts';
 import { addCountsIn, dropCountsIn } from './pg-counters.ts';
 import { countRecords, findRecords, getRecord, lookupRecord } from './reads.ts';
 import type { Db } from './reads.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
-import { insertRecord, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
+import { insertNeedsSavepoint, insertRecord, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
 
 /**
  * A transaction on one pooled client. Its operations run one at a time (a savepoint must not
@@ -44,6 +45,8 @@ export class PgTx implements Tx {
         try {
           return await op();
         } catch (err) {
+          // Our own ConflictError (an insert that did nothing) aborted nothing in PostgreSQL.
+          if (err instanceof ConflictError) throw err;
           this.failed = this.mapError(err);
           throw this.failed;
         }
@@ -67,10 +70,10 @@ export class PgTx implements Tx {
     return next;
   }
 
-  private write<R>(collection: string, op: (plan: TablePlan) => Promise<R>): Promise<R> {
+  private write<R>(collection: string, op: (plan: TablePlan) => Promise<R>, guarded = (plan: TablePlan) => plan.hasUnique): Promise<R> {
     const plan = this.plan(collection);
     this.touched.add(collection);
-    return this.run(() => op(plan), plan.hasUnique);
+    return this.run(() => op(plan), guarded(plan));
   }
 
   /** One record by id, as this transaction sees it. */
@@ -95,7 +98,7 @@ export class PgTx implements Tx {
 
   /** Adds a record with the collection's next id. */
   insert<T extends object>(collection: string, data: T): Promise<T & { id: number }> {
-    return this.write(collection, (plan) => insertRecord(this.db, plan, data));
+    return this.write(collection, (plan) => insertRecord(this.db, plan, data), (plan) => insertNeedsSavepoint(plan, data));
   }
 
   /** Replaces fields of a record; undefined when it is missing. */

@@ -1,12 +1,15 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { NOT_AT_HAND } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import type { ConstraintMap } from './errors.ts';
 import { codeOf, describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
+import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
+import { prepared } from './prepared.ts';
 import { addCountsIn, countedDaysIn, countTotalsIn } from './pg-counters.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
@@ -51,6 +54,8 @@ export class PostgresStore implements Store {
   private changes = 0;
   private closers: (() => Promise<void> | void)[] = [];
   private closed = false;
+  /** The redirect's lookups kept in memory (what, how invalidated and how many: lookup-cache.ts). */
+  private readonly lookups = new Map<string, LookupCache>();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -59,7 +64,11 @@ export class PostgresStore implements Store {
     /** host:port/database, for messages. */
     private readonly where: string,
     private readonly log: Logger,
-  ) {}
+  ) {
+    for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
+      if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
+    }
+  }
 
   /**
    * Opens the store: migrates the schema (once, whoever starts first), checks that it has a table
@@ -115,11 +124,11 @@ export class PostgresStore implements Store {
   private readonly read: Db = async (text, values) => {
     this.open();
     try {
-      return (await this.pool.query(text, values)) as never;
+      return (await this.pool.query(prepared(text, values) as never)) as never;
     } catch (err) {
       if (!isUnavailable(err) || codeOf(err) === '57014') throw this.mapError(err);
       try {
-        return (await this.pool.query(text, values)) as never;
+        return (await this.pool.query(prepared(text, values) as never)) as never;
       } catch (again) {
         throw this.mapError(again);
       }
@@ -170,7 +179,7 @@ export class PostgresStore implements Store {
     let broken: unknown = null;
     const db: Db = async (text, values) => {
       try {
-        return (await client.query(text, values)) as never;
+        return (await client.query(prepared(text, values) as never)) as never;
       } catch (err) {
         if (isUnavailable(err)) broken = err;
         throw err;
@@ -203,7 +212,16 @@ export class PostgresStore implements Store {
 
   /** The record whose index key is `key` (a plain index: the highest id with it). */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
-    return lookupRecord<T>(this.read, this.plan(collection), index, key);
+    const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
+    if (!cache) return lookupRecord<T>(this.read, this.plan(collection), index, key);
+    return (await cache.through(key, () => lookupRecord(this.read, this.plan(collection), index, key))) as T | undefined;
+  }
+
+  /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */
+  lookupAtHand<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND {
+    const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
+    const kept = cache?.get(key);
+    return kept === undefined ? NOT_AT_HAND : ((kept ?? undefined) as T | undefined);
   }
 
   /** The records a query matches, in its order and slice, with the total. */

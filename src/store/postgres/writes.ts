@@ -1,3 +1,4 @@
+import { ConflictError } from '../store.ts';
 import type { StoredRecord, Where } from '../store.ts';
 import { putStatsDays } from './pg-counters.ts';
 import { Params, whereSql } from './query-sql.ts';
@@ -53,8 +54,62 @@ export async function putRecords(db: Db, plan: TablePlan, records: readonly Stor
   await advanceSequence(db, plan, records.reduce((max, r) => Math.max(max, r.id), 0));
 }
 
+/**
+ * Whether `data`'s index keys are the same whatever id it gets (true of every index today): then
+ * the row is numbered by the database as it is inserted, one statement instead of nextval + INSERT.
+ * Checked on the record itself, with two ids, so an index whose key uses the id takes the long way.
+ */
+function keysIgnoreId(plan: TablePlan, data: object): boolean {
+  if (plan.collection === STATS) return false;
+  const a = { ...data, id: 0 } as StoredRecord;
+  const b = { ...data, id: -1 } as StoredRecord;
+  return plan.keys.every((k) => k.key(a) === k.key(b));
+}
+
+/**
+ * Whether inserting `data` must run under a savepoint so that a unique conflict leaves the
+ * transaction usable: not when insertRecord can insert it with ON CONFLICT DO NOTHING (a conflict
+ * then aborts nothing), which saves the SAVEPOINT and RELEASE round trips of every create.
+ */
+export function insertNeedsSavepoint(plan: TablePlan, data: object): boolean {
+  return plan.hasUnique && !keysIgnoreId(plan, data);
+}
+
+/** The unique index of `plan` whose key in `keys` another row holds, if any. */
+async function takenIndex(db: Db, plan: TablePlan, keys: readonly (string | null)[]): Promise<string | undefined> {
+  for (const [i, k] of plan.keys.entries()) {
+    if (!k.unique || keys[i] === null) continue;
+    const { rows } = await db(`SELECT 1 FROM ${plan.table} WHERE "${k.column}" = $1 LIMIT 1`, [keys[i]]);
+    if (rows.length > 0) return k.index;
+  }
+  return undefined;
+}
+
+/**
+ * One INSERT numbered by the table's identity. A unique key another row holds inserts nothing
+ * (ON CONFLICT DO NOTHING, which waits for a concurrent insert of the key like a unique index
+ * does): the index is then found and reported as ConflictError, the transaction still usable.
+ */
+async function insertNumbered<T extends object>(db: Db, plan: TablePlan, data: T): Promise<T & { id: number }> {
+  const v = rowValues(plan, Object.assign({ id: 0 }, data, { id: 0 }) as StoredRecord);
+  const placeholders = plan.keys.map((_, i) => `, $${i + 3}`).join('');
+  const onConflict = plan.hasUnique ? ' ON CONFLICT DO NOTHING' : '';
+  // The row that held the key may be gone by the time it is looked for: then the insert is tried again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { rows } = await db<{ id: number }>(`INSERT INTO ${plan.table} (user_id, data${keyColumns(plan)}) VALUES ($1, $2${placeholders})${onConflict} RETURNING id`, [v.userId, v.data, ...v.keys]);
+    if (rows[0]) {
+      const id = rows[0].id;
+      return Object.assign({ id }, data, { id }) as T & { id: number };
+    }
+    const index = await takenIndex(db, plan, v.keys);
+    if (index) throw new ConflictError(plan.collection, index);
+  }
+  throw new Error(`${plan.collection}: the insert kept conflicting with a row that was gone when looked for`);
+}
+
 /** Adds a record under the collection's next id; its index keys are computed from the record with that id. */
 export async function insertRecord<T extends object>(db: Db, plan: TablePlan, data: T): Promise<T & { id: number }> {
+  if (keysIgnoreId(plan, data)) return insertNumbered(db, plan, data);
   const { rows } = await db<{ id: number }>(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id`, [idTable(plan)]);
   const id = rows[0]!.id;
   const record = Object.assign({ id }, data, { id }) as unknown as StoredRecord;
