@@ -7,7 +7,7 @@ import type { ConstraintMap } from './errors.ts';
 import { codeOf, describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
 import { migrateDatabase } from './migrate.ts';
-import { addCountsIn, countedDaysIn, countTotalsIn } from './pg-counters.ts';
+import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -37,6 +37,8 @@ export interface PostgresStoreOptions {
 
 // Serialization failures and deadlocks: the whole transaction runs again, a few times.
 const ATTEMPTS = 4;
+// Old counter batch ids are forgotten at most this often, by each process.
+const PRUNE_EVERY_MS = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -51,6 +53,8 @@ export class PostgresStore implements Store {
   private changes = 0;
   private closers: (() => Promise<void> | void)[] = [];
   private closed = false;
+  /** When this process last forgot old counter batch ids. */
+  private prunedAt = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -244,10 +248,16 @@ export class PostgresStore implements Store {
     return this.changes;
   }
 
-  /** Adds counter deltas in one transaction. */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
+  /** Adds counter deltas in one transaction; a `batch` already stored is skipped (see CounterStore.addCounts). */
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string): Promise<void> {
     if (deltas.length === 0) return;
-    await this.inTransaction((db) => addCountsIn(db, deltas, maxLabels));
+    const prune = batch !== undefined && Date.now() - this.prunedAt > PRUNE_EVERY_MS;
+    await this.inTransaction(async (db) => {
+      if (batch !== undefined && !(await claimBatchIn(db, batch))) return;
+      await addCountsIn(db, deltas, maxLabels);
+      if (prune) await pruneBatchesIn(db);
+    });
+    if (prune) this.prunedAt = Date.now();
     this.bump([STATS]);
   }
 
