@@ -4,7 +4,7 @@ import { silentLogger } from '../../log.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import type { ConstraintMap } from './errors.ts';
-import { codeOf, describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
+import { codeOf, describeUrl, isRetryable, isTimeout, isUnavailable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
 import { migrateDatabase } from './migrate.ts';
 import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
@@ -114,14 +114,15 @@ export class PostgresStore implements Store {
   /**
    * An autocommit statement on any pooled connection. A connection the server dropped while it was
    * idle fails its next statement; such a failure is tried once more on a fresh connection (reads
-   * only come here). A statement timeout is not tried again: the database is slow, not gone.
+   * only come here). A timeout is not tried again: the database is slow or silent, not gone, and a
+   * second wait would take the request past its bound (query timeout, then a connect timeout).
    */
   private readonly read: Db = async (text, values) => {
     this.open();
     try {
       return (await this.pool.query(text, values)) as never;
     } catch (err) {
-      if (!isUnavailable(err) || codeOf(err) === '57014') throw this.mapError(err);
+      if (!isUnavailable(err) || isTimeout(err)) throw this.mapError(err);
       try {
         return (await this.pool.query(text, values)) as never;
       } catch (again) {
@@ -130,7 +131,7 @@ export class PostgresStore implements Store {
     }
   };
 
-  /** A pooled connection inside BEGIN; a dropped idle connection is replaced once. */
+  /** A pooled connection inside BEGIN; a dropped idle connection is replaced once (a timed-out one is not: see read). */
   private async begin(): Promise<pg.PoolClient> {
     for (let attempt = 0; ; attempt++) {
       let client: pg.PoolClient;
@@ -146,7 +147,7 @@ export class PostgresStore implements Store {
         return client;
       } catch (err) {
         release(client, err);
-        if (attempt === 0 && isUnavailable(err)) continue;
+        if (attempt === 0 && isUnavailable(err) && !isTimeout(err)) continue;
         throw this.mapError(err);
       }
     }
