@@ -10,6 +10,8 @@ export class TcpProxy {
   private listener: Server | null = null;
   /** While set, a client's `COMMIT` reaches the database but no answer comes back, then the connection drops. */
   private loseCommitReplies = false;
+  /** While set, nothing passes either way and new connections hang: a network that silently drops everything. */
+  private stalled = false;
   /** How many COMMITs were forwarded whose answer was thrown away. */
   commitsLost = 0;
 
@@ -43,6 +45,7 @@ export class TcpProxy {
     this.track(upstream);
     let replying = true;
     client.on('data', (chunk: Buffer) => {
+      if (this.stalled) return;
       // node-postgres sends COMMIT as a simple query: 'Q', length, "COMMIT\0".
       if (this.loseCommitReplies && replying && chunk.includes('COMMIT\0')) {
         replying = false;
@@ -56,7 +59,7 @@ export class TcpProxy {
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
-      if (replying) client.write(chunk);
+      if (replying && !this.stalled) client.write(chunk);
     });
     const end = () => {
       client.destroy();
@@ -81,8 +84,17 @@ export class TcpProxy {
     if (listener) await new Promise<void>((resolve) => listener.close(() => resolve()));
   }
 
-  /** The database is back, on the same port. */
+  /** The database stops answering without closing anything: only the client's own timeouts end its waits. */
+  stall(): void {
+    this.stalled = true;
+  }
+
+  /** The database is back, on the same port; connections that lived through a stall lost bytes and are reset. */
   async restore(): Promise<void> {
+    if (this.stalled) {
+      this.stalled = false;
+      for (const s of this.sockets) s.resetAndDestroy();
+    }
     if (!this.listener) await this.listen(this.port);
   }
 
