@@ -42,10 +42,9 @@ async function click(server: ServerProcess, alias: string): Promise<boolean> {
 if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
   test('an unreachable database at start: exit 1 within seconds, one line naming the host, never the password', async () => {
     const env = { ...ENV_URL, DATABASE_URL: 'postgres://user:secret@127.0.0.1:1/db', DATABASE_SCHEMA: newSchema() };
-    for (const args of [['serve'], ['migrate']]) {
-      const started = Date.now();
-      const run = await runCli(args, env);
-      const ms = Date.now() - started;
+    const started = Date.now();
+    const runs = await Promise.all([['serve'], ['migrate']].map(async (args) => ({ args, run: await runCli(args, env), ms: Date.now() - started })));
+    for (const { args, run, ms } of runs) {
       assert.equal(run.code, 1, `${args[0]}: ${run.stderr}`);
       assert.ok(ms < 8000, `${args[0]} took ${ms} ms`);
       const lines = run.stderr.trim().split('\n');
@@ -63,8 +62,7 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
     assert.equal(migrated.code, 0, migrated.stderr);
     assert.match(migrated.stdout, /^Migrated the database schema from version 0 to \d+: 001-initial/);
     await sql(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (999, 'from-the-future')`);
-    for (const args of [['serve'], ['migrate']]) {
-      const run = await runCli(args, env);
+    for (const run of await Promise.all([['serve'], ['migrate']].map((args) => runCli(args, env)))) {
       assert.equal(run.code, 1, run.stderr);
       assert.match(run.stderr, /^The database schema is at version 999, newer than this server's \d+: upgrade the server\.\n$/);
     }
@@ -102,8 +100,7 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
 
   test('the alias race over HTTP: two servers, concurrent creates of one alias, exactly one wins each time', async () => {
     const schema = newSchema();
-    const a = await startPgServer(schema);
-    const b = await startPgServer(schema);
+    const [a, b] = await Promise.all([startPgServer(schema), startPgServer(schema)]);
     try {
       const PAIRS = 20;
       const answers = await Promise.all(
@@ -166,7 +163,7 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       }
     };
     const load = Promise.all([creator(0), creator(1), creator(2), clicker(), clicker()]);
-    await sleep(2500);
+    await sleep(2000);
     const killedAt = Date.now();
     first.child.kill('SIGKILL');
     stopLoad = true;
@@ -243,6 +240,7 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       // Past the flush timer: the flush fails and keeps the clicks.
       await sleep(1500);
       assert.equal(server.child.exitCode, null, 'the server keeps running');
+      assert.match(server.output(), /writing statistics failed: kept for the next flush/);
       await proxy.restore();
 
       // Recovery by itself: the pool opens fresh connections.
@@ -312,8 +310,9 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       assert.ok(await waitFor(() => proxy.commitsLost > 0, 3000), 'the flush committed');
       proxy.loseCommits(false);
       assert.ok(await waitFor(async () => (await storedClicks(schema, `link:${link.body.id}`)) >= CLICKS, 5000));
-      // Long enough for any retry of the flush to have happened.
-      await sleep(2500);
+      // The flush saw its connection drop after COMMIT, so it failed and will try the batch again a second later.
+      assert.ok(await waitFor(() => /writing statistics failed/.test(server.output()), 3000), 'the flush was in doubt');
+      await sleep(1500);
       assert.equal(await storedClicks(schema, `link:${link.body.id}`), CLICKS);
       assert.equal((await api(server.url, 'GET', `/api/url/${link.body.id}`)).body.data.clicks, CLICKS);
     } finally {

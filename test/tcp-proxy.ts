@@ -76,11 +76,14 @@ export class TcpProxy {
     socket.on('close', () => this.sockets.delete(socket));
   }
 
-  /** The database goes away: every open connection is reset and new ones are refused (nothing listens). */
+  /**
+   * The database goes away: every open connection is closed and new ones are refused (nothing listens).
+   * destroy(), not resetAndDestroy(): a reset of a socket still connecting left this process's event loop spinning.
+   */
   async cut(): Promise<void> {
     const listener = this.listener;
     this.listener = null;
-    for (const s of this.sockets) s.resetAndDestroy();
+    for (const s of this.sockets) s.destroy();
     if (listener) await new Promise<void>((resolve) => listener.close(() => resolve()));
   }
 
@@ -89,11 +92,11 @@ export class TcpProxy {
     this.stalled = true;
   }
 
-  /** The database is back, on the same port; connections that lived through a stall lost bytes and are reset. */
+  /** The database is back, on the same port; connections that lived through a stall lost bytes and are closed. */
   async restore(): Promise<void> {
     if (this.stalled) {
       this.stalled = false;
-      for (const s of this.sockets) s.resetAndDestroy();
+      for (const s of this.sockets) s.destroy();
     }
     if (!this.listener) await this.listen(this.port);
   }
