@@ -72,9 +72,15 @@ export async function fingerprint(store: Store, collections: readonly string[]):
   return hashes[0]?.h ?? '';
 }
 
-if (TEST_BACKEND === 'postgres') {
+// Registered whenever a database is given, not only in the PostgreSQL pass: PostgreSQL-only files
+// (which run in the file pass too) make schemas with freshSchema() and count on them being dropped.
+if (url) {
   after(async () => {
     await Promise.allSettled(stores.map((s) => s.close()));
+    if (schemas.length === 0) {
+      await admin?.end();
+      return;
+    }
     const client = admin ?? new pg.Client({ connectionString: url });
     if (!admin) await client.connect();
     try {

@@ -2,7 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
-import { migrate } from '../src/store/postgres/migrate.ts';
+import { loadMigrations, migrate, migrateWith } from '../src/store/postgres/migrate.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { PostgresStoreOptions } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
@@ -52,9 +52,9 @@ if (URL) describe('PostgreSQL store', () => {
   test('migrations run from an empty schema once, and a second run finds nothing to do', async () => {
     const schema = freshSchema();
     const first = await migrate(URL!, schema);
-    assert.deepEqual(first, { from: 0, to: 1, applied: ['001-initial'] });
+    assert.deepEqual(first, { from: 0, to: 2, applied: ['001-initial', '002-counter-batches'] });
     const second = await migrate(URL!, schema);
-    assert.deepEqual(second, { from: 1, to: 1, applied: [] });
+    assert.deepEqual(second, { from: 2, to: 2, applied: [] });
     const tables = await admin(async (c) => {
       const { rows } = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
       return rows.map((r) => r.t);
@@ -66,7 +66,7 @@ if (URL) describe('PostgreSQL store', () => {
     const schema = freshSchema();
     await migrate(URL!, schema);
     await admin((c) => c.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (7, 'from-the-future')`));
-    const message = 'The database schema is at version 7, newer than this server\'s 1: upgrade the server.';
+    const message = 'The database schema is at version 7, newer than this server\'s 2: upgrade the server.';
     await assert.rejects(open(schema), (err: unknown) => err instanceof Error && err.message === message);
     await assert.rejects(migrate(URL!, schema), (err: unknown) => err instanceof Error && err.message === message);
   });
@@ -76,7 +76,7 @@ if (URL) describe('PostgreSQL store', () => {
     const stores = await Promise.all([open(schema), open(schema), open(schema)]);
     try {
       const rows = await admin(async (c) => (await c.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-      assert.deepEqual(rows, [{ version: 1, name: 'initial' }]);
+      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }]);
       // All three work on the same tables.
       await stores[0]!.transaction((tx) => tx.insert('users', user(1)));
       assert.equal((await stores[2]!.get('users', 1))?.username, 'user1');
@@ -161,6 +161,33 @@ if (URL) describe('PostgreSQL store', () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
+  });
+
+  test('a counter batch written again under its id (its COMMIT answer lost) is added once, also from another server', async () => {
+    const schema = freshSchema();
+    const a = await open(schema);
+    const b = await open(schema);
+    try {
+      const delta = [{ subject: 'link:9', day: '2024-06-02', counts: { clicks: 3 } }];
+      await a.addCounts(delta, 10, 'batch-1');
+      await a.addCounts(delta, 10, 'batch-1');
+      await b.addCounts(delta, 10, 'batch-1');
+      await Promise.all([a.addCounts(delta, 10, 'batch-2'), b.addCounts(delta, 10, 'batch-2')]);
+      await a.addCounts(delta, 10);
+      assert.equal((await a.countedDays('link:9'))[0]?.counts.clicks, 9);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  test('a schema at an earlier version is brought up to the newest by the next open', async () => {
+    const schema = freshSchema();
+    const [first] = await loadMigrations();
+    await admin((c) => migrateWith(c, schema, [first!]));
+    const store = await open(schema);
+    await store.close();
+    const rows = await admin(async (c) => (await c.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows);
+    assert.deepEqual(rows.map((r) => r.version), [1, 2]);
   });
 
   test('deleting a user deletes its counts through the foreign keys, not just its records', async () => {

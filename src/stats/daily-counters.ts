@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -37,7 +38,9 @@ export interface CountedFor {
  * in-memory buffer of what they add (deltas); every `flushMs` (and on store close) one store call
  * adds the deltas to what is stored, so the request path never waits for storage, and a flush
  * adds rather than overwrites, so several processes can count the same subject. Reads are what
- * is stored plus what is buffered. A flush that fails keeps its deltas for the next one.
+ * is stored plus what is buffered. A flush that fails keeps its batch, and the next flush writes
+ * that batch again as it was, under the same id, before anything newer: a write whose commit went
+ * through but whose answer was lost is then not added twice (the store skips a batch it has).
  */
 export class DailyCounters {
   private readonly clock: Clock;
@@ -54,6 +57,8 @@ export class DailyCounters {
   /** Buffered deltas, by subject then day, so reads of one subject never scan the others. */
   private pending = new Map<string, Map<string, CountsDelta>>();
   private pendingCount = 0;
+  /** The batch a failed flush took, written again (same id, same deltas) by the next flush; reads count it as buffered. */
+  private unsent: { id: string; deltas: Map<string, Map<string, CountsDelta>> } | null = null;
   /** Bumped whenever what reads see changes (an event, a dropped subject, a discard): caches compare it. */
   generation = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -96,6 +101,7 @@ export class DailyCounters {
     this.timer = null;
     this.pending = new Map();
     this.pendingCount = 0;
+    this.unsent = null;
     this.ledger = this.newLedger();
   }
 
@@ -137,13 +143,13 @@ export class DailyCounters {
   /** The counted days of a subject between `from` and `to` (inclusive, 'YYYY-MM-DD', both optional), oldest first. */
   async days(subject: string, from = '0000-00-00', to = '9999-99-99'): Promise<{ day: string; counts: DayCounts }[]> {
     const stored = await this.store.countedDays(subject, from, to);
-    const buffered = this.pending.get(subject);
-    if (!buffered) return stored;
+    const buffered = this.bufferedOf(subject);
+    if (buffered.length === 0) return stored;
     const byDay = new Map(stored.map((d) => [d.day, d.counts]));
-    for (const [day, entry] of buffered) {
-      if (day < from || day > to) continue;
-      const before = byDay.get(day);
-      byDay.set(day, before ? mergeCounts([before, entry.counts]) : entry.counts);
+    for (const entry of buffered) {
+      if (entry.day < from || entry.day > to) continue;
+      const before = byDay.get(entry.day);
+      byDay.set(entry.day, before ? mergeCounts([before, entry.counts]) : entry.counts);
     }
     return [...byDay.keys()].sort().map((day) => ({ day, counts: byDay.get(day)! }));
   }
@@ -152,10 +158,10 @@ export class DailyCounters {
   async totals<K extends string>(subjects: readonly string[], names: readonly K[]): Promise<Map<string, Record<K, number>>> {
     const stored = (await this.store.countTotals(subjects, names)) as Map<string, Record<K, number>>;
     for (const subject of subjects) {
-      const buffered = this.pending.get(subject);
-      if (!buffered) continue;
+      const buffered = this.bufferedOf(subject);
+      if (buffered.length === 0) continue;
       const out = { ...stored.get(subject) } as Record<K, number>;
-      for (const entry of buffered.values()) {
+      for (const entry of buffered) {
         for (const n of names) {
           const v = entry.counts[n];
           out[n] = (out[n] ?? 0) + (typeof v === 'number' ? v : 0);
@@ -177,6 +183,13 @@ export class DailyCounters {
     await tx.dropCounts(subject);
     this.pendingCount -= this.pending.get(subject)?.size ?? 0;
     this.pending.delete(subject);
+    // Safe to change a batch in doubt: it was stored whole (then skipped on retry) or not at all.
+    this.unsent?.deltas.delete(subject);
+  }
+
+  /** What of `subject` is not stored yet: the unsent batch's deltas, then the pending ones. */
+  private bufferedOf(subject: string): CountsDelta[] {
+    return [...(this.unsent?.deltas.get(subject)?.values() ?? []), ...(this.pending.get(subject)?.values() ?? [])];
   }
 
   /** Adds everything buffered to the store in one call; on failure the deltas wait for the next flush. */
@@ -192,33 +205,29 @@ export class DailyCounters {
 
   private async write(): Promise<void> {
     await this.saveLedger(false);
+    // A batch in doubt goes first and alone: merged with newer deltas, a retry the store skips (it had
+    // the batch) would skip them too, and one it applies would count the batch twice.
+    if (this.unsent && !(await this.send(this.unsent))) return;
     if (this.pendingCount === 0) return;
-    const taken = this.pending;
+    // A crypto id, not this.random: test mode's seeded random would give every process the same ids.
+    const batch = { id: randomUUID(), deltas: this.pending };
     this.pending = new Map();
     this.pendingCount = 0;
-    const deltas = [...taken.values()].flatMap((days) => [...days.values()]);
-    try {
-      await this.store.addCounts(deltas, this.maxLabels);
-    } catch (err) {
-      this.log.error('writing statistics failed: kept for the next flush', { error: String(err) });
-      this.putBack(taken);
-      this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
-    }
+    await this.send(batch);
   }
 
-  // Deltas that were not stored go back under what came in meanwhile (both are only additions).
-  private putBack(taken: Map<string, Map<string, CountsDelta>>): void {
-    for (const [subject, days] of taken) {
-      let now = this.pending.get(subject);
-      if (!now) this.pending.set(subject, (now = new Map()));
-      for (const [day, entry] of days) {
-        const later = now.get(day);
-        if (later) later.counts = mergeCounts([entry.counts, later.counts]);
-        else {
-          now.set(day, entry);
-          this.pendingCount++;
-        }
-      }
+  /** Writes one batch; on failure keeps it as the unsent batch and schedules the next try. Whether it was written. */
+  private async send(batch: { id: string; deltas: Map<string, Map<string, CountsDelta>> }): Promise<boolean> {
+    const deltas = [...batch.deltas.values()].flatMap((days) => [...days.values()]);
+    try {
+      await this.store.addCounts(deltas, this.maxLabels, batch.id);
+      if (this.unsent === batch) this.unsent = null;
+      return true;
+    } catch (err) {
+      this.log.error('writing statistics failed: kept for the next flush', { error: String(err) });
+      this.unsent = batch;
+      this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+      return false;
     }
   }
 
@@ -244,8 +253,10 @@ export class DailyCounters {
     await this.saveLedger(true);
   }
 
-  /** How many (subject, day) entries wait for the next write. */
+  /** How many (subject, day) entries wait for the next write (the unsent batch's included). */
   get buffered(): number {
-    return this.pendingCount;
+    let unsent = 0;
+    for (const days of this.unsent?.deltas.values() ?? []) unsent += days.size;
+    return this.pendingCount + unsent;
   }
 }

@@ -117,8 +117,12 @@ export interface Tx extends StoreReads {
 
 /** The durable side of the statistics: per (subject, day) counts that flushes add to, never overwrite. */
 export interface CounterStore {
-  /** Adds every delta to its (subject, day) in one durable write; a label past `maxLabels` per dimension and day counts as '(other)'. */
-  addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void>;
+  /**
+   * Adds every delta to its (subject, day) in one durable write; a label past `maxLabels` per dimension and day counts as '(other)'.
+   * With a `batch` id the write is idempotent: a batch already stored (its first write committed but
+   * the answer was lost) is not added again, so a failed flush can be retried as it was.
+   */
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string): Promise<void>;
   /** A subject's stored days between `from` and `to` (inclusive, both optional), oldest first. */
   countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
   /** Totals of `names` over all days, per subject (subjects never counted get zeros). */

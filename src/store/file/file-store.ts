@@ -307,7 +307,7 @@ export class FileStore implements Store {
     };
   }
 
-  /** Adds counter deltas in one transaction. */
+  /** Adds counter deltas in one transaction; no batch id needed: a write here fails before it is applied, never in doubt. */
   async addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
     if (deltas.length === 0) return;
     const users = this.col('users');

@@ -30,6 +30,16 @@ export function isUnavailable(err: unknown): boolean {
   return !code && UNAVAILABLE_MESSAGES.some((re) => re.test(message));
 }
 
+/**
+ * Whether `err` is a wait that ran out (statement timeout, no answer within the query timeout, no
+ * connection within the connect timeout): the database is slow or silent, and trying again on a
+ * fresh connection would only add another wait to the request's.
+ */
+export function isTimeout(err: unknown): boolean {
+  if (codeOf(err) === '57014') return true;
+  return !codeOf(err) && err instanceof Error && /timeout/i.test(err.message);
+}
+
 /** Whether running the whole transaction again may succeed (serialization failure, deadlock). */
 export function isRetryable(err: unknown): boolean {
   const code = codeOf(err);

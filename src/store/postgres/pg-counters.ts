@@ -66,6 +66,24 @@ async function labelState(db: Db, wanted: Map<string, { dayId: number; metric: s
   return state;
 }
 
+/** How long a batch id is remembered: a flush retried later than this after an unanswered COMMIT may count twice. */
+const BATCH_MEMORY = '1 day';
+
+/**
+ * Claims a flush's batch id in the current transaction: false when the batch was already stored
+ * (its commit went through though its answer was lost), so its counts must not be added again.
+ * A concurrent attempt of the same batch waits on the key until the first one ends.
+ */
+export async function claimBatchIn(db: Db, batch: string): Promise<boolean> {
+  const { rowCount } = await db('INSERT INTO counter_batches (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [batch]);
+  return rowCount === 1;
+}
+
+/** Forgets batch ids past BATCH_MEMORY (cheap: an index on stored_at). */
+export async function pruneBatchesIn(db: Db): Promise<void> {
+  await db(`DELETE FROM counter_batches WHERE stored_at < now() - interval '${BATCH_MEMORY}'`);
+}
+
 /**
  * Adds every delta to its (subject, day) inside the caller's transaction. Deltas of an owner deleted
  * meanwhile are dropped; the owners that exist are share-locked until commit, so none of them can be

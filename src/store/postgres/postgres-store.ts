@@ -5,12 +5,12 @@ import { NOT_AT_HAND } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import type { ConstraintMap } from './errors.ts';
-import { codeOf, describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
+import { codeOf, describeUrl, isRetryable, isTimeout, isUnavailable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
 import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
 import { prepared } from './prepared.ts';
-import { addCountsIn, countedDaysIn, countTotalsIn } from './pg-counters.ts';
+import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -40,6 +40,8 @@ export interface PostgresStoreOptions {
 
 // Serialization failures and deadlocks: the whole transaction runs again, a few times.
 const ATTEMPTS = 4;
+// Old counter batch ids are forgotten at most this often, by each process.
+const PRUNE_EVERY_MS = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -56,6 +58,8 @@ export class PostgresStore implements Store {
   private closed = false;
   /** The redirect's lookups kept in memory (what, how invalidated and how many: lookup-cache.ts). */
   private readonly lookups = new Map<string, LookupCache>();
+  /** When this process last forgot old counter batch ids. */
+  private prunedAt = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -119,14 +123,15 @@ export class PostgresStore implements Store {
   /**
    * An autocommit statement on any pooled connection. A connection the server dropped while it was
    * idle fails its next statement; such a failure is tried once more on a fresh connection (reads
-   * only come here). A statement timeout is not tried again: the database is slow, not gone.
+   * only come here). A timeout is not tried again: the database is slow or silent, not gone, and a
+   * second wait would take the request past its bound (query timeout, then a connect timeout).
    */
   private readonly read: Db = async (text, values) => {
     this.open();
     try {
       return (await this.pool.query(prepared(text, values) as never)) as never;
     } catch (err) {
-      if (!isUnavailable(err) || codeOf(err) === '57014') throw this.mapError(err);
+      if (!isUnavailable(err) || isTimeout(err)) throw this.mapError(err);
       try {
         return (await this.pool.query(prepared(text, values) as never)) as never;
       } catch (again) {
@@ -135,7 +140,7 @@ export class PostgresStore implements Store {
     }
   };
 
-  /** A pooled connection inside BEGIN; a dropped idle connection is replaced once. */
+  /** A pooled connection inside BEGIN; a dropped idle connection is replaced once (a timed-out one is not: see read). */
   private async begin(): Promise<pg.PoolClient> {
     for (let attempt = 0; ; attempt++) {
       let client: pg.PoolClient;
@@ -151,7 +156,7 @@ export class PostgresStore implements Store {
         return client;
       } catch (err) {
         release(client, err);
-        if (attempt === 0 && isUnavailable(err)) continue;
+        if (attempt === 0 && isUnavailable(err) && !isTimeout(err)) continue;
         throw this.mapError(err);
       }
     }
@@ -262,10 +267,16 @@ export class PostgresStore implements Store {
     return this.changes;
   }
 
-  /** Adds counter deltas in one transaction. */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
+  /** Adds counter deltas in one transaction; a `batch` already stored is skipped (see CounterStore.addCounts). */
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string): Promise<void> {
     if (deltas.length === 0) return;
-    await this.inTransaction((db) => addCountsIn(db, deltas, maxLabels));
+    const prune = batch !== undefined && Date.now() - this.prunedAt > PRUNE_EVERY_MS;
+    await this.inTransaction(async (db) => {
+      if (batch !== undefined && !(await claimBatchIn(db, batch))) return;
+      await addCountsIn(db, deltas, maxLabels);
+      if (prune) await pruneBatchesIn(db);
+    });
+    if (prune) this.prunedAt = Date.now();
     this.bump([STATS]);
   }
 
