@@ -97,7 +97,7 @@ const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',
     scheme: 'bearer',
-    description: `The user's API key: \`Authorization: Bearer <API_KEY>\`, for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
+    description: `The user's API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
   },
 };
 
