@@ -16,6 +16,8 @@ const DESCRIPTION = `Two APIs on one server, with one bearer key per user:
 - **Link management** under \`/api\` (the "v3" API): JSON bodies; every response has \`error\` (0, or the string "0" in lists) and errors are \`{error: 1, message}\` with a meaningful HTTP status.
 - **Website analytics** under \`/api/v1\`: form fields (or JSON) for writes; Laravel-shaped answers \`{data, status}\` and errors \`{message, status}\` (422: \`{message: {field: [texts]}, status}\`).
 
+With \`ERROR_STATUS=200\` (flag \`--error-status 200\`) the link-management API answers its errors with HTTP 200 and \`{error: 1, message}\`, as the real product does, for clients that stop on any other status; the analytics API keeps real statuses. This document describes the server's current setting.
+
 Every authenticated response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
 Operations marked \`x-extension\` are this server's own additions to the APIs of the two products it follows.`;
 
@@ -54,7 +56,7 @@ export function openApiDocument(s: Pick<Services, 'resources' | 'config'>): Open
   const paths: OpenApiDocument['paths'] = {};
   const tags: string[] = [];
   for (const spec of operationSpecs(s, c)) {
-    const op = operation(spec);
+    const op = operation(spec, s.config.errorStatus);
     const item = (paths[op.path] ??= {});
     if (item[op.method]) throw new Error(`openapi: ${op.method.toUpperCase()} ${op.path} is described twice`);
     item[op.method] = op.object;
