@@ -17,6 +17,8 @@ export interface Param {
   required?: boolean;
   schema: Schema;
   example?: unknown;
+  /** Never refused: a value the server cannot use is read as the default (the link API's paging and order). */
+  lenient?: boolean;
 }
 
 /** A request body: JSON (link API), form fields or JSON (analytics API), or form fields only (public pages). */
@@ -97,7 +99,7 @@ function errorStatuses(spec: OpSpec): number[] {
   // BODY_LIMIT holds for every request, before any route or key.
   if (spec.body) out.add(413);
   if (spec.dialect === 'public') return [...out];
-  const validated = spec.body !== undefined || (spec.query ?? []).length > 0;
+  const validated = spec.body !== undefined || (spec.query ?? []).some((p) => !p.lenient);
   [401, 429, 503].forEach((s) => out.add(s));
   if (spec.admin) out.add(403);
   if (pathNames(spec.path).length > 0) out.add(404);
@@ -134,7 +136,7 @@ function parameters(spec: OpSpec): Record<string, unknown>[] {
     schema: /id$/i.test(name) ? { type: 'integer', minimum: 1 } : { type: 'string' },
     ...spec.pathParams?.[name],
   }));
-  const query = (spec.query ?? []).map((p) => ({ in: 'query', ...p, required: p.required ?? false }));
+  const query = (spec.query ?? []).map(({ lenient: _lenient, ...p }) => ({ in: 'query', ...p, required: p.required ?? false }));
   return [...path, ...query];
 }
 
