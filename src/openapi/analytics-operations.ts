@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { analyticsAccountShape } from '../analytics/account.ts';
 import { booleanField, dateField } from '../analytics/form-fields.ts';
 import { listQuery } from '../analytics/list-page.ts';
 import { METRICS } from '../analytics/metrics.ts';
@@ -86,6 +87,20 @@ export function analyticsRowOperations(row: Resource, c: Components): OpSpec[] {
     ops.push({ ...base, operationId: `delete${name}`, method: 'delete', path: remove, summary: `Delete a ${noun}`, description: 'Its statistics go with it.', responses: { '200': { description: 'Deleted.', schema } } });
   }
   return ops;
+}
+
+/** `GET /api/v1/account`: the key's account in the analytics product's shape. */
+export function analyticsAccountOperation(c: Components): OpSpec {
+  return {
+    operationId: 'getAnalyticsAccount',
+    tag: 'Account',
+    dialect: 'analytics',
+    method: 'get',
+    path: '/api/v1/account',
+    summary: 'Get the account of the key (analytics API)',
+    description: '`name` is the username; `locale` and `timezone` are fixed (`en`, `UTC`: statistics are counted in UTC days). The plan is the user\'s, or the default plan (id 1); this server enforces no plan limits, so every feature is on and every limit unlimited (-1).',
+    responses: { '200': { description: 'The account.', schema: c.schema('AnalyticsAccount', () => single(shapeSchema(analyticsAccountShape), 200)) } },
+  };
 }
 
 /** `GET /api/v1/stats/{id}`: one metric of a website over a date range. */
