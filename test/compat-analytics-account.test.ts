@@ -22,7 +22,7 @@ test('GET /api/v1/account answers the key\'s account in the analytics product\'s
     },
     status: 200,
   });
-  assert.match(r.body.data.avatar_url, /^https:\/\/www\.gravatar\.com\/avatar\//);
+  assert.match(String(r.body.data.avatar_url), /^https:\/\/www\.gravatar\.com\/avatar\//);
   assert.ok(r.headers.get('x-ratelimit-limit'), 'the analytics rate limit applies');
 });
 

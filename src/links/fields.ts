@@ -40,11 +40,8 @@ export const linkFields = {
   status: v.picklist(['public', 'private'], 'Invalid status: must be public or private.'),
   // Malformed entries are skipped, as the real product skips them; the list itself must be a list.
   parameters: v.pipe(
-    v.array(v.unknown()),
-    v.transform((entries) => entries.flatMap((e) => {
-      const parsed = v.safeParse(parameter, e);
-      return parsed.success ? [parsed.output] : [];
-    })),
+    v.array(v.fallback(v.nullable(parameter), null)),
+    v.transform((entries) => entries.filter((e) => e !== null)),
     v.maxLength(20, 'At most 20 parameters.'),
   ),
 };
