@@ -1,5 +1,4 @@
 import { countryName } from '../visits/country.ts';
-import type { DEVICES } from './fields.ts';
 
 // Names the real product's clients send that differ from Intl's English names (CLDR renamed some).
 const COUNTRY_ALIASES: Record<string, string> = {
@@ -50,7 +49,7 @@ export function countryCodeOf(location: string): string | null {
 }
 
 // The real product's device names that are spelt otherwise here.
-const DEVICE_ALIASES: Record<string, (typeof DEVICES)[number]> = {
+const DEVICE_ALIASES: Record<string, string> = {
   mac: 'macintosh',
   macos: 'macintosh',
   'mac os': 'macintosh',
