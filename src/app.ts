@@ -100,7 +100,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const checking = authFor(c.req.path)?.(c);
     return checking ? checking.then(answer) : answer();
   };
-  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => renderError(c, methodNotAllowed(c, allow)));
+  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => renderError(c, methodNotAllowed(c, allow), s.config.errorStatus));
   for (const r of methods.shadowed()) {
     app.on(r.method, r.pattern, (c, next) => {
       const allow = methods.wrongMethod(c.req.method, c.req.path);
@@ -118,8 +118,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const allow = methods.wrongMethod(c.req.method, c.req.path);
     if (allow) return wrongMethod(c, allow);
     // An unknown path under /api still needs a good key first, as a known one does.
-    return afterAuth(c, () => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
+    return afterAuth(c, () => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.'), s.config.errorStatus));
   });
-  app.onError((err, c) => renderError(c, toApiError(err, s.log, c)));
+  app.onError((err, c) => renderError(c, toApiError(err, s.log, c), s.config.errorStatus));
   return app;
 }

@@ -11,6 +11,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DOMAIN_CHECKS = ['off', 'dns'] as const;
 export type DomainCheck = (typeof DOMAIN_CHECKS)[number];
 
+/** The HTTP status of link-management API errors: meaningful ones (400, 401, 404, …), or always 200 as the real product answers. */
+export type ErrorStatus = 'real' | 200;
+
 /** Everything the server can be told, after parsing and validation. */
 export interface Config {
   port: number;
@@ -44,6 +47,8 @@ export interface Config {
   snapshotEvery: number;
   snapshotBytes: number;
   redirectStatus: number;
+  /** HTTP status of link-management API errors (the body keeps `error: 1` either way); the analytics API always uses real ones. */
+  errorStatus: ErrorStatus;
   logoFetch: boolean;
   /** Request header holding the visitor's two-letter country code, set by a trusted proxy or CDN. */
   countryHeader: string;
@@ -63,7 +68,7 @@ export interface Config {
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
+type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
 interface Setting {
   key: keyof Config;
@@ -95,6 +100,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
   { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'trust-proxy', fallback: 'off', help: 'Proxies whose X-Forwarded-For gives the client IP: off, on (one hop), a number of hops, or comma-separated proxy IPs/CIDRs (see Behind a proxy)' },
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
+  { key: 'errorStatus', env: 'ERROR_STATUS', kind: 'error-status', fallback: 'real', help: 'HTTP status of link-management API errors: real (400, 401, 404, …) or 200, as the real product answers, for clients that stop on any other status; the body is `{"error":1,"message":…}` either way, and the analytics API keeps real statuses' },
   { key: 'logoFetch', env: 'LOGO_FETCH', kind: 'bool', fallback: 'on', help: 'Fetch QR logos given as URLs (public addresses only) when rendering QR images' },
   { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
   { key: 'snapshotBytes', env: 'SNAPSHOT_BYTES', kind: 'int', fallback: String(64 * 1024 * 1024), help: 'Journal bytes between two JSON snapshots (whichever of SNAPSHOT_EVERY and this comes first)' },
@@ -179,6 +185,11 @@ function parseValue(s: Setting, raw: string): unknown {
     case 'redirect': {
       if (!['301', '302', '307', '308'].includes(raw)) throw bad('is not one of 301, 302, 307, 308');
       return Number(raw);
+    }
+    case 'error-status': {
+      if (raw === 'real') return 'real';
+      if (raw === '200') return 200;
+      throw bad('is not real or 200');
     }
     case 'key':
       // Never echo a key back, even a bad one.

@@ -21,7 +21,10 @@ test('bearer tokens are read only from a well-formed header', () => {
   const cases: [string | undefined, string | null][] = [
     ['Bearer sk_abcdefgh', 'sk_abcdefgh'],
     ['bearer   sk_abcdefgh ', 'sk_abcdefgh'],
+    ['Token sk_abcdefgh', 'sk_abcdefgh'],
+    ['token  sk_abcdefgh', 'sk_abcdefgh'],
     ['Basic sk_abcdefgh', null],
+    ['Token', null],
     ['Bearer', null],
     ['Bearer short', null],
     [undefined, null],

@@ -93,7 +93,8 @@ test('channels', async (t) => {
     });
     const page = await items(ch, '?limit=2&page=2');
     assert.deepEqual([page.body.data.result, page.body.data.maxpage, page.body.data.items.map((i: { id: number }) => i.id)], [3, 2, [link]]);
-    assert.equal((await items(ch, '?limit=0')).status, 400);
+    const fallback = await items(ch, '?limit=0');
+    assert.deepEqual([fallback.status, fallback.body.data.perpage], [200, 15], 'a bad limit is the default');
   });
 
   await t.test("a link's title falls back to its URL; an item may be in several channels", async () => {

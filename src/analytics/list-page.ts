@@ -1,18 +1,22 @@
 import * as v from 'valibot';
-import { attribute } from './form-fields.ts';
 
 /** The page sizes the reference allows. */
 export const PER_PAGE = ['10', '25', '50', '100'] as const;
 
-/** The query fields every analytics list takes (search, sort, paging); `extra` adds list-specific filters. */
+/**
+ * The query fields every analytics list takes (search, sort, paging); `extra` adds list-specific
+ * filters. As the real product reads them, a `search_by`, `sort_by`, `sort` or `per_page` that is
+ * not one of its values is its default rather than a 422 (a client that checks its key with
+ * `per_page=1` must get an answer).
+ */
 export function listQuery<E extends v.ObjectEntries>(searchBy: readonly [string, ...string[]], sortBy: readonly [string, ...string[]], extra: E) {
-  const pick = <const T extends readonly [string, ...string[]]>(field: string, options: T) => v.optional(v.picklist(options, `The selected ${attribute(field)} is invalid.`));
+  const pick = <const T extends readonly [string, ...string[]]>(options: T) => v.optional(v.fallback(v.optional(v.picklist(options)), undefined));
   return v.object({
     search: v.optional(v.pipe(v.string(), v.maxLength(255, 'The search must not be greater than 255 characters.'))),
-    search_by: pick('search_by', searchBy),
-    sort_by: pick('sort_by', sortBy),
-    sort: pick('sort', ['desc', 'asc']),
-    per_page: pick('per_page', PER_PAGE),
+    search_by: pick(searchBy),
+    sort_by: pick(sortBy),
+    sort: pick(['desc', 'asc']),
+    per_page: pick(PER_PAGE),
     page: v.optional(
       v.pipe(
         v.string(),
@@ -33,6 +37,11 @@ export interface ListQuery {
   sort?: 'desc' | 'asc';
   per_page?: string;
   page?: number;
+}
+
+/** The query parameters a list's page links carry: every one the request sent, but `page`, which each link sets. */
+export function linkQuery(query: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'page'));
 }
 
 /** A request's query without empty values (Laravel treats `?search=` as not sent). */

@@ -48,6 +48,8 @@ export type Website = StoredRecord & {
   exclude_params: string;
   exclude_ips: string;
   favorite: boolean;
+  /** When it was last made a favourite; null when it is not one (absent on records stored before it was kept). */
+  favorited_at?: string | null;
   created_at: string;
   updated_at: string;
 };
@@ -69,6 +71,8 @@ export function websiteEntry(w: Website): Record<string, unknown> {
     exclude_params: w.exclude_params,
     exclude_ips: w.exclude_ips,
     favorite: w.favorite,
+    // Records stored before favorited_at was kept: their last change is the best estimate.
+    favorited_at: w.favorited_at !== undefined ? w.favorited_at : w.favorite ? w.updated_at : null,
     created_at: w.created_at,
     updated_at: w.updated_at,
   };
@@ -129,6 +133,7 @@ export const websites = defineResource<typeof websiteFields, Website>({
       exclude_params: str,
       exclude_ips: str,
       favorite: v.boolean(),
+      favorited_at: v.nullable(laravelTimeShape),
       created_at: laravelTimeShape,
       updated_at: laravelTimeShape,
     },
@@ -151,6 +156,9 @@ export const websites = defineResource<typeof websiteFields, Website>({
       fields.created_at = now;
       fields.password ??= null;
     }
+    // The real product stamps the moment a website becomes a favourite, and clears it when it stops being one.
+    if (input.favorite === true && !existing?.favorite) fields.favorited_at = now;
+    else if (input.favorite === false || (!existing && input.favorite !== true)) fields.favorited_at = null;
     if (typeof input.password === 'string') fields.password = await hashPassword(input.password);
     return { fields };
   },

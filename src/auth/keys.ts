@@ -17,8 +17,11 @@ export function sameKeyHash(a: string, b: string): boolean {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 }
 
-/** The key of an `Authorization: Bearer <key>` header, or null when the header is missing or malformed. */
+/**
+ * The key of an `Authorization: Bearer <key>` or `Token <key>` header, or null when the header is
+ * missing or malformed. `Token` is what the real product's own PHP wrapper sends (docs/compatibility.md).
+ */
 export function bearerToken(header: string | undefined): string | null {
-  const m = /^Bearer\s+([\x21-\x7e]{8,256})\s*$/i.exec(header ?? '');
+  const m = /^(?:Bearer|Token)\s+([\x21-\x7e]{8,256})\s*$/i.exec(header ?? '');
   return m?.[1] ?? null;
 }

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BusyError } from '../auth/semaphore.ts';
+import type { ErrorStatus } from '../config.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { ConflictError, StoreUnavailableError } from '../store/store.ts';
@@ -24,6 +25,14 @@ export function isApiPath(path: string): boolean {
 /** True for paths of the analytics API, which has its own (Laravel-shaped) error body. */
 export function isAnalyticsPath(path: string): boolean {
   return path === '/api/v1' || path.startsWith('/api/v1/');
+}
+
+/**
+ * True for paths of the link-management API: under `/api` but neither the analytics API nor its
+ * tracking endpoint `/api/event` (part of the analytics product, which uses real statuses).
+ */
+export function isLinkApiPath(path: string): boolean {
+  return isApiPath(path) && !isAnalyticsPath(path) && path !== '/api/event';
 }
 
 /** The link-management API's error body: `{error: 1, message}`. */
@@ -76,9 +85,14 @@ export function methodNotAllowed(c: Context, allow: readonly string[]): ApiError
   return new ApiError(405, `Method not allowed. Use ${use.length > 0 ? `${use.join(', ')} or ${last}` : last}.`);
 }
 
-/** The one place errors become responses, in the shape of the API the path belongs to. */
-export function renderError(c: Context, err: ApiError): Response {
+/**
+ * The one place errors become responses, in the shape of the API the path belongs to. With
+ * ERROR_STATUS=200 the link-management API answers its errors with HTTP 200, as the real product
+ * does (clients written against it stop on any other status); headers such as `Retry-After` stay.
+ */
+export function renderError(c: Context, err: ApiError, errorStatus: ErrorStatus = 'real'): Response {
   const analytics = isAnalyticsPath(c.req.path);
   const body = analytics ? analyticsErrorBody(err) : linkErrorBody(err);
-  return c.json(body, err.status as ContentfulStatusCode);
+  const status = errorStatus === 200 && isLinkApiPath(c.req.path) ? 200 : err.status;
+  return c.json(body, status as ContentfulStatusCode);
 }

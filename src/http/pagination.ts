@@ -1,5 +1,3 @@
-import { ApiError } from '../errors.ts';
-
 /** The link-management API's page of a list, without the array key. */
 export interface Page<T> {
   result: number;
@@ -34,16 +32,16 @@ export function paginate<T>(items: readonly T[], page: number, limit: number): P
 export const DEFAULT_LIMIT = 15;
 export const MAX_LIMIT = 100;
 
-function positiveInt(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^[1-9]\d{0,8}$/.test(raw)) throw new ApiError(400, `Invalid ${name}: must be a positive integer.`);
-  return Number(raw);
+// The real product reads `limit` and `page` leniently: what is not a positive integer is the default.
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const text = raw?.trim() ?? '';
+  return /^0*[1-9]\d{0,8}$/.test(text) ? Number(text) : fallback;
 }
 
-/** Reads `page` and `limit` from a query; non-numeric or non-positive values are a 400, `limit` is capped. */
+/** Reads `page` and `limit` from a query: missing, non-numeric or non-positive values fall back to the defaults, `limit` is capped at MAX_LIMIT. */
 export function pageQuery(query: Record<string, string | undefined>): { page: number; limit: number } {
   return {
-    page: positiveInt('page', query.page, 1),
-    limit: Math.min(positiveInt('limit', query.limit, DEFAULT_LIMIT), MAX_LIMIT),
+    page: positiveInt(query.page, 1),
+    limit: Math.min(positiveInt(query.limit, DEFAULT_LIMIT), MAX_LIMIT),
   };
 }

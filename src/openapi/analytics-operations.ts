@@ -1,10 +1,11 @@
 import * as v from 'valibot';
+import { analyticsAccountShape } from '../analytics/account.ts';
 import { booleanField, dateField } from '../analytics/form-fields.ts';
 import { listQuery } from '../analytics/list-page.ts';
 import { METRICS } from '../analytics/metrics.ts';
 import type { Resource } from '../resources/define.ts';
 import type { Components } from './components.ts';
-import { laravelListSchema } from './components.ts';
+import { flatPageSchema, laravelListSchema } from './components.ts';
 import { bodySchema, inputSchema, shapeSchema } from './json-schema.ts';
 import type { Schema } from './json-schema.ts';
 import { entryRef, pascal, shapesOf, titleOf, updateExample } from './link-operations.ts';
@@ -16,10 +17,10 @@ export const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/j
 
 const QUERY_NOTES: Record<string, string> = {
   search: 'Only rows whose `search_by` field contains this text.',
-  search_by: 'The field `search` looks in.',
-  sort_by: 'The field to sort by.',
-  sort: 'Sort order.',
-  per_page: 'Rows per page: 10, 25, 50 (default) or 100.',
+  search_by: 'The field `search` looks in; any other value is the default.',
+  sort_by: 'The field to sort by; any other value is the default.',
+  sort: 'Sort order: `desc` (default) or `asc`; any other value is the default.',
+  per_page: 'Rows per page: 10, 25, 50 (default) or 100; any other value is the default, as the real product reads it.',
   page: 'Page requested; a page past the end is empty.',
   favorite: 'Only favourite (true) or other (false) websites.',
   name: 'The metric.',
@@ -88,6 +89,20 @@ export function analyticsRowOperations(row: Resource, c: Components): OpSpec[] {
   return ops;
 }
 
+/** `GET /api/v1/account`: the key's account in the analytics product's shape. */
+export function analyticsAccountOperation(c: Components): OpSpec {
+  return {
+    operationId: 'getAnalyticsAccount',
+    tag: 'Account',
+    dialect: 'analytics',
+    method: 'get',
+    path: '/api/v1/account',
+    summary: 'Get the account of the key (analytics API)',
+    description: '`name` is the username; `locale` and `timezone` are fixed (`en`, `UTC`: statistics are counted in UTC days). The plan is the user\'s, or the default plan (id 1); this server enforces no plan limits, so every feature is on and every limit unlimited (-1).',
+    responses: { '200': { description: 'The account.', schema: c.schema('AnalyticsAccount', () => single(shapeSchema(analyticsAccountShape), 200)) } },
+  };
+}
+
 /** `GET /api/v1/stats/{id}`: one metric of a website over a date range. */
 export function statsOperation(c: Components): OpSpec {
   return {
@@ -98,8 +113,8 @@ export function statsOperation(c: Components): OpSpec {
     path: '/api/v1/stats/:id',
     summary: 'One metric of a website over a date range',
     description:
-      '`{value, count}` rows, largest counts first by default. Country values look like `US:United States`; for `pageviews` and `visitors` the value is the day, for the `_hour` metrics the hour.',
+      '`{value, count}` rows in Laravel\'s flat paginator (as the real product answers), sorted by `sort_by` (`count` by default, or `value`) in `sort` order (`desc` by default), ties by value. Country values look like `US:United States`; for `pageviews` and `visitors` the value is the day, for the `_hour` metrics the hour. Page URLs keep every query parameter sent.',
     query: queryParams(statsQuery, { name: 'pageviews', from: '2026-11-01', to: '2026-11-30' }),
-    responses: { '200': { description: 'A page of rows.', schema: c.schema('StatRowList', () => laravelListSchema(c.schema('StatRow', () => shapeSchema(statRowShape)))) } },
+    responses: { '200': { description: 'A page of rows.', schema: c.schema('StatRowPage', () => flatPageSchema(c.schema('StatRow', () => shapeSchema(statRowShape)))) } },
   };
 }

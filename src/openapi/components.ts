@@ -88,6 +88,31 @@ export function laravelListSchema(item: Schema): Schema {
   };
 }
 
+/** Laravel's flat paginator (`toArray()`) around `item` rows: the stats API's answer, as the real product gives it. */
+export function flatPageSchema(item: Schema): Schema {
+  const int = { type: 'integer' };
+  const url = { type: 'string' };
+  const maybe = (s: Schema) => ({ anyOf: [s, { type: 'null' }] });
+  const link = { type: 'object', properties: { url: maybe(url), label: { type: 'string' }, active: { type: 'boolean' } }, required: ['url', 'label', 'active'], additionalProperties: false };
+  const properties = {
+    current_page: int,
+    data: { type: 'array', items: item },
+    first_page_url: url,
+    from: maybe(int),
+    last_page: int,
+    last_page_url: url,
+    links: { type: 'array', items: link, description: 'Previous, the page numbers (`...` for a gap, url null), Next: Laravel\'s page window.' },
+    next_page_url: maybe(url),
+    path: url,
+    per_page: int,
+    prev_page_url: maybe(url),
+    to: maybe(int),
+    total: int,
+    status: { const: 200 },
+  };
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
 /** `{error: 0, ...entries}`: a successful link-management response. */
 export function linkSuccessSchema(entries: v.ObjectEntries): Schema {
   return shapeSchema(v.strictObject({ error: v.literal(0), ...entries }));
@@ -97,7 +122,7 @@ const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',
     scheme: 'bearer',
-    description: `The user's API key: \`Authorization: Bearer <API_KEY>\`, for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
+    description: `The user's API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
   },
 };
 

@@ -1,7 +1,7 @@
 import pkg from '../../package.json' with { type: 'json' };
 import type { Services } from '../resources/define.ts';
 import { accountOperations } from './account-operations.ts';
-import { analyticsRowOperations, statsOperation } from './analytics-operations.ts';
+import { analyticsAccountOperation, analyticsRowOperations, statsOperation } from './analytics-operations.ts';
 import { Components, baseSchemas } from './components.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
 import { operation } from './operation.ts';
@@ -15,6 +15,8 @@ const DESCRIPTION = `Two APIs on one server, with one bearer key per user:
 
 - **Link management** under \`/api\` (the "v3" API): JSON bodies; every response has \`error\` (0, or the string "0" in lists) and errors are \`{error: 1, message}\` with a meaningful HTTP status.
 - **Website analytics** under \`/api/v1\`: form fields (or JSON) for writes; Laravel-shaped answers \`{data, status}\` and errors \`{message, status}\` (422: \`{message: {field: [texts]}, status}\`).
+
+With \`ERROR_STATUS=200\` (flag \`--error-status 200\`) the link-management API answers its errors with HTTP 200 and \`{error: 1, message}\`, as the real product does, for clients that stop on any other status; the analytics API keeps real statuses. This document describes the server's current setting.
 
 Every authenticated response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
 Operations marked \`x-extension\` are this server's own additions to the APIs of the two products it follows.`;
@@ -33,7 +35,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...accountOperations(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...accountOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {
@@ -54,7 +56,7 @@ export function openApiDocument(s: Pick<Services, 'resources' | 'config'>): Open
   const paths: OpenApiDocument['paths'] = {};
   const tags: string[] = [];
   for (const spec of operationSpecs(s, c)) {
-    const op = operation(spec);
+    const op = operation(spec, s.config.errorStatus);
     const item = (paths[op.path] ??= {});
     if (item[op.method]) throw new Error(`openapi: ${op.method.toUpperCase()} ${op.path} is described twice`);
     item[op.method] = op.object;

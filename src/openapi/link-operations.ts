@@ -37,18 +37,19 @@ const listNoun = (tag: string) => tag.replace(/ \(.*\)$/, '').split(' ').map((w)
 
 /** The query parameters every link-management list takes. */
 export const PAGE_PARAMS: readonly Param[] = [
-  { name: 'limit', description: `Results per page (default ${DEFAULT_LIMIT}; values above ${MAX_LIMIT} count as ${MAX_LIMIT}).`, schema: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT } },
-  { name: 'page', description: 'Page requested; a page past the end is empty.', schema: { type: 'integer', minimum: 1, default: 1 } },
+  { name: 'limit', description: `Results per page (default ${DEFAULT_LIMIT}; values above ${MAX_LIMIT} count as ${MAX_LIMIT}; a value that is not a positive integer is the default).`, schema: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT }, lenient: true },
+  { name: 'page', description: 'Page requested; a page past the end is empty; a value that is not a positive integer is page 1.', schema: { type: 'integer', minimum: 1, default: 1 }, lenient: true },
 ];
 
 // List filters that live in a row's `filter` hook, which the table does not describe.
 const LIST_FILTERS: Readonly<Record<string, readonly Param[]>> = {
   link: [
-    { name: 'order', description: 'Newest first (`date`) or most clicked first (`click`).', schema: { type: 'string', enum: ['date', 'click'], default: 'date' } },
+    { name: 'order', description: 'Newest first (`date`) or most clicked first (`click`); any other value means `date`.', schema: { type: 'string', enum: ['date', 'click'], default: 'date' }, lenient: true },
     {
       name: 'short',
       description: 'A full short URL (`BASE_URL/<alias>` or a branded domain\'s): answers the single-link response for it instead of a list.',
       schema: { type: 'string' },
+      lenient: true,
     },
   ],
   user: [
@@ -92,7 +93,7 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
   const refNote = refs.length > 0 ? ` Ids in ${refs.map((k) => `\`${k}\``).join(', ')} must name records of your own.` : '';
 
   if (list) {
-    const search: Param[] = row.searchable ? [{ name: 'q', description: `Only records whose ${row.searchable.join(', ')} contain this text (case-insensitive).`, schema: { type: 'string' } }] : [];
+    const search: Param[] = row.searchable ? [{ name: 'q', description: `Only records whose ${row.searchable.join(', ')} contain this text (case-insensitive).`, schema: { type: 'string' }, lenient: true }] : [];
     const listed = c.schema(`${name}List`, () => linkListSchema(row.listKey, entry));
     const single = LIST_FILTERS[row.name]?.some((p) => p.name === 'short') && get ? ref(`${name}Single`) : null;
     ops.push({

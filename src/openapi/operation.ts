@@ -1,3 +1,4 @@
+import type { ErrorStatus } from '../config.ts';
 import { MESSAGES } from '../errors.ts';
 import { RATE_LIMIT_HEADERS, headerRef, ref } from './components.ts';
 import type { Schema } from './json-schema.ts';
@@ -16,6 +17,8 @@ export interface Param {
   required?: boolean;
   schema: Schema;
   example?: unknown;
+  /** Never refused: a value the server cannot use is read as the default (the link API's paging and order). */
+  lenient?: boolean;
 }
 
 /** A request body: JSON (link API), form fields or JSON (analytics API), or form fields only (public pages). */
@@ -96,7 +99,7 @@ function errorStatuses(spec: OpSpec): number[] {
   // BODY_LIMIT holds for every request, before any route or key.
   if (spec.body) out.add(413);
   if (spec.dialect === 'public') return [...out];
-  const validated = spec.body !== undefined || (spec.query ?? []).length > 0;
+  const validated = spec.body !== undefined || (spec.query ?? []).some((p) => !p.lenient);
   [401, 429, 503].forEach((s) => out.add(s));
   if (spec.admin) out.add(403);
   if (pathNames(spec.path).length > 0) out.add(404);
@@ -133,18 +136,32 @@ function parameters(spec: OpSpec): Record<string, unknown>[] {
     schema: /id$/i.test(name) ? { type: 'integer', minimum: 1 } : { type: 'string' },
     ...spec.pathParams?.[name],
   }));
-  const query = (spec.query ?? []).map((p) => ({ in: 'query', ...p, required: p.required ?? false }));
+  const query = (spec.query ?? []).map(({ lenient: _lenient, ...p }) => ({ in: 'query', ...p, required: p.required ?? false }));
   return [...path, ...query];
 }
 
 const EXTENSION_NOTE = '**Extension:** not in the API reference; kept compatible with the products it reproduces.';
 
-/** The OpenAPI operation of `spec`: parameters, body, success and derived error responses, security, extension mark. */
-export function operation(spec: OpSpec): Operation {
+/** The 200 reply of a link-API operation under ERROR_STATUS=200: its success body, or the error body. */
+function withErrorBody(reply: Reply | undefined): Reply {
+  const success = reply?.schema;
+  return {
+    description: `${reply?.description ?? 'Success.'} With ERROR_STATUS=200, errors too: \`{error: 1, message}\`.`,
+    schema: success ? { anyOf: [success, ref('LinkError')] } : ref('LinkError'),
+    ...(reply?.headers ? { headers: reply.headers } : {}),
+  };
+}
+
+/**
+ * The OpenAPI operation of `spec`: parameters, body, success and derived error responses, security,
+ * extension mark. With `errorStatus` 200 the link API's errors are documented as the 200 they are.
+ */
+export function operation(spec: OpSpec, errorStatus: ErrorStatus = 'real'): Operation {
   const extension = !isReferenceOperation(spec.method, spec.path);
   const limited = spec.dialect !== 'public';
   const replies: Record<string, Reply> = { ...spec.responses };
-  for (const status of errorStatuses(spec)) replies[String(status)] ??= errorReply(spec.dialect, status);
+  if (errorStatus === 200 && spec.dialect === 'link') replies['200'] = withErrorBody(replies['200']);
+  else for (const status of errorStatuses(spec)) replies[String(status)] ??= errorReply(spec.dialect, status);
   const responses = Object.fromEntries(
     Object.entries(replies)
       .sort(([a], [b]) => a.localeCompare(b))

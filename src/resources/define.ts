@@ -156,3 +156,24 @@ export function updateSchema(row: Resource): v.GenericSchema<unknown, Record<str
 
 /** The TypeScript type of a row's create input. */
 export type CreateInput<F extends Fields> = { [K in keyof F]?: v.InferOutput<F[K]> };
+
+// What PHP clients send for a field they leave out ("domain": false).
+const EMPTY: ReadonlySet<unknown> = new Set([false, '', null]);
+
+/**
+ * A link-API body with "empty means absent" applied, as the real product reads it: an optional
+ * field holding `false`, `""` or `null` that its own schema refuses is dropped, as if not sent.
+ * A value the field takes (`public: false`, `password: ""`) is kept, and required fields are left
+ * alone, so a wrong type where a value is needed is still an error.
+ */
+export function withoutEmptyOptionals(row: Resource, kind: 'create' | 'update', body: Record<string, unknown>): Record<string, unknown> {
+  const required = new Set<string>(row[kind]?.required ?? []);
+  let out = body;
+  for (const [k, value] of Object.entries(body)) {
+    const field = row.fields[k];
+    if (!field || required.has(k) || !EMPTY.has(value) || v.is(field, value)) continue;
+    if (out === body) out = { ...body };
+    delete out[k];
+  }
+  return out;
+}

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { formatDateTime } from '../clock.ts';
 import { ApiError } from '../errors.ts';
-import { createSchema, updateSchema } from '../resources/define.ts';
+import { createSchema, updateSchema, withoutEmptyOptionals } from '../resources/define.ts';
 import type { HookContext, Resource, Services } from '../resources/define.ts';
 import { checkReferences, dropReferences } from '../resources/references.ts';
 import { ConflictError } from '../store/store.ts';
@@ -107,7 +107,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   if (paths.create && creating) {
     routes.post(paths.create, async (c) => {
       const ctx = hookContext(s, c);
-      const input = parseWith(creating, await readJson(c));
+      const input = parseWith(creating, withoutEmptyOptionals(row, 'create', await readJson(c)));
       const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
       const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
       const record =
@@ -126,7 +126,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
     routes.put(paths.update, async (c) => {
       const ctx = hookContext(s, c);
       const existing = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      const input = parseWith(updating, await readJson(c));
+      const input = parseWith(updating, withoutEmptyOptionals(row, 'update', await readJson(c)));
       const prepared = row.prepare ? await row.prepare(input, ctx, existing) : { fields: input };
       const record = await transact(s, row, async (tx) => {
         await checkReferences(row, prepared.fields, ctx, tx);

@@ -8,7 +8,7 @@ import type { HookContext, Resource, Services } from '../../resources/define.ts'
 import type { StoredRecord } from '../../store/store.ts';
 import { readFormOrJson } from '../../analytics/form-body.ts';
 import { parseOr422 } from '../../analytics/laravel-errors.ts';
-import { laravelPageOf, listQuery, sentQuery } from '../../analytics/list-page.ts';
+import { laravelPageOf, linkQuery, listQuery, sentQuery } from '../../analytics/list-page.ts';
 import type { ListQuery } from '../../analytics/list-page.ts';
 
 /** What an analytics row needs beyond the table: its input rules and list filters. */
@@ -33,7 +33,7 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
       const ctx = hookContext(s, c);
       const sent = sentQuery(c.req.query());
       const q = parseOr422(querySchema, sent) as ListQuery & Record<string, unknown>;
-      const validated = Object.fromEntries(Object.entries(q).map(([k, value]) => [k, String(value)]));
+      const validated = Object.fromEntries(Object.entries(q).filter(([, value]) => value !== undefined).map(([k, value]) => [k, String(value)]));
       const own = row.listQuery?.(validated, ctx) ?? {};
       const needle = q.search;
       const by = q.search_by ?? searchable[0];
@@ -47,8 +47,7 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
         offset: (page - 1) * perPage,
         limit: perPage,
       });
-      const keep = Object.fromEntries(Object.entries(sent).filter(([k]) => k !== 'page' && k in querySchema.entries));
-      return c.json(laravelPageOf(await entriesOf(row, found.items, ctx), found.total, page, perPage, `${s.config.baseUrl}${list}`, keep));
+      return c.json(laravelPageOf(await entriesOf(row, found.items, ctx), found.total, page, perPage, `${s.config.baseUrl}${list}`, linkQuery(c.req.query())));
     });
   }
 

@@ -5,7 +5,8 @@ import { findVisible } from '../crud.ts';
 import type { Services } from '../../resources/define.ts';
 import { dateField } from '../../analytics/form-fields.ts';
 import { addError, throwIfAny, validate } from '../../analytics/laravel-errors.ts';
-import { laravelPage, listQuery, sentQuery, sortRows } from '../../analytics/list-page.ts';
+import { flatPage } from '../../analytics/flat-page.ts';
+import { linkQuery, listQuery, sentQuery, sortRows } from '../../analytics/list-page.ts';
 import { METRICS, metricRows } from '../../analytics/metrics.ts';
 import { websiteSubject } from '../../analytics/website-subject.ts';
 import { websites } from '../../analytics/websites.ts';
@@ -18,7 +19,8 @@ const statsQuery = listQuery(['value'], ['count', 'value'], {
 
 /**
  * `GET /api/v1/stats/{id}`: one metric of a website over a date range, as `{value, count}` rows
- * in the list shape; by default the largest counts first, ties by value.
+ * in the real product's flat Laravel paginator; sorted by `sort_by` count (default) or value, in
+ * `sort` order (default desc), ties by value.
  */
 export function statsRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -39,8 +41,7 @@ export function statsRoutes(s: Services): Hono<AppEnv> {
     if ((query.sort_by ?? 'count') === 'count') sortRows(rows, (r) => r.count, sort);
     else sortRows(rows, (r) => r.value, sort);
 
-    const keep = Object.fromEntries(Object.entries(sent).filter(([k]) => k !== 'page' && k in statsQuery.entries));
-    return c.json(laravelPage(rows, query.page ?? 1, Number(query.per_page ?? 50), `${s.config.baseUrl}/api/v1/stats/${website.id}`, keep));
+    return c.json(flatPage(rows, query.page ?? 1, Number(query.per_page ?? 50), `${s.config.baseUrl}/api/v1/stats/${website.id}`, linkQuery(c.req.query())));
   });
   return routes;
 }

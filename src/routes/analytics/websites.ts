@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { AppEnv } from '../../http/app-env.ts';
 import type { PasswordAttempts } from '../../http/password-attempts.ts';
 import type { Services } from '../../resources/define.ts';
+import { analyticsAccount } from '../../analytics/account.ts';
 import { analyticsCrudRoutes } from './crud.ts';
 import { eventRoutes } from './events.ts';
 import { booleanField } from '../../analytics/form-fields.ts';
@@ -24,6 +25,8 @@ export function websiteRoutes(s: Services): Hono<AppEnv> {
 export function analyticsRoutes(s: Services, attempts: PasswordAttempts): Hono<AppEnv> {
   const index = new WebsiteIndex(s.store);
   const routes = new Hono<AppEnv>();
+  // The key's account, as the analytics product answers it (clients check their key with it).
+  routes.get('/api/v1/account', (c) => c.json({ data: analyticsAccount(c.get('user')), status: 200 }));
   routes.route('/', websiteRoutes(s));
   routes.route('/', statsRoutes(s));
   routes.route('/', eventRoutes(s, index));

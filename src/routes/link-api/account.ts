@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { rotateKeyOf } from '../../auth/rotate.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { ApiError } from '../../errors.ts';
-import { updateSchema } from '../../resources/define.ts';
+import { updateSchema, withoutEmptyOptionals } from '../../resources/define.ts';
 import type { Services, UserRecord } from '../../resources/define.ts';
 import { avatarFor, checkUserUnique, publicUser, userFields, users } from '../../resources/users.ts';
 import type { AppEnv } from '../../http/app-env.ts';
@@ -32,7 +32,7 @@ export function accountRoutes(s: Services): Hono<AppEnv> {
 
   routes.put('/api/account/update', async (c) => {
     const user = c.get('user');
-    const input = parseWith(updating, await readJson(c)) as { email?: string; password?: string };
+    const input = parseWith(updating, withoutEmptyOptionals(users, 'update', await readJson(c))) as { email?: string; password?: string };
     const patch: Partial<UserRecord> = {};
     if (input.email !== undefined && input.email.toLowerCase() !== user.email.toLowerCase()) {
       patch.email = input.email;
