@@ -233,3 +233,25 @@ test('DailyCounters: closing the store flushes; the days are there after a resta
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('DailyCounters: a batch being written is still counted by reads until the store has it, and not twice after', async () => {
+  const store = await FileStore.open({ dir: ':memory:', collections: ['users', 'stats'] });
+  const counters = new DailyCounters(store, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1), flushMs: 60_000 });
+  // A slow store: the write waits until the test lets it go (a PostgreSQL round trip, stretched).
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const addCounts = store.addCounts.bind(store);
+  store.addCounts = (async (...args: Parameters<Store['addCounts']>) => {
+    await gate;
+    return addCounts(...args);
+  }) as Store['addCounts'];
+  counters.record('link:1', { add: { clicks: 2 } });
+  const flushing = counters.flush();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((await counters.sum('link:1')).clicks, 2, 'counted while the write is on its way');
+  release();
+  await flushing;
+  assert.equal((await counters.sum('link:1')).clicks, 2, 'counted once once stored');
+  assert.equal((await store.countTotals(['link:1'], ['clicks'])).get('link:1')!.clicks, 2);
+  await store.close();
+});

@@ -22,9 +22,9 @@ interface Tally {
   skipped: number;
 }
 
-function run(files: string[], env: Record<string, string>): Promise<{ code: number; tally: Tally }> {
+function run(files: string[], env: Record<string, string>, concurrency = 2): Promise<{ code: number; tally: Tally }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     const tally: Tally = { pass: 0, fail: 0, skipped: 0 };
     let tail = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -47,7 +47,7 @@ let postgres: { code: number; tally: Tally } | null = null;
 if (process.env.TEST_DATABASE_URL) {
   const twice = all.filter((f) => BOTH_BACKENDS.includes(f.slice(5, -8)));
   console.log(`# PostgreSQL pass: ${twice.length} test files again on ${new URL(process.env.TEST_DATABASE_URL).host}`);
-  postgres = await run(twice, { TEST_STORE: 'postgres' });
+  postgres = await run(twice, { TEST_STORE: 'postgres' }, 4);
 } else {
   console.log('# PostgreSQL pass skipped: TEST_DATABASE_URL is not set');
 }

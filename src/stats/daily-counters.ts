@@ -59,6 +59,8 @@ export class DailyCounters {
   private pendingCount = 0;
   /** The batch a failed flush took, written again (same id, same deltas) by the next flush; reads count it as buffered. */
   private unsent: { id: string; deltas: Map<string, Map<string, CountsDelta>> } | null = null;
+  /** The batch being written: reads count it as buffered until the store says its counts are visible. */
+  private sending: { id: string; deltas: Map<string, Map<string, CountsDelta>> } | null = null;
   /** Bumped whenever what reads see changes (an event, a dropped subject, a discard): caches compare it. */
   generation = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -185,11 +187,13 @@ export class DailyCounters {
     this.pending.delete(subject);
     // Safe to change a batch in doubt: it was stored whole (then skipped on retry) or not at all.
     this.unsent?.deltas.delete(subject);
+    this.sending?.deltas.delete(subject);
   }
 
-  /** What of `subject` is not stored yet: the unsent batch's deltas, then the pending ones. */
+  /** What of `subject` reads do not find in the store yet: the unsent batch's deltas, the batch being written, the pending ones. */
   private bufferedOf(subject: string): CountsDelta[] {
-    return [...(this.unsent?.deltas.get(subject)?.values() ?? []), ...(this.pending.get(subject)?.values() ?? [])];
+    const writing = this.sending !== this.unsent ? this.sending : null;
+    return [...(this.unsent?.deltas.get(subject)?.values() ?? []), ...(writing?.deltas.get(subject)?.values() ?? []), ...(this.pending.get(subject)?.values() ?? [])];
   }
 
   /** Adds everything buffered to the store in one call; on failure the deltas wait for the next flush. */
@@ -219,12 +223,28 @@ export class DailyCounters {
   /** Writes one batch; on failure keeps it as the unsent batch and schedules the next try. Whether it was written. */
   private async send(batch: { id: string; deltas: Map<string, Map<string, CountsDelta>> }): Promise<boolean> {
     const deltas = [...batch.deltas.values()].flatMap((days) => [...days.values()]);
-    try {
-      await this.store.addCounts(deltas, this.maxLabels, batch.id);
+    // Until the store's reads include the batch, reads count it here: taken out of the buffer before,
+    // a click answered a moment ago would vanish from the statistics for the length of the write.
+    this.sending = batch;
+    let visible = false;
+    const applied = () => {
+      visible = true;
       if (this.unsent === batch) this.unsent = null;
+      if (this.sending === batch) this.sending = null;
+      this.generation++;
+    };
+    try {
+      await this.store.addCounts(deltas, this.maxLabels, batch.id, applied);
+      applied();
       return true;
     } catch (err) {
+      // Visible already (the file store applied it, then its fsync failed): a retry would count it twice.
+      if (visible) {
+        this.log.error('writing statistics failed after they were applied: not written again', { error: String(err) });
+        return true;
+      }
       this.log.error('writing statistics failed: kept for the next flush', { error: String(err) });
+      if (this.sending === batch) this.sending = null;
       this.unsent = batch;
       this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
       return false;

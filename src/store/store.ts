@@ -122,7 +122,7 @@ export interface CounterStore {
    * With a `batch` id the write is idempotent: a batch already stored (its first write committed but
    * the answer was lost) is not added again, so a failed flush can be retried as it was.
    */
-  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string): Promise<void>;
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void): Promise<void>;
   /** A subject's stored days between `from` and `to` (inclusive, both optional), oldest first. */
   countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
   /** Totals of `names` over all days, per subject (subjects never counted get zeros). */

@@ -308,10 +308,14 @@ export class FileStore implements Store {
   }
 
   /** Adds counter deltas in one transaction; no batch id needed: a write here fails before it is applied, never in doubt. */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, _batch?: string, applied?: () => void): Promise<void> {
     if (deltas.length === 0) return;
     const users = this.col('users');
-    await this.run((tx) => this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id)));
+    await this.run((tx) => {
+      this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id));
+      // Reads answer from memory: the counts are visible now, before the journal's fsync.
+      applied?.();
+    });
   }
 
   /** A subject's stored days, oldest first. */
