@@ -171,3 +171,18 @@ test('channels', async (t) => {
     assert.deepEqual((await items(ch)).body.data.items, []);
   });
 });
+
+test('concurrent assignments of one item to several channels keep every one (PostgreSQL locks the item; the file store queues)', async () => {
+  const { call, store, makeUser } = await testApp({ rateLimit: 100_000 });
+  const alice = await makeUser('racer');
+  const channelIds: number[] = [];
+  for (let i = 0; i < 6; i++) channelIds.push((await call('POST', '/api/channel/add', { key: alice.key, body: { name: `Race ${i}` } })).body.id);
+  for (let round = 0; round < 4; round++) {
+    const made = await call('POST', '/api/url/add', { key: alice.key, body: { url: `https://example.com/race/${round}`, custom: `race-${round}` } });
+    assert.equal(made.status, 200, made.text);
+    const answers = await Promise.all(channelIds.map((c) => call('POST', `/api/channel/${c}/assign/links/${made.body.id}`, { key: alice.key })));
+    assert.deepEqual(answers.map((r) => r.status), channelIds.map(() => 200));
+    const stored = (await store.get<{ id: number; channels: number[] }>('links', made.body.id))!;
+    assert.deepEqual([...stored.channels].sort((a, b) => a - b), channelIds, `round ${round}: every assignment kept`);
+  }
+});

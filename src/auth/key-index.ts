@@ -5,16 +5,19 @@ import { hashApiKey, sameKeyHash } from './keys.ts';
 /** Keys that authenticated since the users last changed, held to skip hashing them again. */
 export const MAX_RECENT_KEYS = 10_000;
 
+/** How long a key that matched is trusted without asking the store again. */
+export const KEY_KEPT_MS = 5_000;
+
 /**
  * Finds the user of an API key through the store's unique index of key hashes. Keys that matched
  * are also remembered as they came (the process holds each key while serving its request anyway;
  * they are never written or logged), so a client's next requests skip the SHA-256, which is a
  * noticeable part of a cached list request. A key that matched nothing is never remembered, so
- * wrong keys cannot fill the map, and any change to the users (a rotation, an expiry, a deletion)
- * forgets them all.
+ * wrong keys cannot fill the map; any change to the users made here (a rotation, an expiry, a
+ * deletion) forgets them all, and none is trusted longer than KEY_KEPT_MS.
  */
 export class KeyIndex {
-  private recent = new Map<string, UserRecord>();
+  private recent = new Map<string, { user: UserRecord; until: number }>();
   private builtAt = -1;
 
   constructor(private readonly store: Store) {}
@@ -26,7 +29,12 @@ export class KeyIndex {
       this.recent = new Map();
       this.builtAt = version;
     }
-    return this.recent.get(key);
+    const kept = this.recent.get(key);
+    // Kept a few seconds at most: on PostgreSQL another process (the CLI, another server) may rotate
+    // or delete the key, which this process's version numbers do not see.
+    if (kept && kept.until > Date.now()) return kept.user;
+    if (kept) this.recent.delete(key);
+    return undefined;
   }
 
   /** The user owning `key`, or null. */
@@ -40,7 +48,7 @@ export class KeyIndex {
     // Kept only if the users did not change while the store answered.
     if (this.store.version('users') === version) {
       if (this.recent.size >= MAX_RECENT_KEYS) this.recent = new Map();
-      this.recent.set(key, user);
+      this.recent.set(key, { user, until: Date.now() + KEY_KEPT_MS });
     }
     return user;
   }

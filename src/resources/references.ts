@@ -29,7 +29,10 @@ export async function dropReferences(tx: Tx, ctx: HookContext, collection: strin
       if (ref.collection !== collection) continue;
       const condition = ref.many ? { field, holds: id } : { field, equals: id };
       const { items } = await tx.find(row.collection, { owner: ctx.user.id, conditions: [condition], sort: { field: 'id', direction: 'asc' } });
-      for (const r of items) {
+      for (const found of items) {
+        // Read again, locked: the list may have grown since the search's snapshot.
+        const r = await tx.getForUpdate(row.collection, found.id);
+        if (!r) continue;
         const value = r[field];
         await tx.update(row.collection, r.id, { [field]: Array.isArray(value) ? value.filter((x) => x !== id) : null });
       }

@@ -26,10 +26,10 @@ export interface LedgerOptions {
 }
 
 /**
- * Today's visitors per subject, in memory only and in a fixed 16 MiB: each (subject, visitor)
+ * Today's visitors per subject, in a fixed 16 MiB: each (subject, visitor)
  * and (subject, visitor, hour) sighting sets a few bits of a Bloom filter, at positions from a
  * hash of subject, IP and user agent seeded with a random salt that is replaced when the day
- * changes, so no IP or hash is kept and nothing links one day's visitors to another's. A filter
+ * changes, so no IP or per-visitor hash is kept and nothing links one day's visitors to another's. A filter
  * never takes a known visitor for a new one; it may take a new one for a known one, rarely
  * (under 0.3% up to LEDGER_RATED_SIGHTINGS sightings a day), so unique counts can only undercount.
  * The store keeps the day's salt and bits (`state`/`restore`), so a restart knows the day's visitors.

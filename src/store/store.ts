@@ -99,6 +99,12 @@ export interface StoreReads {
 
 /** What a transaction may do; every change goes through one of these. */
 export interface Tx extends StoreReads {
+  /**
+   * One record by id, locked until the transaction ends: a change computed from it (a list it grows)
+   * cannot be written over by a concurrent one, nor the record deleted meanwhile. The file store's
+   * transactions run one at a time, so there it is `get`; PostgreSQL reads it `FOR UPDATE`.
+   */
+  getForUpdate<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
   /** Adds a record with the collection's next id and returns it. */
   insert<T extends object>(collection: string, data: T): Promise<T & { id: number }>;
   /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */

@@ -11,7 +11,8 @@ export function avalanche(h: number): number {
  * Two seeded 32-bit hashes of a visitor (IP and user agent) of a subject, for the visitor
  * ledger's filter: plain multiply-xor lanes over the characters, each part followed by its
  * length so that parts are framed ("a"+"bc" is not "ab"+"c"). Not a cryptographic hash: the seeds
- * are random and kept in memory only, so nobody outside can aim at its collisions.
+ * are random and kept only where the server's own data is (memory, the data directory or the
+ * database, readable by the server alone), so nobody outside can aim at its collisions.
  */
 export function visitorFingerprint(seeds: readonly [number, number], subject: string, ip: string, ua: string): [number, number] {
   let a = seeds[0] | 0;

@@ -15,7 +15,7 @@ import type { ListQuery } from '../../analytics/list-page.ts';
 export interface AnalyticsCrud {
   /** Validated fields of a create (no `existing`) or update body; throws the 422. */
   parse(raw: Record<string, unknown>, ctx: HookContext, existing?: StoredRecord): Promise<Record<string, unknown>>;
-  /** Query filters of the list beyond search, sort and paging (validated, then handed to `row.filter`). */
+  /** Query filters of the list beyond search, sort and paging (validated, then handed to `row.listQuery`). */
   filters?: v.ObjectEntries;
 }
 

@@ -20,7 +20,8 @@ export function campaignRoutes(s: Services): Hono<AppEnv> {
     // A link is in at most one campaign: assigning moves it. Both are read again inside the
     // transaction: either may have been deleted since the lookups.
     await s.store.transaction(async (tx) => {
-      if (!(await tx.get('campaigns', campaign.id))) throw new ApiError(404, campaigns.messages.notFound);
+      // Locked: a campaign deleted meanwhile waits for this assignment, then unassigns the link.
+      if (!(await tx.getForUpdate('campaigns', campaign.id))) throw new ApiError(404, campaigns.messages.notFound);
       if (!(await tx.update('links', link.id, { campaign: campaign.id }))) throw new ApiError(404, LINK_NOT_FOUND);
     });
     return c.json({ error: 0, message: 'Link successfully added to the campaign.' });

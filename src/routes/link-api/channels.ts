@@ -93,9 +93,11 @@ export function channelRoutes(s: Services): Hono<AppEnv> {
     const found = await findItem(s, kind.collection, c.req.param('itemid'), userId, kind.missing);
     // Read again inside the transaction: a concurrent assignment must not be written over.
     await s.store.transaction(async (tx) => {
-      const item = await tx.get(kind.collection, found.id);
+      // Both locked: a concurrent assignment waits for this one (else both would grow the list they
+      // read, and the later write would drop the other's channel), and the channel cannot go meanwhile.
+      if (!(await tx.getForUpdate('channels', channel.id))) throw new ApiError(404, channels.messages.notFound);
+      const item = await tx.getForUpdate(kind.collection, found.id);
       if (!item) throw new ApiError(404, kind.missing);
-      if (!(await tx.get('channels', channel.id))) throw new ApiError(404, channels.messages.notFound);
       if (channelsOf(item).includes(channel.id)) throw new ApiError(400, 'This item is already added to the selected channel.');
       await tx.update(kind.collection, item.id, { channels: [...channelsOf(item), channel.id] });
     });

@@ -290,6 +290,8 @@ export class FileStore implements Store {
   private asyncTx(tx: SyncTx): Tx {
     return {
       get: (c, id) => this.get(c, id),
+      // Transactions here run one at a time: nothing can change the record before this one ends.
+      getForUpdate: (c, id) => this.get(c, id),
       lookup: (c, index, key) => this.lookup(c, index, key),
       find: (c, query) => this.find(c, query),
       count: (c, where) => this.count(c, where),

@@ -81,6 +81,11 @@ export class PgTx implements Tx {
     return this.run(() => getRecord<T>(this.db, this.plan(collection), id));
   }
 
+  /** One record by id, locked FOR UPDATE until the transaction ends. */
+  getForUpdate<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
+    return this.run(() => getRecord<T>(this.db, this.plan(collection), id, true));
+  }
+
   /** The record whose index key is `key`. */
   lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
     return this.run(() => lookupRecord<T>(this.db, this.plan(collection), index, key));

@@ -9,9 +9,9 @@ import { encodeText } from './text-codec.ts';
 export type Db = <R extends object = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[]; rowCount: number | null }>;
 
 /** One record by id. */
-export async function getRecord<T extends StoredRecord>(db: Db, plan: TablePlan, id: number): Promise<T | undefined> {
+export async function getRecord<T extends StoredRecord>(db: Db, plan: TablePlan, id: number, forUpdate = false): Promise<T | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
-  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id = $1`, [id]);
+  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return rows[0] ? recordOf<T>(rows[0]) : undefined;
 }
 
@@ -31,7 +31,7 @@ export async function lookupRecord<T extends StoredRecord>(db: Db, plan: TablePl
  * A page of the records a query matches, and how many it matched in all: two statements, sent
  * together. One statement with `count(*) OVER ()` read and sorted every matching row (a 25-record
  * page of 10,000 took 17 ms); the page alone walks the (user_id, id) index for offset + limit rows
- * and the count is an index-only scan. A page that ends the list gives the total itself.
+ * and the count is an index-only scan. Without a limit, from the start, the page is the total.
  */
 export async function findRecords<T extends StoredRecord>(db: Db, plan: TablePlan, query: ListQuery): Promise<Found<T>> {
   const p = new Params();
@@ -41,7 +41,7 @@ export async function findRecords<T extends StoredRecord>(db: Db, plan: TablePla
   const offset = Math.max(0, Math.floor(query.offset ?? 0));
   const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
   const page = db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t ${join} WHERE ${where} ORDER BY ${order}${slice}`, p.values);
-  // Without a limit (or from the start, short of it) the page is all there is past the offset: no count needed then.
+  // Without a limit, from the start, the page is all there is: no count needed then.
   const counted = limit === null && offset === 0 ? null : countRecords(db, plan, query);
   const [{ rows }, total] = await Promise.all([page, counted]);
   return { total: total ?? rows.length, items: rows.map((r) => recordOf<T>(r)) };
