@@ -11,10 +11,9 @@ import { fixedClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { seedFixtures } from '../src/fixtures/seed.ts';
 import { seededRandom } from '../src/random.ts';
-import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import type { StoredRecord } from '../src/store/store.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 import { runCli } from './process-helpers.ts';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'cli-data-'));

@@ -6,9 +6,8 @@ import { NO_PROGRESS, progressOn } from '../src/cli/progress.ts';
 import { prepareFixtures } from '../src/fixtures/prepare.ts';
 import { seedFixtures } from '../src/fixtures/seed.ts';
 import type { UserRecord } from '../src/resources/define.ts';
-import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 

@@ -11,7 +11,6 @@ import { links } from '../src/resources/links.ts';
 import { pixels } from '../src/resources/pixels.ts';
 import { qrs } from '../src/resources/qrs.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 import { PROCESS_ADMIN_KEY, startProcess } from './process-helpers.ts';
 import { prng } from './seeded-prng.ts';
 

@@ -10,7 +10,6 @@ import { DailyCounters } from '../src/stats/daily-counters.ts';
 import { fixedClock } from '../src/clock.ts';
 import { seededRandom } from '../src/random.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 import { dayOf, hourOf } from '../src/visits/visitor.ts';
 import { LIVE_ADMIN_KEY, liveServer, visit } from './live-server.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
-import { testApp , allOf } from './helpers.ts';
+import { testApp } from './helpers.ts';
 import { fingerprint } from './backend.ts';
 
 type Rec = Record<string, unknown>;

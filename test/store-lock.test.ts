@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockedError, acquireLock } from '../src/store/file/lock.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 import { PROCESS_ADMIN_KEY, api, runCli, startProcess } from './process-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

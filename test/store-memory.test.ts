@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 
 // A full garbage collection on demand, without starting the test process with --expose-gc.
 setFlagsFromString('--expose-gc');

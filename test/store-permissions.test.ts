@@ -8,7 +8,6 @@ import type { Logger } from '../src/log.ts';
 import { silentLogger } from '../src/log.ts';
 import { AtomicJsonFile } from '../src/store/file/atomic-file.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 
 // The usual umask: without explicit modes, files would be created 0644 and directories 0755.
 process.umask(0o022);

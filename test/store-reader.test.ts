@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { readCollectionFile } from '../src/store/file/collection-reader.ts';
 import { collectionFileChunks, serializeCollectionFile } from '../src/store/file/collection.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 import { DataFileError } from '../src/store/file/atomic-file.ts';
 
 /** The bytes of `text` in chunks of `size` bytes: characters of 2 to 4 bytes are split between chunks. */

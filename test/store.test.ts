@@ -5,7 +5,6 @@ import { cp, mkdtemp, readFile, readdir, writeFile, appendFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 import { DataFileError } from '../src/store/file/atomic-file.ts';
 import { FILE_CHUNK_CHARS, collectionFileChunks, serializeCollectionFile } from '../src/store/file/collection.ts';
 

@@ -4,9 +4,8 @@ import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import type { Store } from '../src/store/store.ts';
 import { api, startProcess } from './process-helpers.ts';
 import type { ServerProcess } from './process-helpers.ts';
 

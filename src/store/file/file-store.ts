@@ -14,7 +14,7 @@ import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
 import { FileCounters, STATS_COLLECTION } from './file-counters.ts';
 import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
-import { matcher, sliceOf, sortRecords } from './query.ts';
+import { MemoryReads } from './memory-reads.ts';
 import { recordingTx } from './transaction.ts';
 import type { SyncTx } from './transaction.ts';
 
@@ -52,7 +52,7 @@ export class FileStore implements Store {
   private queue: Promise<unknown> = Promise.resolve();
   private counters!: FileCounters;
   private ledger: LedgerState | null = null;
-  private readonly ordered = new Map<string, { owner: number | undefined; version: number; records: StoredRecord[] }>();
+  private reads!: MemoryReads;
 
   private constructor(
     private readonly dir: string | null,
@@ -127,6 +127,7 @@ export class FileStore implements Store {
       for (const [name, index] of Object.entries(schema.indexes ?? {})) this.col(schema.name).addIndex(name, index.key, index.unique ?? false);
     }
     this.counters = new FileCounters(this.col(STATS_COLLECTION));
+    this.reads = new MemoryReads((name) => this.col(name), this.counters);
   }
 
   private col(name: string): Collection {
@@ -139,94 +140,32 @@ export class FileStore implements Store {
 
   /** One record by id. */
   async get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
-    return this.col(collection).records.get(id) as T | undefined;
+    return this.reads.get<T>(collection, id);
   }
 
   /** The record whose index key is `key`. */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
-    return this.lookupNow<T>(collection, index, key);
+    return this.reads.lookup<T>(collection, index, key);
   }
 
   /** The record whose index key is `key`, from memory: always at hand. */
   lookupAtHand<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND {
-    return this.lookupNow<T>(collection, index, key);
-  }
-
-  private lookupNow<T extends StoredRecord>(collection: string, index: string, key: string): T | undefined {
-    const col = this.col(collection);
-    const found = col.indexes.get(index);
-    if (!found) throw new Error(`unknown index ${collection}.${index}`);
-    const id = found.ids.get(key);
-    return id === undefined ? undefined : (col.records.get(id) as T | undefined);
+    return this.reads.lookup<T>(collection, index, key);
   }
 
   /** The records a query matches, in its order and slice. */
   async find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
-    return this.findNow<T>(collection, query);
-  }
-
-  private findNow<T extends StoredRecord>(collection: string, query: ListQuery): Found<T> {
-    const sort = query.sort ?? { field: 'id', direction: 'desc' };
-    if ('field' in sort && sort.field === 'id' && !matcher(query)) {
-      // The hot list: a page of one owner's records, newest first, without copying the rest.
-      const all = this.inIdOrder(collection, query.owner);
-      const from = Math.max(0, query.offset ?? 0);
-      const count = query.limit === undefined ? all.length : Math.max(0, query.limit);
-      const items = sort.direction === 'asc' ? all.slice(from, from + count) : all.slice(Math.max(0, all.length - from - count), all.length - from).reverse();
-      return { total: all.length, items: items as T[] };
-    }
-    let records = this.matching(collection, query);
-    if ('counter' in sort) {
-      const counter = sort.counter;
-      records = sortRecords(records, sort, (r) => this.counters.totals(`${sort.subjectPrefix}${r.id}`, [counter])[counter]!);
-    } else if (sort.field === 'id') {
-      if (sort.direction === 'desc') records.reverse();
-    } else {
-      records = sortRecords(records, sort);
-    }
-    return { total: records.length, items: sliceOf(records, query) as T[] };
-  }
-
-  /** The records `where` covers, in id order, as a fresh array. */
-  private matching(collection: string, where: Where): StoredRecord[] {
-    const inOrder = this.inIdOrder(collection, where.owner);
-    const test = matcher(where);
-    return test ? inOrder.filter(test) : [...inOrder];
-  }
-
-  /**
-   * A collection's records (or one owner's), in id order. The last one asked for per collection is
-   * kept until the collection changes: a list polled page after page copies nothing but its page.
-   */
-  private inIdOrder(collection: string, owner: number | undefined): readonly StoredRecord[] {
-    const col = this.col(collection);
-    const kept = this.ordered.get(collection);
-    if (kept && kept.owner === owner && kept.version === col.version) return kept.records;
-    const from = owner === undefined ? col.records : (col.byOwner.get(owner) ?? new Map<number, StoredRecord>());
-    const records = [...from.values()];
-    // Maps keep insertion order, which puts with explicit ids (seeds, imports) or a new owner can break.
-    for (let i = 1; i < records.length; i++) {
-      if (records[i - 1]!.id > records[i]!.id) {
-        records.sort((a, b) => a.id - b.id);
-        break;
-      }
-    }
-    this.ordered.set(collection, { owner, version: col.version, records });
-    return records;
+    return this.reads.find<T>(collection, query);
   }
 
   /** How many records match. */
   async count(collection: string, where: Where = {}): Promise<number> {
-    if (!where.conditions && !where.search && !where.ids) {
-      const col = this.col(collection);
-      return where.owner === undefined ? col.records.size : (col.byOwner.get(where.owner)?.size ?? 0);
-    }
-    return this.matching(collection, where).length;
+    return this.reads.count(collection, where);
   }
 
   /** Every record of a collection, in id order, a batch at a time. */
   async *scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
-    const all = [...this.col(collection).records.values()].sort((a, b) => a.id - b.id) as T[];
+    const all = this.reads.inIdOrder(collection, undefined) as readonly T[];
     for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
   }
 
@@ -234,8 +173,8 @@ export class FileStore implements Store {
   peekView(): { get(c: string, id: number): StoredRecord | undefined; all(c: string): StoredRecord[]; owned(c: string, userId: number): StoredRecord[]; count(c: string): number } {
     return {
       get: (c, id) => this.col(c).records.get(id),
-      all: (c) => [...this.inIdOrder(c, undefined)],
-      owned: (c, userId) => [...this.inIdOrder(c, userId)],
+      all: (c) => [...this.reads.inIdOrder(c, undefined)],
+      owned: (c, userId) => [...this.reads.inIdOrder(c, userId)],
       count: (c) => this.col(c).records.size,
     };
   }
@@ -300,7 +239,7 @@ export class FileStore implements Store {
       remove: async (c, id) => tx.remove(c, id),
       put: async (c, record) => tx.put(c, record),
       removeWhere: async (c, where) => {
-        const gone = this.matching(c, where);
+        const gone = this.reads.matching(c, where);
         for (const r of gone) tx.remove(c, r.id);
         return gone.length;
       },

@@ -5,12 +5,12 @@ import { NOT_AT_HAND } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import type { ConstraintMap } from './errors.ts';
-import { codeOf, describeUrl, isRetryable, isTimeout, isUnavailable, storeError } from './errors.ts';
+import { describeUrl, isRetryable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
 import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
-import { prepared } from './prepared.ts';
 import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
+import { PgConnections } from './connections.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -38,11 +38,8 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
 }
 
-// Serialization failures and deadlocks: the whole transaction runs again, a few times.
-const ATTEMPTS = 4;
 // Old counter batch ids are forgotten at most this often, by each process.
 const PRUNE_EVERY_MS = 60_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The PostgreSQL backend: every read is a query (nothing held in memory), every transaction one
@@ -56,19 +53,21 @@ export class PostgresStore implements Store {
   private changes = 0;
   private closers: (() => Promise<void> | void)[] = [];
   private closed = false;
+  private readonly db: PgConnections;
   /** The redirect's lookups kept in memory (what, how invalidated and how many: lookup-cache.ts). */
   private readonly lookups = new Map<string, LookupCache>();
   /** When this process last forgot old counter batch ids. */
   private prunedAt = 0;
 
   private constructor(
-    private readonly pool: pg.Pool,
+    pool: pg.Pool,
     private readonly plans: ReadonlyMap<string, TablePlan>,
     private readonly constraints: ConstraintMap,
     /** host:port/database, for messages. */
     private readonly where: string,
-    private readonly log: Logger,
+    log: Logger,
   ) {
+    this.db = new PgConnections(pool, (err) => this.mapError(err), log);
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }
@@ -116,92 +115,6 @@ export class PostgresStore implements Store {
     return storeError(err, this.where, this.constraints);
   }
 
-  private open(): void {
-    if (this.closed) throw new Error('store is closed');
-  }
-
-  /**
-   * An autocommit statement on any pooled connection. A connection the server dropped while it was
-   * idle fails its next statement; such a failure is tried once more on a fresh connection (reads
-   * only come here). A timeout is not tried again: the database is slow or silent, not gone, and a
-   * second wait would take the request past its bound (query timeout, then a connect timeout).
-   */
-  private readonly read: Db = async (text, values) => {
-    this.open();
-    try {
-      return (await this.pool.query(prepared(text, values) as never)) as never;
-    } catch (err) {
-      if (!isUnavailable(err) || isTimeout(err)) throw this.mapError(err);
-      try {
-        return (await this.pool.query(prepared(text, values) as never)) as never;
-      } catch (again) {
-        throw this.mapError(again);
-      }
-    }
-  };
-
-  /** A pooled connection inside BEGIN; a dropped idle connection is replaced once (a timed-out one is not: see read). */
-  private async begin(): Promise<pg.PoolClient> {
-    for (let attempt = 0; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (err) {
-        throw this.mapError(err);
-      }
-      // Checked out, a client's connection errors have no other listener: without one they would crash the process.
-      client.on('error', onClientError);
-      try {
-        await client.query('BEGIN');
-        return client;
-      } catch (err) {
-        release(client, err);
-        if (attempt === 0 && isUnavailable(err) && !isTimeout(err)) continue;
-        throw this.mapError(err);
-      }
-    }
-  }
-
-  /** Runs `work` in one transaction, again on a serialization failure or deadlock; errors as callers see them. */
-  private async inTransaction<R>(work: (db: Db) => Promise<R>): Promise<R> {
-    this.open();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.attempt(work);
-      } catch (err) {
-        if (attempt < ATTEMPTS && isRetryable(err)) {
-          this.log.debug('PostgreSQL transaction retried', { code: codeOf(err), attempt });
-          await sleep(5 * attempt + Math.random() * 20 * attempt);
-          continue;
-        }
-        throw this.mapError(err);
-      }
-    }
-  }
-
-  private async attempt<R>(work: (db: Db) => Promise<R>): Promise<R> {
-    const client = await this.begin();
-    let broken: unknown = null;
-    const db: Db = async (text, values) => {
-      try {
-        return (await client.query(prepared(text, values) as never)) as never;
-      } catch (err) {
-        if (isUnavailable(err)) broken = err;
-        throw err;
-      }
-    };
-    try {
-      const result = await work(db);
-      await db('COMMIT');
-      return result;
-    } catch (err) {
-      if (!broken) await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
-      throw err;
-    } finally {
-      release(client, broken);
-    }
-  }
-
   /** Counts a committed change of `collections`; removing users cascades, so it changes everything they own. */
   private bump(collections: Iterable<string>, cascaded = false): void {
     const touched = new Set(collections);
@@ -212,14 +125,14 @@ export class PostgresStore implements Store {
 
   /** One record by id. */
   async get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
-    return getRecord<T>(this.read, this.plan(collection), id);
+    return getRecord<T>(this.db.read, this.plan(collection), id);
   }
 
   /** The record whose index key is `key` (a plain index: the highest id with it). */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
     const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
-    if (!cache) return lookupRecord<T>(this.read, this.plan(collection), index, key);
-    return (await cache.through(key, () => lookupRecord(this.read, this.plan(collection), index, key))) as T | undefined;
+    if (!cache) return lookupRecord<T>(this.db.read, this.plan(collection), index, key);
+    return (await cache.through(key, () => lookupRecord(this.db.read, this.plan(collection), index, key))) as T | undefined;
   }
 
   /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */
@@ -231,17 +144,17 @@ export class PostgresStore implements Store {
 
   /** The records a query matches, in its order and slice, with the total. */
   async find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
-    return findRecords<T>(this.read, this.plan(collection), query);
+    return findRecords<T>(this.db.read, this.plan(collection), query);
   }
 
   /** How many records match. */
   async count(collection: string, where: Where = {}): Promise<number> {
-    return countRecords(this.read, this.plan(collection), where);
+    return countRecords(this.db.read, this.plan(collection), where);
   }
 
   /** Runs `fn` as one transaction (BEGIN…COMMIT on one connection), again on a serialization failure or deadlock. */
   async transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
-    const { result, touched, cascaded } = await this.inTransaction(async (db) => {
+    const { result, touched, cascaded } = await this.db.inTransaction(async (db) => {
       const tx = new PgTx(db, (c) => this.plan(c), (err) => (isRetryable(err) ? err : this.mapError(err)));
       try {
         const result = await fn(tx);
@@ -271,7 +184,7 @@ export class PostgresStore implements Store {
   async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string): Promise<void> {
     if (deltas.length === 0) return;
     const prune = batch !== undefined && Date.now() - this.prunedAt > PRUNE_EVERY_MS;
-    await this.inTransaction(async (db) => {
+    await this.db.inTransaction(async (db) => {
       if (batch !== undefined && !(await claimBatchIn(db, batch))) return;
       await addCountsIn(db, deltas, maxLabels);
       if (prune) await pruneBatchesIn(db);
@@ -282,18 +195,18 @@ export class PostgresStore implements Store {
 
   /** A subject's stored days, oldest first. */
   async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
-    return countedDaysIn(this.read, subject, from, to);
+    return countedDaysIn(this.db.read, subject, from, to);
   }
 
   /** Totals of `names` per subject. */
   async countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>> {
-    return countTotalsIn(this.read, subjects, names);
+    return countTotalsIn(this.db.read, subjects, names);
   }
 
   /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest. */
   async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
     for (const name of Object.keys(data)) this.plan(name);
-    await this.inTransaction(async (db) => {
+    await this.db.inTransaction(async (db) => {
       const tables = [...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table);
       await db(`TRUNCATE ${[...tables, 'stat_days', 'stat_counts'].join(', ')} RESTART IDENTITY CASCADE`);
       // Owners first, statistics last: every other row references a user.
@@ -312,7 +225,7 @@ export class PostgresStore implements Store {
     const plan = this.plan(collection);
     let after = 0;
     for (;;) {
-      const records = await recordsAfter<T>(this.read, plan, after, batch);
+      const records = await recordsAfter<T>(this.db.read, plan, after, batch);
       if (records.length === 0) return;
       yield records;
       after = records.at(-1)!.id;
@@ -322,13 +235,13 @@ export class PostgresStore implements Store {
 
   /** The visitor ledger kept for the day, if any. */
   async loadLedger(): Promise<LedgerState | null> {
-    return loadLedgerIn(this.read);
+    return loadLedgerIn(this.db.read);
   }
 
   /** Keeps the visitor ledger. */
   async saveLedger(state: LedgerState): Promise<void> {
-    this.open();
-    await saveLedgerIn(this.read, state);
+    this.db.open();
+    await saveLedgerIn(this.db.read, state);
   }
 
   /** Registers work to finish before the store closes. */
@@ -341,17 +254,9 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     for (const fn of this.closers.splice(0)) await fn();
     this.closed = true;
-    await this.pool.end();
+    await this.db.end();
   }
 }
 
 const rank = (name: string) => (name === 'users' ? 0 : name === STATS ? 2 : 1);
 
-// A checked-out connection that breaks is reported by the statement that fails; this only keeps the event from crashing the process.
-function onClientError(): void {}
-
-/** Returns a client to the pool, or drops it when its connection failed. */
-function release(client: pg.PoolClient, err: unknown): void {
-  client.removeListener('error', onClientError);
-  client.release(err ? (err instanceof Error ? err : true) : undefined);
-}
