@@ -116,6 +116,7 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
         '200': { description: single ? 'A page of the list, or with `short` the single-link response.' : 'A page of the list.', schema: single ? { anyOf: [listed, single] } : listed },
         ...(single
           ? {
+              '400': { description: 'Invalid short url. Please try again. (`short` is not an http(s) URL with an alias)', schema: ref('LinkError') },
               '403': { description: 'You do not have the permission to access this short url. (`short` names a link of another user)', schema: ref('LinkError') },
               '404': { description: 'Invalid short url. Please try again. (`short` names no link)', schema: ref('LinkError') },
             }
