@@ -161,9 +161,13 @@ export interface Store extends StoreReads, CounterStore {
    * the changes are durable. Throws ConflictError when a unique index refuses a change.
    */
   transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R>;
-  /** A number that changes whenever a collection changes through this store (caches compare it). */
+  /**
+   * A number that changes whenever a collection changes (caches compare it): through this store,
+   * or, on PostgreSQL, through any other process sharing the schema, within a second (LISTEN/NOTIFY;
+   * the file store has one process only). Every per-process cache of records keys on it.
+   */
   version(collection: string): number;
-  /** A number that changes whenever anything changes through this store. */
+  /** A number that changes whenever anything changes (as `version`, for every collection at once). */
   revision(): number;
   /** Replaces every collection's content, counters included (test mode, fixtures, `import --all`). */
   replaceAll(data: Record<string, StoredRecord[]>): Promise<void>;

@@ -4,6 +4,7 @@ import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
+import { ChangeFeed } from './change-feed.ts';
 import type { ConstraintMap } from './errors.ts';
 import { describeUrl, isRetryable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
@@ -58,6 +59,8 @@ export class PostgresStore implements Store {
   private readonly lookups = new Map<string, LookupCache>();
   /** When this process last forgot old counter batch ids. */
   private prunedAt = 0;
+  /** Other processes' writes, heard through LISTEN/NOTIFY: they bump the versions as this process's own do. */
+  private readonly feed: ChangeFeed;
 
   private constructor(
     pool: pg.Pool,
@@ -66,8 +69,10 @@ export class PostgresStore implements Store {
     /** host:port/database, for messages. */
     private readonly where: string,
     log: Logger,
+    settings: ConnectionSettings,
   ) {
     this.db = new PgConnections(pool, (err) => this.mapError(err), log);
+    this.feed = new ChangeFeed(settings, (changed) => this.bump(changed === 'all' ? this.plans.keys() : changed.filter((c) => this.plans.has(c))), log);
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }
@@ -98,7 +103,9 @@ export class PostgresStore implements Store {
       const { facts, constraints } = await readCatalog(db, plans);
       const mismatch = mismatchOf(plans, facts);
       if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
-      return new PostgresStore(pool, plans, constraints, where, log);
+      const store = new PostgresStore(pool, plans, constraints, where, log, settings);
+      await store.feed.start();
+      return store;
     } catch (err) {
       await pool.end().catch(() => {});
       throw storeError(err, where, new Map());
@@ -115,7 +122,7 @@ export class PostgresStore implements Store {
     return storeError(err, this.where, this.constraints);
   }
 
-  /** Counts a committed change of `collections`; removing users cascades, so it changes everything they own. */
+  /** Counts a committed change of `collections` (here or elsewhere); removing users cascades, so it changes everything they own. */
   private bump(collections: Iterable<string>, cascaded = false): void {
     const touched = new Set(collections);
     if (cascaded) for (const name of this.plans.keys()) touched.add(name);
@@ -160,6 +167,7 @@ export class PostgresStore implements Store {
         const result = await fn(tx);
         await tx.end();
         if (tx.failed) throw tx.failed;
+        await this.feed.publishIn(db, tx.usersRemoved ? 'all' : [...tx.touched]);
         return { result, touched: tx.touched, cascaded: tx.usersRemoved };
       } finally {
         await tx.end();
@@ -169,7 +177,11 @@ export class PostgresStore implements Store {
     return result;
   }
 
-  /** Bumped by this process's own committed writes to the collection (other servers' writes are not seen). */
+  /**
+   * Bumped by every committed write to the collection: this process's at once, other processes'
+   * when their notification arrives (within milliseconds), and every 0.5 s while notifications
+   * cannot be heard (change-feed.ts).
+   */
   version(collection: string): number {
     this.plan(collection);
     return this.versions.get(collection) ?? 0;
@@ -187,6 +199,7 @@ export class PostgresStore implements Store {
     await this.db.inTransaction(async (db) => {
       if (batch !== undefined && !(await claimBatchIn(db, batch))) return;
       await addCountsIn(db, deltas, maxLabels);
+      await this.feed.publishIn(db, [STATS]);
       if (prune) await pruneBatchesIn(db);
     });
     if (prune) this.prunedAt = Date.now();
@@ -216,6 +229,7 @@ export class PostgresStore implements Store {
         for (let i = 0; i < records.length; i += 1000) await putRecords(db, this.plan(name), records.slice(i, i + 1000));
         await resetSequence(db, this.plan(name));
       }
+      await this.feed.publishIn(db, 'all');
     });
     this.bump(this.plans.keys());
   }
@@ -254,6 +268,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     for (const fn of this.closers.splice(0)) await fn();
     this.closed = true;
+    await this.feed.close();
     await this.db.end();
   }
 }
