@@ -127,12 +127,29 @@ export interface CounterStore {
    * Adds every delta to its (subject, day) in one durable write; a label past `maxLabels` per dimension and day counts as '(other)'.
    * With a `batch` id the write is idempotent: a batch already stored (its first write committed but
    * the answer was lost) is not added again, so a failed flush can be retried as it was.
+   * `sightings` (stores shared by several processes only) are checked in the same write.
    */
-  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void): Promise<void>;
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void, sightings?: SightingCheck): Promise<void>;
   /** A subject's stored days between `from` and `to` (inclusive, both optional), oldest first. */
   countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
   /** Totals of `names` over all days, per subject (subjects never counted get zeros). */
   countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>>;
+}
+
+/**
+ * Visitors that one process took for new (its own ledger had not seen them), checked against every
+ * process's in the flush that adds their counts: keys are salted hashes of day, subject and visitor.
+ */
+export interface SightingCheck {
+  keys: readonly { day: string; key: string }[];
+  /** What to add (negative counts) for the visitors some other process had seen first, given the keys that were new. */
+  correct(fresh: ReadonlySet<string>): CountsDelta[];
+}
+
+/** The visitors of a day as every process sharing a store sees them (PostgreSQL); a one-process store has none. */
+export interface SharedVisitors {
+  /** The day's salt, the same in every process: `proposed` when this process is the first to ask. */
+  salt(day: string, proposed: string): Promise<string>;
 }
 
 /** Today's visitor ledger as it is kept across restarts: the day's salt and the filter's bits. */
@@ -177,6 +194,8 @@ export interface Store extends StoreReads, CounterStore {
   loadLedger(): Promise<LedgerState | null>;
   /** Keeps the visitor ledger (on flush and close). */
   saveLedger(state: LedgerState): Promise<void>;
+  /** Present when several processes share the store: unique visitors are then checked in it at each flush. */
+  readonly sharedVisitors?: SharedVisitors;
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
   beforeClose(fn: () => Promise<void> | void): void;
   /** Flushes and releases what the store holds (files, lock, connections). */

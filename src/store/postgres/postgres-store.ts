@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedVisitors, SightingCheck, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { ConstraintMap } from './errors.ts';
@@ -12,6 +12,7 @@ import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
 import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
 import { PgConnections } from './connections.ts';
+import { claimSightingsIn, pruneSightingsIn, visitorSaltIn } from './pg-sightings.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -192,15 +193,23 @@ export class PostgresStore implements Store {
     return this.changes;
   }
 
-  /** Adds counter deltas in one transaction; a `batch` already stored is skipped (see CounterStore.addCounts). */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string): Promise<void> {
+  /**
+   * Adds counter deltas in one transaction; a `batch` already stored is skipped (see
+   * CounterStore.addCounts). The sightings are claimed in it, and the counts of visitors another
+   * process had seen first taken back, so counts and sightings commit (or not) together.
+   */
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, _applied?: () => void, sightings?: SightingCheck): Promise<void> {
     if (deltas.length === 0) return;
     const prune = batch !== undefined && Date.now() - this.prunedAt > PRUNE_EVERY_MS;
     await this.db.inTransaction(async (db) => {
       if (batch !== undefined && !(await claimBatchIn(db, batch))) return;
-      await addCountsIn(db, deltas, maxLabels);
+      const corrections = sightings ? sightings.correct(await claimSightingsIn(db, sightings.keys)) : [];
+      await addCountsIn(db, [...deltas, ...corrections], maxLabels);
       await this.feed.publishIn(db, [STATS]);
-      if (prune) await pruneBatchesIn(db);
+      if (prune) {
+        await pruneBatchesIn(db);
+        await pruneSightingsIn(db);
+      }
     });
     if (prune) this.prunedAt = Date.now();
     this.bump([STATS]);
@@ -221,7 +230,7 @@ export class PostgresStore implements Store {
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
       const tables = [...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table);
-      await db(`TRUNCATE ${[...tables, 'stat_days', 'stat_counts'].join(', ')} RESTART IDENTITY CASCADE`);
+      await db(`TRUNCATE ${[...tables, 'stat_days', 'stat_counts', 'visitor_sightings'].join(', ')} RESTART IDENTITY CASCADE`);
       // Owners first, statistics last: every other row references a user.
       const order = [...this.plans.keys()].sort((a, b) => rank(a) - rank(b));
       for (const name of order) {
@@ -257,6 +266,14 @@ export class PostgresStore implements Store {
     this.db.open();
     await saveLedgerIn(this.db.read, state);
   }
+
+  /** Unique visitors are checked in the database: any number of processes may count the same visitor. */
+  readonly sharedVisitors: SharedVisitors = {
+    salt: (day, proposed) => {
+      this.db.open();
+      return visitorSaltIn(this.db.read, day, proposed);
+    },
+  };
 
   /** Registers work to finish before the store closes. */
   beforeClose(fn: () => Promise<void> | void): void {
