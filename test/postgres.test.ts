@@ -52,21 +52,21 @@ if (URL) describe('PostgreSQL store', () => {
   test('migrations run from an empty schema once, and a second run finds nothing to do', async () => {
     const schema = freshSchema();
     const first = await migrate(URL!, schema);
-    assert.deepEqual(first, { from: 0, to: 2, applied: ['001-initial', '002-counter-batches'] });
+    assert.deepEqual(first, { from: 0, to: 3, applied: ['001-initial', '002-counter-batches', '003-shared-visitors'] });
     const second = await migrate(URL!, schema);
-    assert.deepEqual(second, { from: 2, to: 2, applied: [] });
+    assert.deepEqual(second, { from: 3, to: 3, applied: [] });
     const tables = await admin(async (c) => {
       const { rows } = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
       return rows.map((r) => r.t);
     });
-    for (const t of ['users', 'links', 'websites', 'stat_days', 'stat_counts', 'stats', 'visitor_ledger', 'schema_migrations']) assert.ok(tables.includes(t), t);
+    for (const t of ['users', 'links', 'websites', 'stat_days', 'stat_counts', 'stats', 'visitor_ledger', 'visitor_salts', 'visitor_sightings', 'schema_migrations']) assert.ok(tables.includes(t), t);
   });
 
   test('a database migrated past this code refuses to open, saying so', async () => {
     const schema = freshSchema();
     await migrate(URL!, schema);
     await admin((c) => c.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (7, 'from-the-future')`));
-    const message = 'The database schema is at version 7, newer than this server\'s 2: upgrade the server.';
+    const message = 'The database schema is at version 7, newer than this server\'s 3: upgrade the server.';
     await assert.rejects(open(schema), (err: unknown) => err instanceof Error && err.message === message);
     await assert.rejects(migrate(URL!, schema), (err: unknown) => err instanceof Error && err.message === message);
   });
@@ -76,7 +76,7 @@ if (URL) describe('PostgreSQL store', () => {
     const stores = await Promise.all([open(schema), open(schema), open(schema)]);
     try {
       const rows = await admin(async (c) => (await c.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }]);
+      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }, { version: 3, name: 'shared-visitors' }]);
       // All three work on the same tables.
       await stores[0]!.transaction((tx) => tx.insert('users', user(1)));
       assert.equal((await stores[2]!.get('users', 1))?.username, 'user1');
