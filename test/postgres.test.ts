@@ -18,6 +18,12 @@ const COLLECTIONS = storeSchema(RESOURCES);
 const schemas: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls `check` every 20 ms for at most `ms`; whether it came true. */
+async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; !check(); await sleep(20)) if (Date.now() > until) return false;
+  return true;
+}
+
 function freshSchema(): string {
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   schemas.push(name);
@@ -187,7 +193,35 @@ if (URL) describe('PostgreSQL store', () => {
     const store = await open(schema);
     await store.close();
     const rows = await admin(async (c) => (await c.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-    assert.deepEqual(rows.map((r) => r.version), [1, 2]);
+    assert.deepEqual(rows.map((r) => r.version), (await loadMigrations()).map((m) => m.version));
+    assert.equal(rows.length, 3);
+  });
+
+  test("two stores on one schema hear each other's writes within a second, only the collections written; a store on another schema hears nothing", async () => {
+    const schema = freshSchema();
+    const [a, b, other] = await Promise.all([open(schema), open(schema), open(freshSchema())]);
+    try {
+      const before = { users: b.version('users'), links: b.version('links'), revision: b.revision(), elsewhere: other.revision() };
+      const own = a.version('users');
+      await a.transaction((tx) => tx.insert('users', user(1)));
+      assert.ok(await waitUntil(() => b.version('users') !== before.users, 1000), 'B heard the write of users');
+      assert.notEqual(b.revision(), before.revision);
+      assert.equal(b.version('links'), before.links, 'links were not written');
+      // A's own message is ignored: its version moved once, by its own commit.
+      await sleep(200);
+      assert.equal(a.version('users'), own + 1);
+      assert.equal(other.revision(), before.elsewhere, 'another schema never hears it');
+      // A rolled-back transaction sends nothing.
+      const quiet = b.revision();
+      await assert.rejects(a.transaction(async (tx) => {
+        await tx.insert('links', { userId: 1, alias: 'gone', domainId: null });
+        throw new Error('rolled back');
+      }));
+      await sleep(300);
+      assert.equal(b.revision(), quiet);
+    } finally {
+      await Promise.all([a, b, other].map((s) => s.close()));
+    }
   });
 
   test('deleting a user deletes its counts through the foreign keys, not just its records', async () => {
