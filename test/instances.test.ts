@@ -90,6 +90,24 @@ if (DATABASE_URL) describe('PostgreSQL: several instances on one database', () =
     }
   });
 
+  test("a link's password given on A opens the link on B: the cookies' secret is the same on every instance", async () => {
+    const made = await api(a.url, 'POST', '/api/url/add', { url: 'https://example.com/guarded', custom: 'guarded', password: 'open sesame' });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const right = await fetch(`${a.url}/guarded`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=open+sesame' });
+    await right.arrayBuffer();
+    assert.equal(right.status, 200);
+    const cookie = right.headers.get('set-cookie')?.split(';')[0] ?? '';
+    assert.match(cookie, new RegExp(`^lp_${made.body.id}=`));
+    for (const s of [b, a]) {
+      const through = await fetch(`${s.url}/guarded`, { redirect: 'manual', headers: { cookie, 'user-agent': BROWSER } });
+      await through.arrayBuffer();
+      assert.equal(through.status, 302);
+      assert.equal(through.headers.get('location'), 'https://example.com/guarded');
+    }
+    const stored = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".shared_values WHERE name = 'cookie secret'`);
+    assert.deepEqual(stored, [{ n: 1 }]);
+  });
+
   test('clicks on A and B add up exactly, and one visitor on both is one unique visitor, on both', async () => {
     const made = await api(a.url, 'POST', '/api/url/add', { url: 'https://example.com/counted', custom: 'counted' });
     const visitors = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/126.0 Safari/537.36', 'Mozilla/5.0 (Macintosh) Safari/605.1.15'];
@@ -144,13 +162,14 @@ if (DATABASE_URL) describe('PostgreSQL: several instances on one database', () =
     const made = await api(a.url, 'POST', '/api/url/add', { url: 'https://example.com/v0', custom: 'relisten' });
     assert.equal(await redirectOf(b, 'relisten'), 'https://example.com/v0');
     const listeners = () => sql<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [listenerOf(schema)]);
-    assert.deepEqual(await listeners(), [{ n: 2 }]);
+    // A, B and the third instance.
+    assert.deepEqual(await listeners(), [{ n: 3 }]);
     const cut = await sql<{ n: number }>('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [listenerOf(schema)]);
-    assert.deepEqual(cut, [{ n: 2 }]);
+    assert.deepEqual(cut, [{ n: 3 }]);
     // A change while nobody may be listening still shows on B within a second.
     await api(a.url, 'PUT', `/api/url/${made.body.id}/update`, { url: 'https://example.com/v1' });
     await within(1000, 'v1 on B', async () => (await redirectOf(b, 'relisten')) === 'https://example.com/v1');
-    await within(3000, 'both listening again', async () => (await listeners())[0]!.n === 2);
+    await within(3000, 'all listening again', async () => (await listeners())[0]!.n === 3);
     assert.match(b.output(), /change notifications are not heard/);
     assert.match(b.output(), /change notifications are heard again/);
     assert.equal(await redirectOf(b, 'relisten'), 'https://example.com/v1');

@@ -58,14 +58,14 @@ if (URL) describe('PostgreSQL store', () => {
   test('migrations run from an empty schema once, and a second run finds nothing to do', async () => {
     const schema = freshSchema();
     const first = await migrate(URL!, schema);
-    assert.deepEqual(first, { from: 0, to: 3, applied: ['001-initial', '002-counter-batches', '003-shared-visitors'] });
+    assert.deepEqual(first, { from: 0, to: 3, applied: ['001-initial', '002-counter-batches', '003-shared-values'] });
     const second = await migrate(URL!, schema);
     assert.deepEqual(second, { from: 3, to: 3, applied: [] });
     const tables = await admin(async (c) => {
       const { rows } = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
       return rows.map((r) => r.t);
     });
-    for (const t of ['users', 'links', 'websites', 'stat_days', 'stat_counts', 'stats', 'visitor_ledger', 'visitor_salts', 'visitor_sightings', 'schema_migrations']) assert.ok(tables.includes(t), t);
+    for (const t of ['users', 'links', 'websites', 'stat_days', 'stat_counts', 'stats', 'visitor_ledger', 'shared_values', 'visitor_sightings', 'schema_migrations']) assert.ok(tables.includes(t), t);
   });
 
   test('a database migrated past this code refuses to open, saying so', async () => {
@@ -82,7 +82,7 @@ if (URL) describe('PostgreSQL store', () => {
     const stores = await Promise.all([open(schema), open(schema), open(schema)]);
     try {
       const rows = await admin(async (c) => (await c.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }, { version: 3, name: 'shared-visitors' }]);
+      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }, { version: 3, name: 'shared-values' }]);
       // All three work on the same tables.
       await stores[0]!.transaction((tx) => tx.insert('users', user(1)));
       assert.equal((await stores[2]!.get('users', 1))?.username, 'user1');

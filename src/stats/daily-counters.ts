@@ -88,7 +88,7 @@ export class DailyCounters {
     this.ratedSightings = options.ratedSightings;
     this.ledgerSaveMs = options.ledgerSaveMs ?? 10_000;
     this.ledger = this.newLedger();
-    this.shared = store.sharedVisitors ? new SharedSightings(store.sharedVisitors, options.random) : null;
+    this.shared = store.shared ? new SharedSightings(store.shared, options.random) : null;
     this.ledgerLoad = this.loadLedger();
     store.beforeClose(() => this.close());
   }

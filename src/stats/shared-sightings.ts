@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RandomSource } from '../random.ts';
-import type { CountsDelta, SharedVisitors, SightingCheck } from '../store/store.ts';
+import type { CountsDelta, SharedValues, SightingCheck } from '../store/store.ts';
 import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
 import type { DayCounts, Tally } from './counts.ts';
 import type { Sighting } from './visitor-ledger.ts';
@@ -56,7 +56,7 @@ export class SharedSightings {
   private readonly salts = new Map<string, string>();
 
   constructor(
-    private readonly shared: SharedVisitors,
+    private readonly shared: SharedValues,
     private readonly random: RandomSource,
   ) {}
 
@@ -98,7 +98,8 @@ export class SharedSightings {
   private async saltOf(day: string): Promise<string> {
     let salt = this.salts.get(day);
     if (salt === undefined) {
-      salt = await this.shared.salt(day, Buffer.from(this.random.bytes(16)).toString('hex'));
+      // Forgotten with the day's sightings: nothing links one day's visitors to another's after that.
+      salt = await this.shared.agree(`visitor salt ${day}`, Buffer.from(this.random.bytes(16)).toString('hex'), 2);
       if (this.salts.size > 4) this.salts.clear();
       this.salts.set(day, salt);
     }

@@ -146,10 +146,10 @@ export interface SightingCheck {
   correct(fresh: ReadonlySet<string>): CountsDelta[];
 }
 
-/** The visitors of a day as every process sharing a store sees them (PostgreSQL); a one-process store has none. */
-export interface SharedVisitors {
-  /** The day's salt, the same in every process: `proposed` when this process is the first to ask. */
-  salt(day: string, proposed: string): Promise<string>;
+/** Values every process sharing a store agrees on (PostgreSQL); a one-process store has none. */
+export interface SharedValues {
+  /** The value under `name`: the first one any process proposed (`proposed` when this is the first), forgotten after `forgetAfterDays` if given. */
+  agree(name: string, proposed: string, forgetAfterDays?: number): Promise<string>;
 }
 
 /** Today's visitor ledger as it is kept across restarts: the day's salt and the filter's bits. */
@@ -194,8 +194,8 @@ export interface Store extends StoreReads, CounterStore {
   loadLedger(): Promise<LedgerState | null>;
   /** Keeps the visitor ledger (on flush and close). */
   saveLedger(state: LedgerState): Promise<void>;
-  /** Present when several processes share the store: unique visitors are then checked in it at each flush. */
-  readonly sharedVisitors?: SharedVisitors;
+  /** Present when several processes share the store: what each would choose alone (a salt, a secret) is agreed through it, and unique visitors are checked in it at each flush. */
+  readonly shared?: SharedValues;
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
   beforeClose(fn: () => Promise<void> | void): void;
   /** Flushes and releases what the store holds (files, lock, connections). */

@@ -1,14 +1,17 @@
 import type { Db } from './reads.ts';
 
-/** How long salts and sightings are kept: a flush retried after this may count a visitor again. */
+/** How long sightings are kept: a flush retried after this may count a visitor again. */
 const SIGHTINGS_KEPT_DAYS = 2;
 
-/** The salt of `day`, the same for every process: the first one stored (`proposed` if none was). */
-export async function visitorSaltIn(db: Db, day: string, proposed: string): Promise<string> {
-  // Two statements: one INSERT … RETURNING would not see a salt a concurrent process committed meanwhile.
-  await db('INSERT INTO visitor_salts (day, salt) VALUES ($1, $2) ON CONFLICT (day) DO NOTHING', [day, proposed]);
-  const { rows } = await db<{ salt: string }>('SELECT salt FROM visitor_salts WHERE day = $1', [day]);
-  return rows[0]?.salt ?? proposed;
+/** The value under `name`: the first one stored (`proposed` if none was); forgotten after `forgetAfterDays` if given. */
+export async function agreeIn(db: Db, name: string, proposed: string, forgetAfterDays?: number): Promise<string> {
+  // Two statements: one INSERT … RETURNING would not see a value a concurrent process committed meanwhile.
+  await db(
+    `INSERT INTO shared_values (name, value, forget_at) VALUES ($1, $2, now() + make_interval(days => $3::int)) ON CONFLICT (name) DO NOTHING`,
+    [name, proposed, forgetAfterDays ?? null],
+  );
+  const { rows } = await db<{ value: string }>('SELECT value FROM shared_values WHERE name = $1', [name]);
+  return rows[0]?.value ?? proposed;
 }
 
 /**
@@ -27,8 +30,8 @@ export async function claimSightingsIn(db: Db, keys: readonly { day: string; key
   return new Set(rows.map((r) => r.key));
 }
 
-/** Forgets salts and sightings older than SIGHTINGS_KEPT_DAYS. */
+/** Forgets sightings older than SIGHTINGS_KEPT_DAYS and shared values past their time. */
 export async function pruneSightingsIn(db: Db): Promise<void> {
   await db(`DELETE FROM visitor_sightings WHERE day < current_date - ${SIGHTINGS_KEPT_DAYS}`);
-  await db(`DELETE FROM visitor_salts WHERE day < current_date - ${SIGHTINGS_KEPT_DAYS}`);
+  await db('DELETE FROM shared_values WHERE forget_at < now()');
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedVisitors, SightingCheck, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedValues, SightingCheck, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { ConstraintMap } from './errors.ts';
@@ -12,7 +12,7 @@ import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
 import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
 import { PgConnections } from './connections.ts';
-import { claimSightingsIn, pruneSightingsIn, visitorSaltIn } from './pg-sightings.ts';
+import { agreeIn, claimSightingsIn, pruneSightingsIn } from './pg-sightings.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -267,11 +267,11 @@ export class PostgresStore implements Store {
     await saveLedgerIn(this.db.read, state);
   }
 
-  /** Unique visitors are checked in the database: any number of processes may count the same visitor. */
-  readonly sharedVisitors: SharedVisitors = {
-    salt: (day, proposed) => {
+  /** Salts and secrets agreed in the database (`shared_values`): every process sharing it uses the same. */
+  readonly shared: SharedValues = {
+    agree: (name, proposed, forgetAfterDays) => {
       this.db.open();
-      return visitorSaltIn(this.db.read, day, proposed);
+      return agreeIn(this.db.read, name, proposed, forgetAfterDays);
     },
   };
 
