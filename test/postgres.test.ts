@@ -58,9 +58,13 @@ if (URL) describe('PostgreSQL store', () => {
   test('migrations run from an empty schema once, and a second run finds nothing to do', async () => {
     const schema = freshSchema();
     const first = await migrate(URL!, schema);
-    assert.deepEqual(first, { from: 0, to: 3, applied: ['001-initial', '002-counter-batches', '003-shared-values'] });
+    // Every file, in order (read from the directory, so a new migration needs no edit here).
+    const files = await loadMigrations();
+    assert.deepEqual(files.slice(0, 3).map((m) => m.name), ['initial', 'counter-batches', 'shared-values']);
+    const last = files.length;
+    assert.deepEqual(first, { from: 0, to: last, applied: files.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`) });
     const second = await migrate(URL!, schema);
-    assert.deepEqual(second, { from: 3, to: 3, applied: [] });
+    assert.deepEqual(second, { from: last, to: last, applied: [] });
     const tables = await admin(async (c) => {
       const { rows } = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
       return rows.map((r) => r.t);
@@ -71,8 +75,8 @@ if (URL) describe('PostgreSQL store', () => {
   test('a database migrated past this code refuses to open, saying so', async () => {
     const schema = freshSchema();
     await migrate(URL!, schema);
-    await admin((c) => c.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (7, 'from-the-future')`));
-    const message = 'The database schema is at version 7, newer than this server\'s 3: upgrade the server.';
+    await admin((c) => c.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (70, 'from-the-future')`));
+    const message = `The database schema is at version 70, newer than this server's ${(await loadMigrations()).length}: upgrade the server.`;
     await assert.rejects(open(schema), (err: unknown) => err instanceof Error && err.message === message);
     await assert.rejects(migrate(URL!, schema), (err: unknown) => err instanceof Error && err.message === message);
   });
@@ -82,7 +86,7 @@ if (URL) describe('PostgreSQL store', () => {
     const stores = await Promise.all([open(schema), open(schema), open(schema)]);
     try {
       const rows = await admin(async (c) => (await c.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }, { version: 3, name: 'shared-values' }]);
+      assert.deepEqual(rows, (await loadMigrations()).map((m) => ({ version: m.version, name: m.name })));
       // All three work on the same tables.
       await stores[0]!.transaction((tx) => tx.insert('users', user(1)));
       assert.equal((await stores[2]!.get('users', 1))?.username, 'user1');
@@ -194,7 +198,7 @@ if (URL) describe('PostgreSQL store', () => {
     await store.close();
     const rows = await admin(async (c) => (await c.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows);
     assert.deepEqual(rows.map((r) => r.version), (await loadMigrations()).map((m) => m.version));
-    assert.equal(rows.length, 3);
+    assert.ok(rows.length > 1);
   });
 
   test("two stores on one schema hear each other's writes within a second, only the collections written; a store on another schema hears nothing", async () => {
