@@ -39,6 +39,8 @@ export interface Services {
   resources: readonly Resource[];
   /** Daily statistics of links, QR codes, campaigns and websites, buffered in memory and batched to the store. */
   counters: DailyCounters;
+  /** Signs the pages' cookies (derive a key per kind with cookieKey). */
+  secret: Uint8Array;
 }
 
 /** What a hook knows about the request it serves. */
