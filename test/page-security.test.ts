@@ -91,7 +91,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
     { name: 'home', path: '/', status: 200 },
     { name: 'unknown alias', path: '/nothing-here', status: 404 },
     { name: 'expired link', path: '/gone', status: 410 },
-    { name: 'campaign page', path: `/c/${campaign.id}-spring`, status: 200 },
+    { name: 'campaign page', path: `/u/admin/spring-${campaign.id}`, status: 200 },
     { name: 'unknown QR', path: '/qr/none/scan', status: 404 },
     {
       name: 'password form',
