@@ -166,6 +166,24 @@ test('the stats page and its gates: a CSP without inline-anything, no framing, n
   }
 });
 
+test('the one-time sign-in pages: no referrer, an isolated window, forms only to the page itself', async () => {
+  const { call, makeUser, page } = await world();
+  const alice = await makeUser('alice');
+  const token = new URL((await call('GET', `/api/user/login/${alice.id}`)).body.url).searchParams.get('token')!;
+  const post = (fields: string) => call('POST', '/login', { key: null, raw: fields, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  for (const [name, reply, status, formAction] of [
+    ['the link', await page(`/login?token=${token}`), 200, "'self'"],
+    ['the new key', await post(`token=${token}`), 200, "'none'"],
+    ['a used link', await post(`token=${token}`), 404, "'none'"],
+  ] as const) {
+    assert.equal(reply.status, status, name);
+    const csp = assertSecurePage(reply, 'no-referrer');
+    assert.deepEqual(csp.get('form-action'), [formAction], name);
+    assert.equal(reply.headers.get('cross-origin-embedder-policy'), 'require-corp', name);
+    assert.equal(reply.headers.get('cache-control'), 'no-store', name);
+  }
+});
+
 test('sign-in cookies are HttpOnly, SameSite=Strict, path-scoped, and Secure on an https BASE_URL', async () => {
   const { call, makeUser } = await world({ baseUrl: 'https://sho.rt' });
   assert.equal((await call('POST', '/api/url/add', { body: { url: 'https://example.com/x', custom: 'locked', password: 'pw' } })).status, 200);
