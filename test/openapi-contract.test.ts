@@ -83,6 +83,11 @@ for (const o of operations) {
       await probe(w, o, 'unsupported type', urlOf(w, o), { raw: 'a=1', headers: { 'content-type': 'application/xml' } });
       await probe(w, o, 'too large', urlOf(w, o), { raw: JSON.stringify({ data: 'x'.repeat(5000) }), headers: { 'content-type': type } });
     }
+    if (o.op.operationId === 'listLink') {
+      // `short=` names a link: another user's (the fixture link is alice's), or none.
+      await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
+      await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
+    }
     // The login pages need a live link: the document's example token names none.
     const token = o.path === '/login' ? await loginToken(w) : null;
     const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);

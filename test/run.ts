@@ -16,6 +16,7 @@ const BOTH_BACKENDS = [
   'account', 'analytics-ingest', 'analytics-stats-page', 'analytics-websites', 'analytics-websites-list', 'auth', 'bios', 'campaigns',
   'channels', 'compat-plans-login', 'compat-users-campaigns', 'compat-wrapper-calls', 'domains', 'hostile-strings', 'isolation', 'links', 'method-not-allowed', 'openapi-contract', 'overlays',
   'openapi', 'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart',
+  'compat-link-responses', 'compat-qr-payloads',
 ];
 
 interface Tally {
