@@ -28,6 +28,10 @@ import { linkRoutes } from './routes/link-api/links.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
+import { loginLinkRoutes } from './routes/link-api/login-links.ts';
+import { planRoutes } from './routes/link-api/plans.ts';
+import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
+import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
@@ -48,7 +52,7 @@ export interface AppParts {
 }
 
 /** Paths under /api that need no key. */
-const PUBLIC_API = new Set(['/api/register', '/api/event']);
+const PUBLIC_API = new Set(['/api', '/api/', '/api/register', '/api/event']);
 
 /** Builds the whole HTTP app (both APIs) from injected parts; no globals, no environment. */
 export function createApp(parts: AppParts): Hono<AppEnv> {
@@ -73,10 +77,6 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
   app.get('/health', (c) => c.json({ status: 'ok' }));
-  // `/api` itself is no short link: it answers like any unknown API path.
-  app.all('/api', guarded(linkAuth, () => {
-    throw new ApiError(404, 'Endpoint not found.');
-  }));
   const areas = [
     registerRoutes(s, failures),
     accountRoutes(s),
@@ -84,11 +84,15 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     campaignRoutes(s),
     channelRoutes(s),
     linkRoutes(s),
+    wrapperRoutes(s),
+    planRoutes(s),
+    loginLinkRoutes(s),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
     qrImageRoutes(s),
     campaignPageRoutes(s),
+    loginPageRoutes(s),
     redirectRoutes(s, attempts),
   ];
   const routes = areas.flatMap((area) => area.routes);

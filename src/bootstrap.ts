@@ -12,7 +12,7 @@ import { newUserFields } from './resources/users.ts';
 export async function ensureAdmin(store: Store, clock: Clock, adminApiKey: string | undefined): Promise<string | null> {
   if ((await store.count('users')) > 0) return null;
   const made = await newUserFields(
-    { email: 'admin@localhost', username: 'admin', password: randomBytes(24).toString('base64url'), admin: true, planid: 1, apikey: adminApiKey },
+    { email: 'admin@localhost', username: 'admin', password: randomBytes(24).toString('base64url'), admin: true, planid: 2, apikey: adminApiKey },
     clock.now(),
   );
   try {

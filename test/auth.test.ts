@@ -136,7 +136,7 @@ test('below info, the access log is not even installed', async (t) => {
   assert.deepEqual(lines, []);
 });
 
-test('every served route under /api but register and event checks the key first, in its API\'s shape, and stores nothing', async (t) => {
+test('every served route under /api but register, event and the index checks the key first, in its API\'s shape, and stores nothing', async (t) => {
   const { app, call, store } = await testApp({ authFailureLimit: 0 });
   const before = JSON.stringify((await allOf(store, 'users'))) + JSON.stringify((await allOf(store, 'links')));
   const routes = new Map<string, { method: string; path: string }>();
@@ -148,7 +148,8 @@ test('every served route under /api but register and event checks the key first,
   for (const [name, r] of routes) {
     await t.test(name, async () => {
       const got = await call(r.method, r.path, { key: null, ...(r.method === 'GET' ? {} : { body: { url: 'https://example.com/' } }) });
-      if (r.path === '/api/register' || r.path === '/api/event') {
+      // Sign-up, tracking events and the API index (name, version, docs) need no key.
+      if (r.path === '/api/register' || r.path === '/api/event' || r.path === '/api/') {
         assert.notEqual(got.status, 401);
         return;
       }
@@ -158,7 +159,7 @@ test('every served route under /api but register and event checks the key first,
     });
   }
   await t.test('an unknown path or method under /api: 401 without a key, 404 or 405 with one', async () => {
-    for (const [method, path, status] of [['GET', '/api/nothing', 404], ['PATCH', '/api/account', 405], ['GET', '/api/url/add', 405], ['GET', '/api/v1/nothing', 404], ['POST', '/api/v1/stats/1', 405], ['GET', '/api', 404]] as const) {
+    for (const [method, path, status] of [['GET', '/api/nothing', 404], ['PATCH', '/api/account', 405], ['GET', '/api/url/add', 405], ['GET', '/api/v1/nothing', 404], ['POST', '/api/v1/stats/1', 405], ['GET', '/api/url', 404]] as const) {
       assert.equal((await call(method, path, { key: null })).status, 401, `${method} ${path}`);
       assert.equal((await call(method, path)).status, status, `${method} ${path} with a key`);
     }

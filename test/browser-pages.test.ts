@@ -25,7 +25,7 @@ if (!chromiumPresent()) {
     };
 
     // Real data: websites of a user, and visits sent as a browser's tracking script sends them.
-    const user = await ok('POST', '/api/user/add', { username: 'alice', email: 'alice@example.com', password: 'secret-pw' });
+    const user = (await ok('POST', '/api/user/add', { username: 'alice', email: 'alice@example.com', password: 'secret-pw' })).data;
     const sites = { public: 'shop.example.com', private: 'private.example.com', password: 'secret.example.com' };
     await ok('POST', '/api/v1/websites', { domain: sites.public }, user.apikey);
     await ok('POST', '/api/v1/websites', { domain: sites.private, privacy: 1 }, user.apikey);

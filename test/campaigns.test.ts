@@ -19,7 +19,7 @@ test('campaigns', async (t) => {
     const r = await add({ name: 'Promo', slug: 'promo', public: true });
     assert.equal(r.status, 200, r.text);
     const id = r.body.id;
-    assert.deepEqual(r.body, { error: 0, id, domain: 'Promo', name: 'Promo', public: true, rotator: 'http://sho.rt/r/promo', list: `http://sho.rt/c/${id}-promo` });
+    assert.deepEqual(r.body, { error: 0, id, domain: 'Promo', name: 'Promo', public: true, rotator: 'http://sho.rt/r/promo', list: `http://sho.rt/u/user_alice/promo-${id}` });
     const stored = (await store.get('campaigns', id))!;
     assert.deepEqual({ ...stored }, { id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Promo', slug: 'promo', public: true, views: 0 });
   });
@@ -27,7 +27,7 @@ test('campaigns', async (t) => {
   await t.test('without a slug there is no rotator, public defaults to false, and the name is trimmed', async () => {
     const r = await add({ name: '  Plain  ' });
     const id = r.body.id;
-    assert.deepEqual(r.body, { error: 0, id, domain: 'Plain', name: 'Plain', public: false, rotator: false, list: `http://sho.rt/c/${id}-plain` });
+    assert.deepEqual(r.body, { error: 0, id, domain: 'Plain', name: 'Plain', public: false, rotator: false, list: `http://sho.rt/u/user_alice/plain-${id}` });
     assert.equal((await store.get('campaigns', id))!.slug, null);
   });
 
@@ -65,7 +65,7 @@ test('campaigns', async (t) => {
     const r = await call('GET', '/api/campaigns', { key: alice.key });
     assert.equal(r.status, 200);
     const [plain, promo] = r.body.data.campaigns;
-    assert.deepEqual(promo, { id: promo.id, name: 'Promo', domain: 'Promo', public: true, rotator: 'http://sho.rt/r/promo', list: `http://sho.rt/c/${promo.id}-promo`, views: 0 });
+    assert.deepEqual(promo, { id: promo.id, name: 'Promo', domain: 'Promo', public: true, rotator: 'http://sho.rt/r/promo', list: `http://sho.rt/u/user_alice/promo-${promo.id}`, views: 0 });
     assert.equal(plain.name, 'Plain');
     assert.equal(r.body.data.result, 2);
   });
@@ -73,7 +73,7 @@ test('campaigns', async (t) => {
   await t.test('update answers the add shape; an omitted slug is kept, an empty one removes the rotator', async () => {
     const id = (await add({ name: 'Summer', slug: 'summer' })).body.id;
     const renamed = await update(id, { name: 'Summer 2027', public: true });
-    assert.deepEqual(renamed.body, { error: 0, id, domain: 'Summer 2027', name: 'Summer 2027', public: true, rotator: 'http://sho.rt/r/summer', list: `http://sho.rt/c/${id}-summer` });
+    assert.deepEqual(renamed.body, { error: 0, id, domain: 'Summer 2027', name: 'Summer 2027', public: true, rotator: 'http://sho.rt/r/summer', list: `http://sho.rt/u/user_alice/summer-${id}` });
     const cleared = await update(id, { name: 'Summer 2027', slug: '' });
     assert.equal(cleared.body.rotator, false);
     assert.deepEqual({ ...(await store.get('campaigns', id))! }, { id, userId: alice.id, date: '2026-11-21 10:00:00', name: 'Summer 2027', slug: null, public: true, views: 0 });
@@ -176,31 +176,35 @@ test('a public campaign page lists only public links without a password, and no 
   for (const hidden of ['secret-plan', 'private-memo', 'sho.rt/locked', 'sho.rt/hidden']) assert.doesNotMatch(page.text, new RegExp(hidden), hidden);
 });
 
-test('a campaign page has one readable URL: from its slug, else its name; other spellings redirect to it, unknown or private ones are 404', async () => {
+test('a campaign page has one readable URL, /u/<owner>/<slug or name>-<id>; other spellings and the old /c/ URL redirect to it; unknown, private or another user\'s are 404', async () => {
   const { call } = await testApp({ rateLimit: 1000 });
   const add = async (body: Record<string, unknown>) => (await call('POST', '/api/campaign/add', { body: { public: true, ...body } })).body;
   const cases = [
-    { body: { name: 'Launch', slug: 'Launch-Day' }, path: 'launch-day' },
-    { body: { name: 'Spring Sale 2027!' }, path: 'spring-sale-2027' },
-    { body: { name: 'Café crème' }, path: 'cafe-creme' },
-    { body: { name: '夏のセール' }, path: '' },
+    { body: { name: 'Launch', slug: 'Launch-Day' }, ref: 'launch-day-' },
+    { body: { name: 'Spring Sale 2027!' }, ref: 'spring-sale-2027-' },
+    { body: { name: 'Café crème' }, ref: 'cafe-creme-' },
+    { body: { name: '夏のセール' }, ref: '' },
   ];
   for (const c of cases) {
     const campaign = await add(c.body);
-    const path = c.path ? `/c/${campaign.id}-${c.path}` : `/c/${campaign.id}`;
+    const path = `/u/admin/${c.ref}${campaign.id}`;
     assert.equal(campaign.list, `http://sho.rt${path}`, JSON.stringify(c.body));
     const page = await call('GET', path, { key: null });
     assert.equal(page.status, 200, path);
     assert.match(page.text, /<h1>/);
-    for (const other of [`/c/${campaign.id}-wrong-name`, `/c/${campaign.id}`, `/c/${campaign.id}-${campaign.id}`].filter((p) => p !== path)) {
+    const others = [`/u/admin/wrong-name-${campaign.id}`, `/u/admin/${campaign.id}`, `/u/ADMIN/${c.ref}${campaign.id}`, `/c/${campaign.id}`, `/c/${campaign.id}-old-name`];
+    for (const other of others.filter((p) => p !== path)) {
       const r = await call('GET', other, { key: null });
       assert.deepEqual([r.status, r.headers.get('location')], [302, path], other);
     }
   }
   const hidden = await add({ name: 'Hidden', public: false });
-  for (const path of [`/c/${hidden.id}-hidden`, `/c/${hidden.id}`, '/c/999-nothing', '/c/spring-sale-2027', '/c/1x-launch']) {
+  const shown = await add({ name: 'Shown' });
+  const paths = [`/u/admin/hidden-${hidden.id}`, `/u/admin/${hidden.id}`, `/c/${hidden.id}-hidden`, `/u/admin/nothing-999`, '/c/999-nothing', '/u/admin/spring-sale', `/u/someone-else/shown-${shown.id}`, `/u/adm/shown-${shown.id}`, '/c/spring-sale-2027'];
+  for (const path of paths) {
     const r = await call('GET', path, { key: null });
     assert.equal(r.status, 404, path);
     assert.equal(r.headers.get('location'), null, path);
+    assert.match(r.text, /not found/i, path);
   }
 });

@@ -28,10 +28,10 @@ test('GET /api/v1/account answers the key\'s account in the analytics product\'s
 
 test('a user on a plan shows it; the account is the key\'s own', async () => {
   const t = await testApp();
-  const made = await t.call('POST', '/api/user/add', { body: { username: 'planned', email: 'p@example.com', password: 'secret-pw', planid: 3 } });
+  const made = await t.call('POST', '/api/user/add', { body: { username: 'planned', email: 'p@example.com', password: 'secret-pw', planid: 2 } });
   assert.equal(made.status, 200, made.text);
-  const r = await t.call('GET', '/api/v1/account', { key: made.body.apikey });
-  assert.deepEqual(r.body.data.plan, { id: 3, name: 'Pro', features: { pageviews: -1, websites: -1, api: true, data_export: true } });
+  const r = await t.call('GET', '/api/v1/account', { key: made.body.data.apikey });
+  assert.deepEqual(r.body.data.plan, { id: 2, name: 'Pro', features: { pageviews: -1, websites: -1, api: true, data_export: true } });
   assert.equal(r.body.data.email, 'p@example.com');
 });
 

@@ -46,7 +46,7 @@ test('users get their keys (stored hashed), ids in the order given, and only adm
     assert.equal(users[0]!.keyHash, hashApiKey(ALICE));
     assert.ok(!JSON.stringify(users).includes(ALICE), 'no plain key is stored');
     assert.equal((await call(fake, 'GET', '/api/users', BOB)).status, 403);
-    assert.equal((await call(fake, 'GET', '/api/users', ALICE)).body.data.users.length, 2);
+    assert.equal((await call(fake, 'GET', '/api/users', ALICE)).body.data.length, 2);
   } finally {
     await fake.close();
   }

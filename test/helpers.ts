@@ -63,7 +63,7 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   async function makeUser(n: number | string = Math.random().toString(36).slice(2, 8)): Promise<{ id: number; key: string }> {
     const r = await call('POST', '/api/user/add', { body: { username: `user_${n}`, email: `user_${n}@example.com`, password: 'secret-pw' } });
     if (r.status !== 200) throw new Error(`makeUser failed: ${r.text}`);
-    return { id: r.body.id, key: r.body.apikey };
+    return { id: r.body.data.id, key: r.body.data.apikey };
   }
 
   return { app, store, config, clock, counters, call, makeUser };

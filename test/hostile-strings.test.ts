@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { campaignListPath } from '../src/resources/campaigns.ts';
 import type { Resource } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/table.ts';
 import { snapshotOf, testApp , allOf } from './helpers.ts';
@@ -151,6 +152,8 @@ test('hostile strings in every stored field: no 5xx, nothing stored when refused
   for (const campaign of (await allOf<Rec & { id: number }>(store, 'campaigns'))) {
     if (campaign.slug) await visit(`/r/${encodeURIComponent(campaign.slug)}`);
     await visit(`/c/${campaign.id}-${encodeURIComponent(campaign.slug ?? campaign.id)}`);
+    const owner = (await store.get<Rec & { id: number; username: string }>('users', campaign.userId as number))!;
+    await visit(campaignListPath(campaign as Rec & { id: number; slug: string | null; name: string }, owner.username));
   }
   for (const domain of (await allOf<Rec & { id: number }>(store, 'domains'))) {
     for (const path of ['/', '/no-such-alias']) await visit(path, { headers: { host: new URL(domain.domain).host } });

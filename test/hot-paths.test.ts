@@ -124,7 +124,7 @@ test('over real HTTP: cached list pages follow every change, rate-limit headers 
     assert.equal(scan.headers.get('location'), 'https://example.com/two');
     assert.equal((await get('/api/qr?limit=25&page=1')).body.data.qrs[0].scans, 1, 'the scan shows at once, before any flush');
     const other = await fetch(`${server.url}/api/user/add`, { method: 'POST', headers: { authorization: `Bearer ${LIVE_ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'other', email: 'other@example.com', password: 'secret-pw' }) });
-    const { apikey } = (await other.json()) as { apikey: string };
+    const { apikey } = ((await other.json()) as { data: { apikey: string } }).data;
     const theirs = await get('/api/qr?limit=25&page=1', apikey);
     assert.deepEqual(theirs.body.data.qrs, [], 'same query, another user: their own (empty) list');
     assert.equal((await get('/api/qr?limit=25&page=1')).body.data.qrs.length, 2);
@@ -132,7 +132,7 @@ test('over real HTTP: cached list pages follow every change, rate-limit headers 
 
   await t.test('a remembered key stops working the moment it is rotated', async () => {
     const other = await fetch(`${server.url}/api/user/add`, { method: 'POST', headers: { authorization: `Bearer ${LIVE_ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'rotor', email: 'rotor@example.com', password: 'secret-pw' }) });
-    const { apikey } = (await other.json()) as { apikey: string };
+    const { apikey } = ((await other.json()) as { data: { apikey: string } }).data;
     assert.equal((await get('/api/account', apikey)).status, 200);
     assert.equal((await get('/api/account', apikey)).status, 200);
     const rotated = await fetch(`${server.url}/api/account/rotate-key`, { method: 'POST', headers: { authorization: `Bearer ${apikey}`, 'content-type': 'application/json' }, body: '{}' });

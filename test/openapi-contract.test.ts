@@ -23,6 +23,12 @@ const mediaOf = (o: DocOp): [string, { example?: unknown }] | undefined => Objec
 // Bodies that depend on the fixtures rather than on the document's example.
 const BODY_OVERRIDES: Record<string, unknown> = { trackEvent: { page: 'https://fixture.example.org/pricing', referrer: 'https://news.example.com/' } };
 
+/** A fresh one-time sign-in link of the fixture user (admin API): its token, for the login pages. */
+async function loginToken(w: World): Promise<string> {
+  const r = await w.call('GET', `/api/user/login/${w.alice.id}`, { key: ADMIN_KEY });
+  return new URL(r.body.url).searchParams.get('token')!;
+}
+
 /** The URL of an operation with its path parameters filled (`missing`: ids and names that do not exist) and query. */
 function urlOf(w: World, o: DocOp, query: Record<string, string> = {}, missing = false): string {
   const path = o.path.replace(/\{(\w+)\}/g, (_m, name: string) => (missing ? (/id$/i.test(name) ? '999999' : 'no-such-thing') : w.param(o.path, name)));
@@ -82,8 +88,11 @@ for (const o of operations) {
       await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
       await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
     }
-    const body = BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example;
-    await probe(w, o, 'as documented', urlOf(w, o), media ? bodyCall(media[0], body ?? {}) : {});
+    // The login pages need a live link: the document's example token names none.
+    const token = o.path === '/login' ? await loginToken(w) : null;
+    const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
+    const url = token && !media ? urlOf(w, o, { token }) : urlOf(w, o);
+    await probe(w, o, 'as documented', url, media ? bodyCall(media[0], body ?? {}) : {});
     // Each other content type the operation takes, on fresh data so a create does not meet its twin.
     for (const type of Object.keys(o.op.requestBody?.content ?? {}).slice(1)) {
       await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, body ?? {}));
@@ -173,6 +182,18 @@ test('the public pages in their other states answer documented responses', async
   await Promise.all(holders);
   await at('unlockLink', '/locked', form({ password: 'pw' }), 200);
   await at('getCampaignPage', `/c/${w.ids.campaign}-old-name`, {}, 302);
+  await at('getCampaignListPage', `/u/user_alice/old-name-${w.ids.campaign}`, {}, 302);
+  await at('getCampaignListPage', `/u/someone/fixture-camp-${w.ids.campaign}`, {}, 404);
+  await at('openLoginLink', '/login?token=1.nothing', {}, 404);
+  const token = await loginToken(w);
+  await at('useLoginLink', '/login', { ...form({ token }), headers: { ...form({}).headers, 'sec-fetch-site': 'cross-site' } }, 403);
+  const wrapper = async (id: string, body: unknown) => {
+    const reply = await w.call('POST', byId(id).path, { key: ADMIN_KEY, body });
+    contract.check(byId(id), reply, 'other state');
+    assert.equal(reply.status, 404, id);
+  };
+  await wrapper('getLinkWrapper', { urlid: 999999 });
+  await wrapper('getUserWrapper', { userid: 999999 });
   for (let i = 1; i < 10; i++) await at('unlockLink', '/locked', form({ password: `wrong-${i}` }), 403);
   await at('unlockLink', '/locked', form({ password: 'pw' }), 429);
   w.clock.advance(300_000); // the password-attempt window (the stats page below counts for the same client)

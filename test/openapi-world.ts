@@ -106,7 +106,10 @@ export async function world(overrides: Partial<Config> = {}) {
     itemid: String(ids.url),
     type: 'links',
     slug: 'fixture-camp',
-    ref: `${campaign}-fixture-camp`,
+    ref: `fixture-camp-${campaign}`,
+    username: 'user_alice',
+    planid: '2',
+    userid: String(alice.id),
     domain: 'fixture.example.org',
   };
   /** The value of a path parameter in `path`: `id` by the segment that names the resource. */

@@ -91,7 +91,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
     { name: 'home', path: '/', status: 200 },
     { name: 'unknown alias', path: '/nothing-here', status: 404 },
     { name: 'expired link', path: '/gone', status: 410 },
-    { name: 'campaign page', path: `/c/${campaign.id}-spring`, status: 200 },
+    { name: 'campaign page', path: `/u/admin/spring-${campaign.id}`, status: 200 },
     { name: 'unknown QR', path: '/qr/none/scan', status: 404 },
     {
       name: 'password form',
@@ -163,6 +163,24 @@ test('the stats page and its gates: a CSP without inline-anything, no framing, n
     assert.deepEqual(csp.get('form-action'), [status === 404 ? "'none'" : "'self'"], 'forms post to the page itself; a page without a form posts nowhere');
     assert.equal(r.headers.get('cross-origin-opener-policy'), 'same-origin');
     assert.equal(r.headers.get('cross-origin-embedder-policy'), 'require-corp', 'not even a protected link page of the origin shares its window group');
+  }
+});
+
+test('the one-time sign-in pages: no referrer, an isolated window, forms only to the page itself', async () => {
+  const { call, makeUser, page } = await world();
+  const alice = await makeUser('alice');
+  const token = new URL((await call('GET', `/api/user/login/${alice.id}`)).body.url).searchParams.get('token')!;
+  const post = (fields: string) => call('POST', '/login', { key: null, raw: fields, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  for (const [name, reply, status, formAction] of [
+    ['the link', await page(`/login?token=${token}`), 200, "'self'"],
+    ['the new key', await post(`token=${token}`), 200, "'none'"],
+    ['a used link', await post(`token=${token}`), 404, "'none'"],
+  ] as const) {
+    assert.equal(reply.status, status, name);
+    const csp = assertSecurePage(reply, 'no-referrer');
+    assert.deepEqual(csp.get('form-action'), [formAction], name);
+    assert.equal(reply.headers.get('cross-origin-embedder-policy'), 'require-corp', name);
+    assert.equal(reply.headers.get('cache-control'), 'no-store', name);
   }
 });
 

@@ -14,7 +14,7 @@ import { readdirSync } from 'node:fs';
 // alone took 45 s; hostile-strings, which stores what passes, runs on both.
 const BOTH_BACKENDS = [
   'account', 'analytics-ingest', 'analytics-stats-page', 'analytics-websites', 'analytics-websites-list', 'auth', 'bios', 'campaigns',
-  'channels', 'domains', 'hostile-strings', 'isolation', 'links', 'method-not-allowed', 'openapi-contract', 'overlays',
+  'channels', 'compat-plans-login', 'compat-users-campaigns', 'compat-wrapper-calls', 'domains', 'hostile-strings', 'isolation', 'links', 'method-not-allowed', 'openapi-contract', 'overlays',
   'openapi', 'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart',
   'compat-link-responses', 'compat-qr-payloads',
 ];

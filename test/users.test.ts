@@ -12,13 +12,14 @@ test('admin user endpoints', async (t) => {
   await t.test('user/add creates a user and shows its key once; only the hash is stored', async () => {
     const r = await call('POST', '/api/user/add', { body: { username: 'carol', email: 'carol@example.com', password: 'secret-1', planid: 2, expiration: '2027-01-01' } });
     assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.message, 'User has been successfully created.');
-    assert.equal(r.body.id, r.body.userid);
-    assert.match(r.body.apikey, /^sk_/);
-    created = r.body;
-    const stored = (await store.get('users', r.body.id))!;
-    assert.equal(stored.keyHash, hashApiKey(r.body.apikey));
-    assert.ok(!JSON.stringify(stored).includes(r.body.apikey));
+    // The real product's answer, with the key beside it (shown this once).
+    assert.deepEqual(Object.keys(r.body).sort(), ['data', 'error', 'message']);
+    assert.deepEqual({ ...r.body, data: { ...r.body.data, apikey: '' } }, { error: 0, message: 'User has been registered.', data: { id: r.body.data.id, email: 'carol@example.com', username: 'carol', apikey: '' } });
+    assert.match(r.body.data.apikey, /^sk_/);
+    created = r.body.data;
+    const stored = (await store.get('users', r.body.data.id))!;
+    assert.equal(stored.keyHash, hashApiKey(r.body.data.apikey));
+    assert.ok(!JSON.stringify(stored).includes(r.body.data.apikey));
     assert.match(String(stored.password), /^scrypt\$/);
     assert.deepEqual([stored.status, stored.planid, stored.expires, stored.admin], ['pro', 2, '2027-01-01 00:00:00', false]);
   });
@@ -55,13 +56,13 @@ test('admin user endpoints', async (t) => {
   await t.test('list filters by email and by admin/free/pro', async () => {
     await call('POST', '/api/user/add', { body: { username: 'erin', email: 'erin@example.com', password: 'secret-1' } });
     const byEmail = await call('GET', '/api/users?email=erin@example.com');
-    assert.deepEqual(byEmail.body.data.users.map((u: { username: string }) => u.username), ['erin']);
+    assert.deepEqual(byEmail.body.data.map((u: { username: string }) => u.username), ['erin']);
     const admins = await call('GET', '/api/users?filter=admin');
-    assert.deepEqual(admins.body.data.users.map((u: { username: string }) => u.username), ['admin']);
+    assert.deepEqual(admins.body.data.map((u: { username: string }) => u.username), ['admin']);
     const free = await call('GET', '/api/users?filter=free');
-    assert.deepEqual(free.body.data.users.map((u: { username: string }) => u.username), ['erin']);
+    assert.deepEqual(free.body.data.map((u: { username: string }) => u.username), ['erin']);
     const pro = await call('GET', '/api/users?filter=pro');
-    assert.deepEqual(pro.body.data.users.map((u: { username: string }) => u.username).sort(), ['admin', 'carol']);
+    assert.deepEqual(pro.body.data.map((u: { username: string }) => u.username).sort(), ['admin', 'carol']);
     assert.equal((await call('GET', '/api/users?filter=vip')).status, 400);
   });
 

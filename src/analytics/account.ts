@@ -1,17 +1,14 @@
 import * as v from 'valibot';
 import type { UserRecord } from '../resources/define.ts';
+import { planOf } from '../resources/plans.ts';
+import type { PLAN_FEATURES } from '../resources/plans.ts';
 import { int, laravelTime as laravelTimeShape, str } from '../resources/shapes.ts';
 import { laravelTime } from './websites.ts';
 
-/**
- * What every plan offers here: the server enforces no plan limits, so each is unlimited (-1, the
- * real product's "unlimited") and every feature is on.
- */
-export const PLAN_FEATURES = { pageviews: -1, websites: -1, api: true, data_export: true } as const;
-
-/** The plan of the analytics API's account: the user's plan id, or the default plan (1). */
+/** The plan of the analytics API's account: the user's plan (src/resources/plans.ts). */
 export function accountPlan(user: Pick<UserRecord, 'planid' | 'status'>): { id: number; name: string; features: typeof PLAN_FEATURES } {
-  return { id: user.planid ?? 1, name: user.status === 'pro' ? 'Pro' : 'Default', features: PLAN_FEATURES };
+  const { id, name, features } = planOf(user);
+  return { id, name, features };
 }
 
 /** The analytics API's account (`GET /api/v1/account`), in the real product's shape. */

@@ -62,7 +62,7 @@ export async function buildDemo(options: DemoOptions): Promise<Fixtures> {
   try {
     const clock = testClock(options.now - 32 * DAY_MS);
     const random = seededRandom(seed);
-    await seedFixtures(store, { users: [{ id: 1, email: DEMO_EMAIL, username: 'demo', apikey: options.apikey, admin: true, planid: 1 }] }, { resources: RESOURCES, now: clock.now() });
+    await seedFixtures(store, { users: [{ id: 1, email: DEMO_EMAIL, username: 'demo', apikey: options.apikey, admin: true, planid: 2 }] }, { resources: RESOURCES, now: clock.now() });
     const config = loadConfig({ DATA_DIR: ':memory:', BASE_URL: options.baseUrl, RATE_LIMIT: '0', ANALYTICS_RATE_LIMIT: '0', AUTH_FAILURE_LIMIT: '0', LOGO_FETCH: 'off', LOG_LEVEL: 'silent' });
     const api = caller(createApp({ store, config, clock, random }), options.apikey);
     const later = () => clock.advance(3 * 3_600_000 + 17 * 60_000);

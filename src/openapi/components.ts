@@ -78,6 +78,11 @@ export function linkListSchema(listKey: string, entry: Schema): Schema {
   };
 }
 
+/** A list whose `data` is the plain array of one page's entries (the admin users list, as the real product answers it). */
+export function plainListSchema(entry: Schema): Schema {
+  return { type: 'object', properties: { error: { const: '0' }, data: { type: 'array', items: entry } }, required: ['error', 'data'], additionalProperties: false };
+}
+
 /** The analytics API's list envelope (Laravel's paginator) around `item` rows. */
 export function laravelListSchema(item: Schema): Schema {
   return {

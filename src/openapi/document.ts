@@ -1,12 +1,16 @@
 import pkg from '../../package.json' with { type: 'json' };
 import type { Services } from '../resources/define.ts';
 import { accountOperations } from './account-operations.ts';
+import { compatOperations } from './compat-operations.ts';
 import { analyticsAccountOperation, analyticsRowOperations, statsOperation } from './analytics-operations.ts';
 import { Components, baseSchemas } from './components.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
+
+/** The server's name, as its documents and its API index give it. */
+export const SERVER_NAME = 'Short links and website analytics';
 
 /** An OpenAPI 3.1 document as plain JSON. */
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>>; components: Record<string, unknown> };
@@ -24,6 +28,7 @@ Operations marked \`x-extension\` are this server's own additions to the APIs of
 const TAG_NOTES: Record<string, string> = {
   Account: 'The account of the key, key rotation, and sign-up.',
   Statistics: 'Website statistics of the analytics API.',
+  Plans: 'The plans users can be on (no plan limits are enforced).',
   Tracking: 'What tracked websites and their visitors use: the script, the event endpoint, the statistics page. No key.',
   'Public pages': 'Short links, QR images and campaign pages as visitors see them, and the server\'s own pages. No key.',
 };
@@ -35,7 +40,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...accountOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...accountOperations(c), ...compatOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {
@@ -64,7 +69,7 @@ export function openApiDocument(s: Pick<Services, 'resources' | 'config'>): Open
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Short links and website analytics', version: pkg.version, description: DESCRIPTION },
+    info: { title: SERVER_NAME, version: pkg.version, description: DESCRIPTION },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: s.config.baseUrl }],
     tags: tagObjects(s, tags),

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination.ts';
 import type { Resource } from '../resources/define.ts';
 import type { Components } from './components.ts';
-import { linkListSchema, linkSuccessSchema, ref } from './components.ts';
+import { linkListSchema, linkSuccessSchema, plainListSchema, ref } from './components.ts';
 import { bodySchema, shapeSchema } from './json-schema.ts';
 import type { Schema } from './json-schema.ts';
 import type { OpSpec, Param } from './operation.ts';
@@ -102,7 +102,7 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
 
   if (list) {
     const search: Param[] = row.searchable ? [{ name: 'q', description: `Only records whose ${row.searchable.join(', ')} contain this text (case-insensitive).`, schema: { type: 'string' }, lenient: true }] : [];
-    const listed = c.schema(`${name}List`, () => linkListSchema(row.listKey, entry));
+    const listed = c.schema(`${name}List`, () => (row.plainList ? plainListSchema(entry) : linkListSchema(row.listKey, entry)));
     const single = LIST_FILTERS[row.name]?.some((p) => p.name === 'short') && get ? ref(`${name}Single`) : null;
     ops.push({
       ...base,
@@ -110,7 +110,7 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
       method: 'get',
       path: list,
       summary: `List ${listNoun(tag)}`,
-      description: `Newest first, under \`data.${row.listKey}\`.`,
+      description: row.plainList ? 'One page of them, as a plain array under `data`.' : `Newest first, under \`data.${row.listKey}\`.`,
       query: [...PAGE_PARAMS, ...search, ...(LIST_FILTERS[row.name] ?? [])],
       responses: {
         '200': { description: single ? 'A page of the list, or with `short` the single-link response.' : 'A page of the list.', schema: single ? { anyOf: [listed, single] } : listed },

@@ -121,8 +121,23 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'rotateCampaign', 'get', '/r/:slug', 'Campaign rotator', { ...go, '302': redirect("To a protected link's short URL."), '404': page('No such campaign, or no link to visit.') }, {
       description: "The campaign's links in turn; a protected link goes through its own short URL.",
     }),
-    open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '404': page('No such public campaign.') }, {
-      description: "`:ref` is `<id>-<slug>`, or `<id>-<name as words>` for a campaign without a slug, as the campaign's `list` URL gives it.",
+    open(tag, 'getCampaignListPage', 'get', '/u/:username/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '404': page('No such public campaign of this user.') }, {
+      description: "As the campaign's `list` URL gives it: `:username` is its owner's, `:ref` is `<slug>-<id>`, or `<name as words>-<id>` for a campaign without a slug (the bare id when no word is left). Public links only.",
     }),
+    open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Old address of a campaign page', { '302': redirect('To the page at its `list` URL.'), '404': page('No such public campaign.') }, {
+      description: '`:ref` is `<id>-<slug>` (or names the id as `/u/` does): the address campaign pages had before they followed the real product\'s.',
+    }),
+    open(tag, 'openLoginLink', 'get', '/login', 'A one-time sign-in link', { '200': page('A page with one button that takes a new API key (opening it uses nothing up).'), '404': page('The link was used, expired or never existed.') }, {
+      query: [{ name: 'token', required: true, description: 'The secret of the link, as `GET /api/user/login/:id` gave it.', schema: { type: 'string' }, example: '2.secret' }],
+    }),
+    open(
+      tag,
+      'useLoginLink',
+      'post',
+      '/login',
+      'Use a one-time sign-in link',
+      { '200': page("The user's new API key, shown once; the old key stops working."), '403': page('The form was posted from another site.'), '404': page('The link was used, expired or never existed.') },
+      { body: form({ token: 'The secret of the link.' }, { token: '2.secret' }) },
+    ),
   ];
 }

@@ -32,20 +32,25 @@ export function campaignRefSlug(c: Pick<Campaign, 'slug' | 'name'>): string {
   return words.replace(/[^a-z0-9_]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64).replace(/-+$/, '');
 }
 
-/** The path of a campaign's public page: `/c/<id>-<slug or name>`, or `/c/<id>` when nothing readable is left. */
-export function campaignListPath(c: Pick<Campaign, 'id' | 'slug' | 'name'>): string {
-  const readable = campaignRefSlug(c);
-  return readable ? `/c/${c.id}-${readable}` : `/c/${c.id}`;
+/** The path of a campaign's public page, as the real product builds it: `/u/<username>/<slug or name>-<id>`, or `/u/<username>/<id>` when nothing readable is left. */
+export function campaignListPath(c: Pick<Campaign, 'id' | 'slug' | 'name'>, username: string): string {
+  return `/u/${encodeURIComponent(username)}/${campaignPageRef(c)}`;
 }
 
-/** The URL of a campaign's public page listing its links. */
-export function campaignListUrl(config: Config, c: Campaign): string {
-  return config.baseUrl + campaignListPath(c);
+/** The last segment of a campaign page's path: `<slug or name>-<id>`, or the id alone. */
+export function campaignPageRef(c: Pick<Campaign, 'id' | 'slug' | 'name'>): string {
+  const readable = campaignRefSlug(c);
+  return readable ? `${readable}-${c.id}` : String(c.id);
+}
+
+/** The URL of a campaign's public page listing its links (`username`: its owner's). */
+export function campaignListUrl(config: Config, c: Campaign, username: string): string {
+  return config.baseUrl + campaignListPath(c, username);
 }
 
 /** The body of create and update responses: the name under `domain` as the reference says, and under `name`. */
 function campaignBody(c: Campaign, ctx: HookContext): Record<string, unknown> {
-  return { id: c.id, domain: c.name, name: c.name, public: c.public, rotator: rotatorUrl(ctx.config, c), list: campaignListUrl(ctx.config, c) };
+  return { id: c.id, domain: c.name, name: c.name, public: c.public, rotator: rotatorUrl(ctx.config, c), list: campaignListUrl(ctx.config, c, ctx.user.username) };
 }
 
 /** Throws when the user has another campaign of this name, or any user another campaign with this slug. */

@@ -27,6 +27,9 @@ export interface UserRecord extends StoredRecord {
   admin: boolean;
   keyHash: string;
   keyExpires: string | null;
+  /** The hash of a pending one-time sign-in link's secret, and when it ends (ms); absent or null when there is none. */
+  loginHash?: string | null;
+  loginExpires?: number | null;
 }
 
 /** The parts of the app every handler and hook may use. */
@@ -81,6 +84,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   paths: { list?: string; get?: string; create?: string; update?: string; remove?: string };
   /** The array key in list responses. */
   listKey: string;
+  /** The list's `data` is the plain array of one page's entries, without the page fields (the real product's admin users list). */
+  plainList?: boolean;
   /** What `entry`/`single`/`created`/`updated` answer, for the OpenAPI document (rows without routes need none). */
   shapes?: RowShapes;
   /**

@@ -8,14 +8,18 @@ import type { Condition, StoreReads, Tx } from '../store/store.ts';
 import { defineResource } from './define.ts';
 import type { HookContext, Resource, UserRecord } from './define.ts';
 import { dateTime } from './fields.ts';
+import { planById, statusOfPlan } from './plans.ts';
 import { date, int, str } from './shapes.ts';
+
+/** The answer to a `planid` the server has no plan of. */
+export const PLAN_MISSING = 'Plan does not exist.';
 
 /** Request fields of users (admin create) and of the account update. */
 export const userFields = {
   username: v.pipe(v.string(), v.trim(), v.regex(/^[A-Za-z0-9_.-]{3,64}$/, 'Username must be 3 to 64 letters, digits, dots, dashes or underscores.')),
   email: v.pipe(v.string(), v.trim(), v.maxLength(255, 'Please enter a valid email.'), v.email('Please enter a valid email.')),
   password: v.pipe(v.string(), v.minLength(5, 'Password must be at least 5 characters.'), v.maxLength(256, 'Password must be at most 256 characters.')),
-  planid: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  planid: v.pipe(v.number(), v.integer(), v.check((id) => planById(id) !== undefined, PLAN_MISSING)),
   expiration: dateTime,
   admin: v.boolean(),
   keyexpires: dateTime,
@@ -52,7 +56,7 @@ export async function newUserFields(u: NewUser, now: number): Promise<{ fields: 
     username: u.username,
     password: await hashPassword(u.password),
     avatar: avatarFor(u.email),
-    status: u.planid ? 'pro' : 'free',
+    status: statusOfPlan(u.planid),
     planid: u.planid ?? null,
     expires: u.expiration ?? null,
     registered: formatDateTime(now),
@@ -108,7 +112,9 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   update: { required: [], fields: ['email', 'password'] },
   paths: { list: '/api/users', get: '/api/user/:id', create: '/api/user/add', remove: '/api/user/:id/delete' },
   listKey: 'users',
-  shapes: { entry: userEntryShape, created: { message: str, id: int, userid: int, apikey: str } },
+  // As the real product: `data` is the users themselves (one page of them).
+  plainList: true,
+  shapes: { entry: userEntryShape, created: { message: str, data: v.strictObject({ id: int, email: str, username: str, apikey: str }) } },
   searchable: ['email', 'username'],
   // One account per email and per username, whatever the letter case; one user per key.
   indexes: { email: (u) => u.email.toLowerCase(), username: (u) => u.username.toLowerCase(), keyHash: (u) => u.keyHash },
@@ -134,7 +140,8 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
     await checkUserUnique(tx, fields);
   },
   created(record, _ctx, extra) {
-    return { message: 'User has been successfully created.', id: record.id, userid: record.id, apikey: extra.apikey };
+    // The key is shown here once, beside what the real product answers.
+    return { message: 'User has been registered.', data: { id: record.id, email: record.email, username: record.username, apikey: extra.apikey } };
   },
   async onDelete(tx, record, ctx) {
     await removeOwnedBy(tx, ctx, record.id);

@@ -51,7 +51,8 @@ export async function entriesOf(row: Resource, records: readonly StoredRecord[],
 export async function listBody(s: Services, row: Resource, ctx: HookContext, query: Record<string, string | undefined>) {
   const { page, limit } = pageQuery(query);
   const found = await s.store.find(row.collection, { ...listQueryOf(row, ctx, query), offset: (page - 1) * limit, limit });
-  return { error: '0', data: { ...pageMeta(found.total, page, limit), [row.listKey]: await entriesOf(row, found.items, ctx) } };
+  const entries = await entriesOf(row, found.items, ctx);
+  return { error: '0', data: row.plainList ? entries : { ...pageMeta(found.total, page, limit), [row.listKey]: entries } };
 }
 
 /**
@@ -68,6 +69,32 @@ export async function transact<R>(s: Pick<Services, 'store'>, row: Resource, fn:
   }
 }
 
+// Each row's create schema, built once (a request must not rebuild it).
+const createSchemas = new WeakMap<Resource, ReturnType<typeof createSchema>>();
+const creatingOf = (row: Resource) => createSchemas.get(row) ?? createSchemas.set(row, createSchema(row)).get(row)!;
+
+/** The answer to a get of the record `raw` names (404 unless the user may see it): the row's single shape. */
+export async function singleBody(s: Services, row: Resource, ctx: HookContext, raw: string | undefined): Promise<Record<string, unknown>> {
+  const record = await findVisible(s, row, raw, ctx.user.id);
+  return { error: 0, ...(row.single ? await row.single(record, ctx) : { data: await row.entry(record, ctx) }) };
+}
+
+/** Creates a record of a row from a request body (validated, checked, stored in one transaction) and answers the row's create response. */
+export async function createBody(s: Services, row: Resource, ctx: HookContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const input = parseWith(creatingOf(row), withoutEmptyOptionals(row, 'create', body));
+  const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
+  const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
+  const record =
+    prepared.existing ??
+    (await transact(s, row, async (tx) => {
+      await checkReferences(row, prepared.fields, ctx, tx);
+      await row.check?.(prepared.fields, ctx, tx);
+      return tx.insert(row.collection, { ...stamp, ...prepared.fields });
+    }));
+  const extra = prepared.extra ?? {};
+  return { error: 0, ...(row.created ? await row.created(record, ctx, extra) : { id: record.id }) };
+}
+
 /** The generic list/get/create/update/delete routes of one link-management row, at the row's paths. */
 export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -75,7 +102,6 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   if (row.api === 'admin') {
     for (const p of Object.values(paths)) routes.use(p, requireAdmin);
   }
-  const creating = row.create ? createSchema(row) : null;
   const updating = row.update ? updateSchema(row) : null;
 
   if (paths.list) {
@@ -97,29 +123,11 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   }
 
   if (paths.get) {
-    routes.get(paths.get, async (c) => {
-      const ctx = hookContext(s, c);
-      const record = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      return c.json({ error: 0, ...(row.single ? await row.single(record, ctx) : { data: await row.entry(record, ctx) }) });
-    });
+    routes.get(paths.get, async (c) => c.json(await singleBody(s, row, hookContext(s, c), c.req.param('id'))));
   }
 
-  if (paths.create && creating) {
-    routes.post(paths.create, async (c) => {
-      const ctx = hookContext(s, c);
-      const input = parseWith(creating, withoutEmptyOptionals(row, 'create', await readJson(c)));
-      const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
-      const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
-      const record =
-        prepared.existing ??
-        (await transact(s, row, async (tx) => {
-          await checkReferences(row, prepared.fields, ctx, tx);
-          await row.check?.(prepared.fields, ctx, tx);
-          return tx.insert(row.collection, { ...stamp, ...prepared.fields });
-        }));
-      const extra = prepared.extra ?? {};
-      return c.json({ error: 0, ...(row.created ? await row.created(record, ctx, extra) : { id: record.id }) });
-    });
+  if (paths.create && row.create) {
+    routes.post(paths.create, async (c) => c.json(await createBody(s, row, hookContext(s, c), await readJson(c))));
   }
 
   if (paths.update && updating) {

@@ -5,8 +5,8 @@ import type { Link } from '../../links/shape.ts';
 import { shortUrlOf } from '../../links/shape.ts';
 import { subjectOf } from '../../links/stats.ts';
 import type { Campaign } from '../../resources/campaigns.ts';
-import { campaignListPath } from '../../resources/campaigns.ts';
-import type { Services } from '../../resources/define.ts';
+import { campaignListPath, campaignPageRef } from '../../resources/campaigns.ts';
+import type { Services, UserRecord } from '../../resources/define.ts';
 import { parseDateTime } from '../../resources/fields.ts';
 import { notFoundPage } from '../../redirect/pages.ts';
 import { html, uncachedRedirect } from './redirects.ts';
@@ -20,7 +20,7 @@ export async function campaignLinks(s: Services, campaign: Campaign): Promise<Li
   return items.filter((l) => l.expiry === undefined || parseDateTime(l.expiry) > now);
 }
 
-/** `GET /r/<slug>`: the campaign's links in turn (round robin); `GET /c/<id>-<slug or name>`: the public page of a campaign (other spellings redirect to it). */
+/** `GET /r/<slug>`: the campaign's links in turn (round robin); `GET /u/<username>/<slug or name>-<id>`: the public page of a campaign (other spellings redirect to it, as does the old `/c/<id>-…`). */
 export function campaignPageRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   // The turn of each rotator; in memory: after a restart the round starts again at the first link.
@@ -41,19 +41,34 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
     return uncachedRedirect(resolveTarget(link, visit), s.config.redirectStatus);
   });
 
-  routes.get('/c/:ref', async (c) => {
-    const id = /^(\d{1,12})(?:-|$)/.exec(c.req.param('ref'))?.[1];
+  /** The public campaign a page reference names (`…-<id>`, or the bare id), with its owner; undefined when there is none. */
+  const publicCampaign = async (ref: string): Promise<{ campaign: Campaign; owner: UserRecord } | undefined> => {
+    const id = /(?:^|-)(\d{1,12})$/.exec(ref)?.[1];
     const campaign = id ? await s.store.get<Campaign>('campaigns', Number(id)) : undefined;
-    if (!campaign?.public) return html(c, notFoundPage(), 404);
+    const owner = campaign?.public ? await s.store.get<UserRecord>('users', campaign.userId!) : undefined;
+    return campaign && owner ? { campaign, owner } : undefined;
+  };
+
+  routes.get('/u/:username/:ref', async (c) => {
+    const found = await publicCampaign(c.req.param('ref'));
+    // Another user's name in the URL is no way to a campaign: only its owner's (in any letter case).
+    if (!found || found.owner.username.toLowerCase() !== c.req.param('username').toLowerCase()) return html(c, notFoundPage(), 404);
+    const { campaign, owner } = found;
     // Any other spelling (an old name, a typo, the bare id) goes to the page's one URL. 302, not
     // 301: the readable part follows the name, and a cached 301 could loop after a rename back.
-    const path = campaignListPath(campaign);
-    if (c.req.path !== path) return uncachedRedirect(path, 302);
+    if (c.req.param('username') !== owner.username || c.req.param('ref') !== campaignPageRef(campaign)) return uncachedRedirect(campaignListPath(campaign, owner.username), 302);
     // A public page never shows what its owner kept private or behind a password, not even a destination.
     const shown = (await campaignLinks(s, campaign)).filter((l) => l.status === 'public' && !l.password);
     const urls = await Promise.all(shown.map((l) => shortUrlOf(l, s)));
     const items = shown.map((l, i) => `<li><a href="${escapeHtml(urls[i]!)}">${escapeHtml(l.title || l.url)}</a> <span class="muted">${escapeHtml(urls[i]!)}</span></li>`).join('');
     return html(c, htmlPage(campaign.name, `<main><h1>${escapeHtml(campaign.name)}</h1>${items ? `<ul>${items}</ul>` : '<p>No links yet.</p>'}</main>`));
+  });
+
+  // The page's address before it followed the real product's: kept working, it goes to the new one.
+  routes.get('/c/:ref', async (c) => {
+    const ref = c.req.param('ref');
+    const found = await publicCampaign(/^(\d{1,12})(?:-|$)/.exec(ref)?.[1] ?? ref);
+    return found ? uncachedRedirect(campaignListPath(found.campaign, found.owner.username), 302) : html(c, notFoundPage(), 404);
   });
   return routes;
 }
