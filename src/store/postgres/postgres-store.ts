@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import type { ConstraintMap } from './errors.ts';
 import { describeUrl, isRetryable, storeError } from './errors.ts';
@@ -14,6 +14,7 @@ import { PgConnections } from './connections.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
+import { PgRateWindows } from './rate-windows.ts';
 import { countRecords, findRecords, getRecord, lookupRecord, recordsAfter } from './reads.ts';
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS } from './tables.ts';
@@ -58,6 +59,8 @@ export class PostgresStore implements Store {
   private readonly lookups = new Map<string, LookupCache>();
   /** When this process last forgot old counter batch ids. */
   private prunedAt = 0;
+  /** Rate-limit windows in the UNLOGGED rate_windows table, shared by every server on the schema. */
+  readonly windows: WindowCounter;
 
   private constructor(
     pool: pg.Pool,
@@ -68,6 +71,7 @@ export class PostgresStore implements Store {
     log: Logger,
   ) {
     this.db = new PgConnections(pool, (err) => this.mapError(err), log);
+    this.windows = new PgRateWindows(this.db.read);
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }
