@@ -2,8 +2,8 @@ import type { LimitOnError } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { WindowCount, WindowCounter } from '../store/store.ts';
 
-/** The bound on one shared count: past it the request is answered as if the counter were down. */
-export const HIT_TIMEOUT_MS = 500;
+/** The bound on one count in Redis: past it the request is answered as if Redis were down. */
+export const REDIS_HIT_TIMEOUT_MS = 500;
 
 /** Why a counter failed, in a few words safe to log (never a URL, which may hold a password). */
 function reasonOf(err: unknown): string {
@@ -15,7 +15,8 @@ function reasonOf(err: unknown): string {
 
 /**
  * A WindowCounter shared with other processes, made safe to ask on every request: each hit ends
- * within HIT_TIMEOUT_MS, and a failure answers null (the limiter applies RATE_LIMIT_ON_ERROR).
+ * within `timeoutMs` (null: the counter bounds its own waits, as the PostgreSQL store does), and a
+ * failure answers null (the limiter applies RATE_LIMIT_ON_ERROR).
  * One line is logged when the counter goes away and one when it is back, not one per request.
  * While it is away, one hit at a time tries it; the others get null at once, so a counter that
  * stopped answering costs at most one request a timeout at a time.
@@ -30,7 +31,7 @@ export class SharedWindows {
     private readonly label: string,
     private readonly onError: LimitOnError,
     private readonly log: Logger,
-    private readonly timeoutMs = HIT_TIMEOUT_MS,
+    private readonly timeoutMs: number | null,
   ) {}
 
   /** Counts one hit of `key` in the window ending at `endsAt`; null when the counter could not. */
@@ -40,10 +41,9 @@ export class SharedWindows {
     if (probe) this.probing = true;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      });
-      const got = await Promise.race([this.counter.hit(key, endsAt), timeout]);
+      const counting = this.counter.hit(key, endsAt);
+      const limit = this.timeoutMs;
+      const got = limit === null ? await counting : await Promise.race([counting, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${limit} ms`)), limit)))]);
       if (this.down) {
         this.down = false;
         this.log.warn(`rate limits: ${this.label} answers again; limits count across processes again`);

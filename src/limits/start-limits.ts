@@ -5,7 +5,7 @@ import { memoryLimiters } from '../http/rate-limit.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { sharedLimiters } from './shared-limiter.ts';
-import { SharedWindows } from './shared-windows.ts';
+import { REDIS_HIT_TIMEOUT_MS, SharedWindows } from './shared-windows.ts';
 
 /** Where a server's rate limits count, and how to let go of it. */
 export interface RateLimits {
@@ -26,10 +26,12 @@ export async function startRateLimits(config: Config, store: Store, clock: Clock
     const { RedisWindows, describeRedisUrl } = await import('./redis-windows.ts');
     const redis = await RedisWindows.open(config.redisUrl, config.redisPrefix);
     const label = `Redis at ${describeRedisUrl(config.redisUrl)}`;
-    return { make: sharedLimiters(new SharedWindows(redis, label, config.rateLimitOnError, log), clock, config.rateLimitOnError), label, close: () => redis.close() };
+    return { make: sharedLimiters(new SharedWindows(redis, label, config.rateLimitOnError, log, REDIS_HIT_TIMEOUT_MS), clock, config.rateLimitOnError), label, close: () => redis.close() };
   }
   if (store.windows) {
-    const windows = new SharedWindows(store.windows, 'PostgreSQL', config.rateLimitOnError, log);
+    // No timer of its own: the store bounds every wait (connect 2 s, statement 5 s), and a request
+    // that got past the limiter would wait as long on the store.
+    const windows = new SharedWindows(store.windows, 'PostgreSQL', config.rateLimitOnError, log, null);
     return { make: sharedLimiters(windows, clock, config.rateLimitOnError), label: 'PostgreSQL', close: () => {} };
   }
   return { make: memoryLimiters(clock), label: 'memory', close: () => {} };
