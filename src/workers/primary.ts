@@ -68,7 +68,8 @@ export async function runPrimary(count: number, config: Config, log: Logger): Pr
     if (!info) return;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     if (stopping) {
-      if (code !== 0) failed = true;
+      // A worker still starting has no handler yet: SIGTERM ends it, with nothing to drain.
+      if (code !== 0 && signal !== 'SIGTERM') failed = true;
       return finish();
     }
     if (listening === 0) {
