@@ -32,6 +32,8 @@ export class SharedWindows {
     private readonly onError: LimitOnError,
     private readonly log: Logger,
     private readonly timeoutMs: number | null,
+    /** Why the counter's outage is answered as it is, for the log line. */
+    private readonly because = `RATE_LIMIT_ON_ERROR=${onError}`,
   ) {}
 
   /** Counts one hit of `key` in the window ending at `endsAt`; null when the counter could not. */
@@ -53,7 +55,7 @@ export class SharedWindows {
       if (!this.down) {
         this.down = true;
         const then = this.onError === 'open' ? 'requests pass without rate limits' : 'rate-limited requests are refused with 503';
-        this.log.warn(`rate limits: ${this.label} cannot be reached (${reasonOf(err)}); ${then} until it answers again (RATE_LIMIT_ON_ERROR=${this.onError})`);
+        this.log.warn(`rate limits: ${this.label} cannot be reached (${reasonOf(err)}); ${then} until it answers again (${this.because})`);
       }
       return null;
     } finally {

@@ -29,10 +29,11 @@ export async function startRateLimits(config: Config, store: Store, clock: Clock
     return { make: sharedLimiters(new SharedWindows(redis, label, config.rateLimitOnError, log, REDIS_HIT_TIMEOUT_MS), clock, config.rateLimitOnError), label, close: () => redis.close() };
   }
   if (store.windows) {
-    // No timer of its own: the store bounds every wait (connect 2 s, statement 5 s), and a request
-    // that got past the limiter would wait as long on the store.
-    const windows = new SharedWindows(store.windows, 'PostgreSQL', config.rateLimitOnError, log, null);
-    return { make: sharedLimiters(windows, clock, config.rateLimitOnError), label: 'PostgreSQL', close: () => {} };
+    // Always closed, and no timer of its own: the data is in the same database, so a request let
+    // through uncounted would wait as long again on the store (connect 2 s, statement 5 s) before
+    // failing there; answering 503 at once keeps the request within one bound.
+    const windows = new SharedWindows(store.windows, 'PostgreSQL', 'closed', log, null, 'the data is in the same database');
+    return { make: sharedLimiters(windows, clock, 'closed'), label: 'PostgreSQL', close: () => {} };
   }
   return { make: memoryLimiters(clock), label: 'memory', close: () => {} };
 }
