@@ -81,6 +81,7 @@ async function seed(): Promise<void> {
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
   const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 } };
+  for (const name of ['pg-list', 'pg-links', 'pg-event']) pgCounts[`${name}-w`] = pgCounts[name]!;
   for (const server of new Set(chosen.map((s) => s.server).filter((name) => name.startsWith('pg-')))) {
     seededSchemas.push(schemas[server]!);
     await seedSchema(schemas[server]!, pgCounts[server]!);
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
     const data = isOther(server) ? `${serverData(server, root)}-other` : serverData(server, root);
     const proc = await startProc(serverSpec(server, data, nodeArgsFor(server), logLevel, flags.compare));
     running.set(server, proc);
-    if (server.replace(/^pg-/, '').replace(/@other$/, '') === 'event') await createWebsite(proc);
+    if (server.replace(/^pg-/, '').replace(/@other$|-w$/, '') === 'event') await createWebsite(proc);
   }
   const links = running.get('links');
   if (links) {

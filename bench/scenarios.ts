@@ -6,6 +6,7 @@ import { PG_URL } from './pg-seed.ts';
 import { appSpec, baselineSpec, jsonServerSpec } from './processes.ts';
 import type { ProcSpec } from './processes.ts';
 import { BENCH_KEY, BENCH_SITE, linkAlias } from './seed.ts';
+import { availableParallelism } from 'node:os';
 
 /** How many records each seeded directory holds. */
 export const SIZES = { list: 10_000, links: 100_000, create: [1_000, 10_000, 100_000] } as const;
@@ -106,10 +107,17 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
   return [...files, ...postgresScenarios(files)];
 }
 
+/** Workers of the WORKERS=N PostgreSQL rows: one per core. */
+export const PG_WORKERS = availableParallelism();
+
 /** The PostgreSQL servers' schemas, one per server, named after this run so that parallel runs never share one. */
 export function pgSchemas(): Record<string, string> {
   const tag = `bench_${process.pid}`;
-  return { 'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create` };
+  return {
+    'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create`,
+    // The WORKERS=N servers: schemas of their own, seeded alike, so neither run sees the other's rows.
+    'pg-list-w': `${tag}_list_w`, 'pg-links-w': `${tag}_links_w`, 'pg-event-w': `${tag}_event_w`,
+  };
 }
 
 /**
@@ -120,7 +128,10 @@ export function pgSchemas(): Record<string, string> {
 function postgresScenarios(files: readonly Scenario[]): Scenario[] {
   const file = (id: string) => files.find((s) => s.id === id)!;
   const pg = (id: string, server: string, records: number): Scenario => ({ ...file(id), id: `pg-${id}`, label: `PostgreSQL ${file(id).label}`, server, records, freshFrom: undefined });
-  return [pg('list', 'pg-list', SIZES.list), pg('create-10k', 'pg-create', 10_000), pg('redirect', 'pg-links', SIZES.links), pg('event', 'pg-event', 1)];
+  // The same loads on WORKERS=<cores> (issue 15): one port, a worker per core.
+  const many = (s: Scenario): Scenario => ({ ...s, id: `${s.id}-w${PG_WORKERS}`, label: s.label.replace('PostgreSQL', `PostgreSQL, ${PG_WORKERS} workers,`), server: `${s.server}-w` });
+  const one = [pg('list', 'pg-list', SIZES.list), pg('redirect', 'pg-links', SIZES.links), pg('event', 'pg-event', 1)];
+  return [one[0]!, pg('create-10k', 'pg-create', 10_000), ...one.slice(1), ...one.map(many)];
 }
 
 /** How to start the server a scenario names, given the directory (or file) it serves. */
@@ -130,7 +141,7 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
     const spec = jsonServerSpec(server, data);
     return { ...spec, args: [...nodeArgs, ...spec.args] };
   }
-  if (server.startsWith('pg-')) return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data } });
+  if (server.startsWith('pg-')) return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data, WORKERS: server.endsWith('-w') ? String(PG_WORKERS) : '1' } });
   const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel } });
   // The other build of `--compare`: the same settings, its own dist/main.js.
   return checkout && isOther(server) ? { ...spec, args: [...nodeArgs, otherMain(checkout), 'serve'] } : spec;

@@ -13,7 +13,8 @@ import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
 import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
-import { FixedWindowLimiter } from './http/rate-limit.ts';
+import { memoryLimiters } from './http/rate-limit.ts';
+import type { MakeLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -49,6 +50,8 @@ export interface AppParts {
   counters?: DailyCounters;
   /** Signs the pages' cookies (cookieSecret: the same in every process sharing the store); default: random, this app's own. */
   secret?: Uint8Array;
+  /** Where rate limits count (see startRateLimits); default: this process's memory. */
+  limits?: MakeLimiter;
 }
 
 /** Paths under /api that need no key. */
@@ -62,15 +65,15 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   // One counter buffer per app, shared by website and link statistics: one batched write per flush.
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret };
+  const limits = parts.limits ?? memoryLimiters(clock);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits };
   const windowMs = s.config.rateLimitWindow * 1000;
-  const limiter = (n: number) => (n > 0 ? new FixedWindowLimiter(n, windowMs, s.clock) : null);
-  const failures = limiter(s.config.authFailureLimit);
+  const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);
   // One count of wrong passwords for protected links and stats pages alike.
   const attempts = new PasswordAttempts(s.config, s.clock);
-  const linkAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.rateLimit), scope: 'link' });
-  const analyticsAuth = authenticator(s, { keys, failures, limiter: limiter(s.config.analyticsRateLimit), scope: 'analytics' });
+  const linkAuth = authenticator(s, { keys, failures, limiter: limits('link', s.config.rateLimit, windowMs) });
+  const analyticsAuth = authenticator(s, { keys, failures, limiter: limits('analytics', s.config.analyticsRateLimit, windowMs) });
   // Which check a path under /api needs (a route's pattern or a request's path), or null.
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 

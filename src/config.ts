@@ -11,6 +11,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DOMAIN_CHECKS = ['off', 'dns'] as const;
 export type DomainCheck = (typeof DOMAIN_CHECKS)[number];
 
+/** What a rate limit does while its shared counts (Redis, PostgreSQL) cannot be reached: let requests pass, or refuse them with 503. */
+export const LIMIT_ON_ERROR = ['open', 'closed'] as const;
+export type LimitOnError = (typeof LIMIT_ON_ERROR)[number];
+
 /** The HTTP status of link-management API errors: meaningful ones (400, 401, 404, …), or always 200 as the real product answers. */
 export type ErrorStatus = 'real' | 200;
 
@@ -63,12 +67,20 @@ export interface Config {
   testMode: boolean;
   /** A fixtures file or directory loaded at start into an empty data directory. */
   seed: string | undefined;
+  /** Worker processes on one port (node:cluster), or 'auto' for one per core; 1 runs no cluster. */
+  workers: number | 'auto';
+  /** A redis:// URL: rate-limit windows in Redis (or Valkey) instead of PostgreSQL or memory. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key (default `shortlink:<DATABASE_SCHEMA>:`). */
+  redisPrefix: string;
+  /** What rate limits do while Redis (or PostgreSQL) cannot count. */
+  rateLimitOnError: LimitOnError;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
+type Kind = 'workers' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
 interface Setting {
   key: keyof Config;
@@ -110,6 +122,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'serverIp', env: 'SERVER_IP', kind: 'ips', fallback: undefined, help: 'Public IP address(es) of this server, comma-separated; required when DOMAIN_CHECK=dns' },
   { key: 'reservedDomains', env: 'RESERVED_DOMAINS', kind: 'hosts', fallback: undefined, help: "Host names of this server beside BASE_URL's, comma-separated: never accepted as branded domains, always served as the main host" },
   { key: 'seed', env: 'SEED', kind: 'string', fallback: undefined, help: 'Fixtures file (or directory of <collection>.json files) loaded at start when the data directory is empty' },
+  { key: 'workers', env: 'WORKERS', kind: 'workers', fallback: '1', help: 'Worker processes serving the one port (node:cluster), or auto for one per core; more than 1 needs DATABASE_URL (with the JSON files, auto means 1). A crashed worker is restarted' },
+  { key: 'redisUrl', env: 'REDIS_URL', kind: 'redis-url', fallback: undefined, help: 'redis://[user:password@]host:port[/db] of a Redis or Valkey: rate-limit windows counted there (default: in PostgreSQL with DATABASE_URL, else in memory)' },
+  { key: 'redisPrefix', env: 'REDIS_PREFIX', kind: 'string', fallback: undefined, help: 'Prefix of every Redis key, so several servers can share one Redis (default shortlink:<DATABASE_SCHEMA>:)' },
+  { key: 'rateLimitOnError', env: 'RATE_LIMIT_ON_ERROR', kind: 'on-error', fallback: 'open', help: 'While Redis (or PostgreSQL) cannot count rate limits: open lets requests pass without X-RateLimit headers, closed answers 503 with Retry-After' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 
@@ -119,6 +135,17 @@ const FALSE = new Set(['0', 'false', 'off', 'no', '']);
 function parseValue(s: Setting, raw: string): unknown {
   const bad = (why: string) => new ConfigError(`Invalid ${s.env}: ${JSON.stringify(raw)} ${why}`);
   switch (s.kind) {
+    case 'workers': {
+      if (raw === 'auto') return raw;
+      if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1024) throw bad('is not a number of workers (1-1024) or auto');
+      return Number(raw);
+    }
+    case 'on-error': {
+      if (!(LIMIT_ON_ERROR as readonly string[]).includes(raw)) throw bad(`is not one of ${LIMIT_ON_ERROR.join(', ')}`);
+      return raw;
+    }
+    case 'redis-url':
+      return serviceUrl(s, raw, ['redis:', 'rediss:'], 'redis://[user:password@]host:port[/db] (or rediss://)');
     case 'port': {
       const n = Number(raw);
       if (!/^\d+$/.test(raw) || n > 65535) throw bad('is not a port number (0-65535)');
@@ -195,25 +222,26 @@ function parseValue(s: Setting, raw: string): unknown {
       // Never echo a key back, even a bad one.
       if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError(`Invalid ${s.env}: must be 16 to 256 printable characters without spaces`);
       return raw;
-    case 'database-url': {
-      // Never echo the URL back: it may hold the password.
-      let url: URL | null = null;
-      try {
-        url = new URL(raw);
-      } catch {
-        // reported below
-      }
-      if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname) {
-        throw new ConfigError(`Invalid ${s.env}: must be postgres://user:password@host:port/database`);
-      }
-      return raw;
-    }
+    case 'database-url':
+      return serviceUrl(s, raw, ['postgres:', 'postgresql:'], 'postgres://user:password@host:port/database');
     case 'identifier':
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw bad('is not a plain lowercase SQL name (letters, digits, underscores)');
       return raw;
     case 'string':
       return raw;
   }
+}
+
+/** A database's URL with one of `protocols` and a host; the error never echoes it back, as it may hold the password. */
+function serviceUrl(s: Setting, raw: string, protocols: readonly string[], shape: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || !protocols.includes(url.protocol) || !url.hostname) throw new ConfigError(`Invalid ${s.env}: must be ${shape}`);
+  return raw;
 }
 
 /** `--rate-limit-window` for `RATE_LIMIT_WINDOW`. */
@@ -253,6 +281,10 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   if (config.passwordAttemptWindow === 0) throw new ConfigError('Invalid PASSWORD_ATTEMPT_WINDOW: "0" must be at least 1 second');
   config.serverIp ??= [];
   config.reservedDomains ??= [];
+  if (typeof config.workers === 'number' && config.workers > 1 && !config.databaseUrl) {
+    throw new ConfigError(`Invalid WORKERS: ${config.workers} workers need DATABASE_URL, as the JSON data files belong to one process (set WORKERS=1, or keep the data in PostgreSQL)`);
+  }
+  config.redisPrefix ??= `shortlink:${config.databaseSchema}:`;
   if (config.domainCheck === 'dns' && config.serverIp.length === 0) throw new ConfigError('Invalid SERVER_IP: required when DOMAIN_CHECK=dns');
   config.baseUrlExplicit = config.baseUrl !== undefined;
   config.baseUrl ??= `http://localhost:${config.port}`;

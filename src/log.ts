@@ -42,12 +42,13 @@ export function batchedStderr(out: (text: string) => void = (t) => process.stder
 // One batch for the process's stderr, shared by every logger writing there, made at its first line.
 let stderrBatch: ((line: string, urgent: boolean) => void) | null = null;
 
-/** A logger that prints lines at or above `level` through `write` (batched stderr by default). */
-export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+/** A logger that prints lines at or above `level` through `write` (batched stderr by default), each after `[tag]` when given (which process of a cluster). */
+export function createLogger(level: LogLevel, write?: (line: string) => void, tag?: string): Logger {
+  const head = tag ? ` [${tag}]` : '';
   const emit = (at: LogLevel) => (msg: string, extra?: Record<string, unknown>) => {
     if (RANK[at] < RANK[level]) return;
     const tail = extra ? ' ' + JSON.stringify(extra) : '';
-    const line = `${new Date().toISOString()} ${at.toUpperCase()} ${msg}${tail}`;
+    const line = `${new Date().toISOString()} ${at.toUpperCase()}${head} ${msg}${tail}`;
     if (write) write(line);
     else (stderrBatch ??= batchedStderr())(line, RANK[at] >= RANK.warn);
   };

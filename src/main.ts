@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { runPrimary, workerCount } from './workers/primary.ts';
 import { ConfigError, SETTINGS, flagName, loadConfig, processEnv } from './config.ts';
 import { createLogger } from './log.ts';
 import { ListenError, startServer } from './server.ts';
@@ -24,8 +26,11 @@ Run "<command> --help" for a command's own options. Exit codes: 0 done, 1 failed
 
 async function serve(argv: string[], demo = false): Promise<void> {
   const config = loadConfig(demo ? demoEnv(processEnv()) : processEnv(), argv);
-  const log = createLogger(config.logLevel);
-  const running = demo ? await startDemo(config, { log }) : await startServer(config, { log });
+  const workers = demo ? 1 : workerCount(config);
+  if (workers > 1 && cluster.isPrimary) return runPrimary(workers, config, createLogger(config.logLevel, undefined, 'primary'));
+  // A worker's lines say which one (cluster ids grow as workers are restarted).
+  const log = createLogger(config.logLevel, undefined, cluster.worker ? `worker ${cluster.worker.id} pid ${process.pid}` : undefined);
+  const running = demo ? await startDemo(config, { log }) : await startServer(config, { log, worker: cluster.isWorker });
   const stop = (signal: string) => {
     log.info(`${signal}: shutting down`);
     running.close().then(

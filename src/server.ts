@@ -24,6 +24,8 @@ import { cryptoRandom } from './random.ts';
 import type { Resource } from './resources/define.ts';
 import { RESOURCES, storeSchema } from './resources/table.ts';
 import { openStore, storeLabel } from './store/open.ts';
+import { startRateLimits } from './limits/start-limits.ts';
+import type { RateLimits } from './limits/start-limits.ts';
 import type { Store } from './store/store.ts';
 
 /** A server that is listening. */
@@ -49,6 +51,8 @@ export interface StartOptions {
   print?: (line: string) => void;
   /** Fixtures loaded into an empty store (the fake backend, the demo); see seedOnStart for the admin. */
   fixtures?: RawFixtures;
+  /** A worker of a cluster: the primary checked the port already, and listens for it. */
+  worker?: boolean;
 }
 
 /** The port or interface cannot be listened on; its message is one line saying what to do. */
@@ -58,15 +62,18 @@ export class ListenError extends Error {}
 export async function startServer(configIn: Config, options: StartOptions): Promise<RunningServer> {
   const config = { ...configIn };
   // Before the store: a busy port must not cost a long load, nor create (and print) an admin key.
-  if (config.port !== 0) await probePort(config);
+  if (config.port !== 0 && !options.worker) await probePort(config);
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  // Services of this process beside the store: started after it, stopped before it.
+  let limits: RateLimits | null = null;
   try {
+    limits = await startRateLimits(config, store, clock, options.log);
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store) };
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {
@@ -79,7 +86,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
     const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-    options.log.info(`listening on ${url} (data: ${storeLabel(config)})`);
+    options.log.info(`listening on ${url} (data: ${storeLabel(config)}; rate limits: ${limits.label})`);
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
@@ -87,10 +94,12 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        limits?.close();
         await store.close();
       })());
     return { url, port, app, store, config, testControl, close };
   } catch (err) {
+    limits?.close();
     await store.close();
     throw err;
   }
@@ -99,7 +108,9 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
 function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What @hono/node-server's serve() does, with the access log (when on) around the listener.
-    const listener = withErrorGuard(getRequestListener(app.fetch, { hostname: config.host }), log);
+    const guarded = withErrorGuard(getRequestListener(app.fetch, { hostname: config.host }), log);
+    // Test mode tells which process answered (the cluster tests count workers by it).
+    const listener: typeof guarded = config.testMode ? (req, res) => (res.setHeader('X-Worker-Pid', String(process.pid)), guarded(req, res)) : guarded;
     const server = createServer(log.enabled('info') ? withAccessLog(listener, log) : listener);
     server.once('listening', () => resolve(server));
     server.once('error', (err) => reject(listenError(err, config)));
@@ -108,7 +119,7 @@ function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server>
 }
 
 /** Binds the configured port and lets it go again, so that a start that cannot listen fails before it does anything. */
-function probePort(config: Config): Promise<void> {
+export function probePort(config: Config): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
     probe.once('error', (err) => reject(listenError(err, config)));

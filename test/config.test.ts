@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { RESTART, restartDelay, workerCount } from '../src/workers/primary.ts';
 
 test('defaults match the issue: port 3000, ./data, limit 30 per 60 s, registration off', () => {
   const c = loadConfig({});
@@ -41,6 +42,11 @@ const invalid: [Record<string, string>, string][] = [
   [{ BASE_URL: 'not a url' }, 'BASE_URL'],
   [{ ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY'],
   [{ ADMIN_API_KEY: 'has spaces in the middle of it' }, 'ADMIN_API_KEY'],
+  [{ WORKERS: '0' }, 'WORKERS'],
+  [{ WORKERS: 'many' }, 'WORKERS'],
+  [{ WORKERS: '2' }, 'WORKERS'],
+  [{ RATE_LIMIT_ON_ERROR: 'ajar' }, 'RATE_LIMIT_ON_ERROR'],
+  [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL'],
 ];
 for (const [env, name] of invalid) {
   test(`an invalid ${name} is refused with a message naming it`, () => {
@@ -59,4 +65,26 @@ test('a bad ADMIN_API_KEY is refused without echoing it', () => {
 
 test('a flag without its value is refused', () => {
   assert.throws(() => loadConfig({}, ['--port']), /Missing value for --port/);
+});
+
+test('workers, Redis and the limiters on error: defaults, values, and the file store refusing more than one worker', () => {
+  const c = loadConfig({});
+  assert.deepEqual([c.workers, c.redisUrl, c.redisPrefix, c.rateLimitOnError], [1, undefined, 'shortlink:public:', 'open']);
+  const pg = loadConfig({ DATABASE_URL: 'postgres://u@db/x', DATABASE_SCHEMA: 'tenant_a', REDIS_URL: 'redis://:pw@cache:6379/2', RATE_LIMIT_ON_ERROR: 'closed' }, ['--workers', '8']);
+  assert.deepEqual([pg.workers, pg.redisUrl, pg.redisPrefix, pg.rateLimitOnError], [8, 'redis://:pw@cache:6379/2', 'shortlink:tenant_a:', 'closed']);
+  assert.equal(loadConfig({ WORKERS: 'auto', REDIS_PREFIX: 'links:' }).redisPrefix, 'links:');
+  assert.equal(loadConfig({ WORKERS: 'auto' }).workers, 'auto');
+  assert.throws(() => loadConfig({ WORKERS: '3' }), (err: Error) => err instanceof ConfigError && err.message.startsWith('Invalid WORKERS: 3 workers need DATABASE_URL'));
+  assert.throws(() => loadConfig({ REDIS_URL: 'redis//:hunter2@cache' }), (err: Error) => err.message.includes('REDIS_URL') && !err.message.includes('hunter2'));
+});
+
+test('WORKERS=auto: one per core on PostgreSQL, one on the JSON files; restarts back off while a worker dies young', () => {
+  assert.equal(workerCount({ workers: 'auto', databaseUrl: 'postgres://db/x' }, 6), 6);
+  assert.equal(workerCount({ workers: 'auto', databaseUrl: undefined }, 6), 1);
+  assert.equal(workerCount({ workers: 3, databaseUrl: 'postgres://db/x' }, 6), 3);
+  const delays: number[] = [];
+  let last = 0;
+  for (let i = 0; i < 9; i++) delays.push((last = restartDelay(1000, last)));
+  assert.deepEqual(delays, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+  assert.equal(restartDelay(RESTART.STABLE_MS, 30000), 500, 'a worker that lived 10 s starts again at the first delay');
 });

@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixedClock } from '../src/clock.ts';
 import { FixedWindowLimiter } from '../src/http/rate-limit.ts';
-import { testApp } from './helpers.ts';
+import { createLogger } from '../src/log.ts';
+import { sharedLimiters } from '../src/limits/shared-limiter.ts';
+import { SharedWindows } from '../src/limits/shared-windows.ts';
+import type { WindowCounter } from '../src/store/store.ts';
+import { ADMIN_KEY, testApp } from './helpers.ts';
 
 test('the limiter lets exactly `limit` requests through per aligned window, then resets', () => {
   const clock = fixedClock(60_000 * 1000 + 5_000);
@@ -99,4 +103,73 @@ test('the analytics API has its own budget: exactly ANALYTICS_RATE_LIMIT pass, t
   const again = await call('GET', '/api/v1/websites', { key: u.key });
   assert.deepEqual([again.status, again.headers.get('x-ratelimit-remaining')], [200, '2']);
   assert.equal((await call('GET', '/api/account', { key: u.key })).status, 200);
+});
+
+/** A shared counter under the test's control: counts in a map, or fails, or never answers. */
+function fakeCounter() {
+  const counts = new Map<string, number>();
+  const state = { mode: 'up' as 'up' | 'down' | 'silent', calls: 0 };
+  const counter: WindowCounter = {
+    hit: async (key, endsAt) => {
+      state.calls++;
+      if (state.mode === 'down') throw Object.assign(new Error('connect ECONNREFUSED redis://user:pw@10.0.0.5:6379'), {});
+      if (state.mode === 'silent') return new Promise<never>(() => {});
+      const count = (counts.get(`${key}@${endsAt}`) ?? 0) + 1;
+      counts.set(`${key}@${endsAt}`, count);
+      return { count, endsAt };
+    },
+  };
+  return { counter, counts, state };
+}
+
+test('shared limits: counted in the shared counter; unreachable, one line down and one back, open passes uncounted, closed answers 503', async () => {
+  for (const onError of ['open', 'closed'] as const) {
+    const { counter, counts, state } = fakeCounter();
+    const lines: string[] = [];
+    const log = createLogger('info', (line) => lines.push(line));
+    const windows = new SharedWindows(counter, 'Redis at 10.0.0.5:6379', onError, log, 50);
+    const clock = fixedClock('2026-11-21T10:00:00Z');
+    const { call, makeUser } = await testApp({ rateLimit: 2, rateLimitOnError: onError }, { clock, limits: sharedLimiters(windows, clock, onError) });
+    const u = await makeUser(`shared_${onError}`);
+    const counted = [await call('GET', '/api/account', { key: u.key }), await call('GET', '/api/account', { key: u.key }), await call('GET', '/api/account', { key: u.key })];
+    assert.deepEqual(counted.map((r) => [r.status, r.headers.get('x-ratelimit-remaining')]), [[200, '1'], [200, '0'], [429, '0']]);
+    const windowEnd = Date.parse('2026-11-21T10:01:00Z');
+    assert.equal(counted[2]!.headers.get('x-ratelimit-reset'), String(windowEnd / 1000));
+    assert.equal(counts.get(`link:${u.id}@${windowEnd}`), 3, 'every hit went to the shared counter, under the limiter\'s name');
+    clock.advance(60_000);
+
+    state.mode = 'down';
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await call('GET', '/api/v1/websites', { key: ADMIN_KEY }));
+    for (const r of answers) {
+      assert.equal(r.headers.get('x-ratelimit-limit'), null);
+      if (onError === 'open') assert.equal(r.status, 200, r.text);
+      else {
+        assert.deepEqual([r.status, r.body, r.headers.get('retry-after')], [503, { message: 'The service is temporarily unavailable. Please try again in a moment.', status: 503 }, '1']);
+      }
+    }
+    const down = lines.filter((l) => l.includes('cannot be reached'));
+    assert.equal(down.length, 1, lines.join('\n'));
+    assert.match(down[0]!, /WARN rate limits: Redis at 10\.0\.0\.5:6379 cannot be reached \(connect ECONNREFUSED <url>\)/);
+    assert.doesNotMatch(lines.join('\n'), /pw@/, 'a URL in the error is never logged');
+
+    state.mode = 'up';
+    const back = await call('GET', '/api/account', { key: ADMIN_KEY });
+    assert.deepEqual([back.status, back.headers.get('x-ratelimit-remaining')], [200, '1']);
+    assert.equal(lines.filter((l) => l.includes('answers again;')).length, 1);
+  }
+});
+
+test('shared limits: a silent counter costs one request the timeout at a time; the others are decided at once', async () => {
+  const { counter, state } = fakeCounter();
+  const windows = new SharedWindows(counter, 'Redis', 'open', createLogger('silent'), 200);
+  state.mode = 'silent';
+  const started = Date.now();
+  assert.equal(await windows.hit('k', 1000), null, 'the first waits for the timeout');
+  assert.ok(Date.now() - started >= 190);
+  const calls = state.calls;
+  const during = [windows.hit('k', 1000), windows.hit('k', 1000), windows.hit('k', 1000)];
+  assert.deepEqual(await Promise.all(during), [null, null, null]);
+  assert.equal(state.calls, calls + 1, 'while one probe waits, the others do not ask');
+  assert.ok(Date.now() - started < 600, `took ${Date.now() - started} ms`);
 });

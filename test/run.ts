@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
-// PostgreSQL-only files (postgres, postgres-server, instances) are not listed: they run in the first pass,
+// PostgreSQL-only files (postgres, postgres-server, instances, cluster, global-limits: the last needs
+// TEST_REDIS_URL too) are not listed: they run in the first pass,
 // read TEST_DATABASE_URL themselves, and print one skip line without it.
 // What runs twice: the API, redirects, analytics and pages through the app; not the file store's own
 // tests (journal, lock, modes, crash), nor pure functions, nor what never opens a store. The fuzz

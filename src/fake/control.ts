@@ -13,6 +13,7 @@ import type { Store, StoredRecord } from '../store/store.ts';
 import { adminRoutes } from '../routes/test-admin.ts';
 import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
+import type { MakeLimiter } from '../http/rate-limit.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
 export interface TestParts {
@@ -22,6 +23,8 @@ export interface TestParts {
   resources: readonly Resource[];
   clock: TestClock;
   random: ResettableRandom;
+  /** Where rate limits count (default: memory). */
+  limits?: MakeLimiter;
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */

@@ -5,57 +5,55 @@ import { ApiError, MESSAGES } from '../errors.ts';
 import type { Services, UserRecord } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientIp } from './client-ip.ts';
-import { presetHeader } from './preset-header.ts';
-import { clientBucket, retryAfter } from './rate-limit.ts';
-import type { FixedWindowLimiter } from './rate-limit.ts';
+import { clientBucket, limitHeaders, refuseOver } from './rate-limit.ts';
+import type { Limiter, RateDecision } from './rate-limit.ts';
 
 /** What authentication needs beyond the services. */
 export interface AuthParts {
   keys: KeyIndex;
   /** Failed authentications per client IP (IPv6 per /64; only bad keys are refused once over); null when disabled. */
-  failures: FixedWindowLimiter | null;
-  /** Requests per key for this API; null when disabled. */
-  limiter: FixedWindowLimiter | null;
-  /** Separates this API's counters from another API's. */
-  scope: string;
+  failures: Limiter | null;
+  /** Requests per key for this API (its own name keeps its counts apart from the other API's); null when disabled. */
+  limiter: Limiter | null;
 }
 
 /**
  * Checks a request's key and counts it against the key's rate limit: throws the ApiError, or
- * leaves the user on the context. Synchronous (undefined) when the key is known already, else a promise.
+ * leaves the user on the context. Synchronous (undefined) when the key is known already and the
+ * limits count in memory, else a promise (one round trip to the shared counts for a known key).
  */
 export type Authenticate = (c: Context<AppEnv>) => Promise<void> | undefined;
 
 /** Requires a valid, unexpired bearer key, then counts the request against the key's rate limit; once per request. */
 export function authenticator(s: Services, parts: AuthParts): Authenticate {
-  const admit = (c: Context<AppEnv>, user: UserRecord | null): undefined => {
+  const refuseKey = (c: Context<AppEnv>, failed: RateDecision | undefined): never => {
+    refuseOver(c, failed, s.clock.now());
+    c.header('WWW-Authenticate', 'Bearer');
+    throw new ApiError(401, MESSAGES.invalidKey);
+  };
+  const pass = (c: Context<AppEnv>, user: UserRecord, d: RateDecision): undefined => {
+    limitHeaders(c, d);
+    refuseOver(c, d, s.clock.now());
+    c.set('user', user);
+    return undefined;
+  };
+  const admit = (c: Context<AppEnv>, user: UserRecord | null): Promise<void> | undefined => {
     if (!user) {
       // Only failures are counted and refused: behind a proxy (or a shared NAT) one client's bad
       // keys would otherwise lock every good key out of the same IP.
       const failed = parts.failures?.hit(clientBucket(clientIp(c, s.config.trustProxy)));
-      if (failed && !failed.allowed) {
-        c.header('Retry-After', String(retryAfter(failed.reset, s.clock.now())));
-        throw new ApiError(429, MESSAGES.tooMany);
-      }
-      c.header('WWW-Authenticate', 'Bearer');
-      throw new ApiError(401, MESSAGES.invalidKey);
+      return failed instanceof Promise ? failed.then((d) => refuseKey(c, d)) : refuseKey(c, failed);
     }
     if (user.keyExpires && Date.parse(user.keyExpires.replace(' ', 'T') + 'Z') <= s.clock.now()) {
       c.header('WWW-Authenticate', 'Bearer error="invalid_token", error_description="The API key has expired"');
       throw new ApiError(401, MESSAGES.expiredKey);
     }
-    if (parts.limiter) {
-      const d = parts.limiter.hit(`${parts.scope}:${user.id}`);
-      presetHeader(c, 'X-RateLimit-Limit', String(d.limit));
-      presetHeader(c, 'X-RateLimit-Remaining', String(d.remaining));
-      presetHeader(c, 'X-RateLimit-Reset', String(d.reset));
-      if (!d.allowed) {
-        c.header('Retry-After', String(retryAfter(d.reset, s.clock.now())));
-        throw new ApiError(429, MESSAGES.tooMany);
-      }
+    if (!parts.limiter) {
+      c.set('user', user);
+      return undefined;
     }
-    c.set('user', user);
-    return undefined;
+    const d = parts.limiter.hit(String(user.id));
+    return d instanceof Promise ? d.then((got) => pass(c, user, got)) : pass(c, user, d);
   };
   return (c) => {
     if (c.get('user')) return; // a route with two handlers passes here twice

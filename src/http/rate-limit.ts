@@ -1,5 +1,8 @@
+import type { Context } from 'hono';
 import type { Clock } from '../clock.ts';
+import { ApiError, MESSAGES } from '../errors.ts';
 import { ipToBigInt } from '../visits/ip-range.ts';
+import { presetHeader } from './preset-header.ts';
 
 /** The outcome of one request against a limiter. */
 export interface RateDecision {
@@ -8,6 +11,41 @@ export interface RateDecision {
   remaining: number;
   /** Unix seconds at which the current window ends. */
   reset: number;
+  /**
+   * Set when the shared counts could not be reached, so nothing was counted: the request passes
+   * without X-RateLimit headers (RATE_LIMIT_ON_ERROR=open) or is refused with 503 (closed).
+   */
+  uncounted?: true;
+}
+
+/** Counts requests per key in fixed windows: in this process's memory (synchronous), or where every process counts (a promise). */
+export interface Limiter {
+  readonly limit: number;
+  /** Counts one request for `key` and says whether it may pass. */
+  hit(key: string): RateDecision | Promise<RateDecision>;
+}
+
+/** Makes the limiter `name` (its keys apart from other limiters'), or null when `limit` is 0 (off). */
+export type MakeLimiter = (name: string, limit: number, windowMs: number) => Limiter | null;
+
+/** Limiters counting in this process's memory: the file store's, and in-process tests'. */
+export function memoryLimiters(clock: Clock): MakeLimiter {
+  return (_name, limit, windowMs) => (limit > 0 ? new FixedWindowLimiter(limit, windowMs, clock) : null);
+}
+
+/** The X-RateLimit headers of a counted request (none when nothing could be counted). */
+export function limitHeaders(c: Context, d: RateDecision): void {
+  if (d.uncounted) return;
+  presetHeader(c, 'X-RateLimit-Limit', String(d.limit));
+  presetHeader(c, 'X-RateLimit-Remaining', String(d.remaining));
+  presetHeader(c, 'X-RateLimit-Reset', String(d.reset));
+}
+
+/** Throws what a refused decision means, with Retry-After: 429, or 503 when the shared counts could not be reached (RATE_LIMIT_ON_ERROR=closed). */
+export function refuseOver(c: Context, d: RateDecision | null | undefined, nowMs: number): void {
+  if (!d || d.allowed) return;
+  c.header('Retry-After', String(retryAfter(d.reset, nowMs)));
+  throw new ApiError(d.uncounted ? 503 : 429, d.uncounted ? MESSAGES.unavailable : MESSAGES.tooMany);
 }
 
 /**
@@ -15,7 +53,7 @@ export interface RateDecision {
  * length, so every key's window ends at the same instant and all counters of a finished window
  * can be dropped at once: memory is bounded by the keys active in one window.
  */
-export class FixedWindowLimiter {
+export class FixedWindowLimiter implements Limiter {
   private windowStart = -1;
   private counts = new Map<string, number>();
 

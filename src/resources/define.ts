@@ -7,6 +7,7 @@ import type { DailyCounters } from '../stats/daily-counters.ts';
 import type { Condition, Sort, StoredRecord, Store, Tx } from '../store/store.ts';
 import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
+import type { MakeLimiter } from '../http/rate-limit.ts';
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -44,6 +45,8 @@ export interface Services {
   counters: DailyCounters;
   /** Signs the pages' cookies (derive a key per kind with cookieKey). */
   secret: Uint8Array;
+  /** Makes the rate limiters: counting in memory, or where every process counts (Redis, PostgreSQL). */
+  limits: MakeLimiter;
 }
 
 /** What a hook knows about the request it serves. */

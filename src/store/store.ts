@@ -162,10 +162,30 @@ export interface LedgerState {
 /** What `lookupAtHand` answers when only the asynchronous `lookup` can tell. */
 export const NOT_AT_HAND: unique symbol = Symbol('not at hand');
 
+/** One key's hits in a fixed window, as every process sharing the counts sees them. */
+export interface WindowCount {
+  /** Hits counted in the window so far, this one included. */
+  count: number;
+  /** When the window ends, Unix ms. */
+  endsAt: number;
+}
+
+/** Fixed-window hit counts shared by every process that uses them (the rate limits of many processes). */
+export interface WindowCounter {
+  /**
+   * Counts one hit of `key` in the window ending at `endsAt` (Unix ms, from the caller's clock).
+   * A process whose clock is behind counts in the later window another one opened already, so
+   * every process answers the same count and the same end of the window.
+   */
+  hit(key: string, endsAt: number): Promise<WindowCount>;
+}
+
 /** A storage backend. */
 export interface Store extends StoreReads, CounterStore {
   /** Which backend this is. */
   readonly backend: 'file' | 'memory' | 'postgres';
+  /** Rate-limit windows kept where every process on this store sees them; null when the store is one process's (the file store). */
+  readonly windows: WindowCounter | null;
   /**
    * `lookup` answered without waiting when the store holds the answer in memory (the file store
    * always; PostgreSQL when its lookup cache keeps it), else NOT_AT_HAND. For the redirect, whose

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { ApiError, MESSAGES } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
 import { clientIp } from '../../http/client-ip.ts';
-import { FixedWindowLimiter, retryAfter } from '../../http/rate-limit.ts';
+import { refuseOver } from '../../http/rate-limit.ts';
 import { parseWith, refuseLoneSurrogates } from '../../http/validate.ts';
 import type { Services } from '../../resources/define.ts';
 import { hostOfUrl } from '../../visits/domain.ts';
@@ -28,8 +28,7 @@ const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods
 export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
   const counters = s.counters;
   const routes = new Hono<AppEnv>();
-  const limit = s.config.eventRateLimit;
-  const limiter = limit > 0 ? new FixedWindowLimiter(limit, s.config.rateLimitWindow * 1000, s.clock) : null;
+  const limiter = s.limits('event', s.config.eventRateLimit, s.config.rateLimitWindow * 1000);
 
   routes.get('/js/script.js', (c) =>
     c.body(TRACKER_SCRIPT, 200, { 'content-type': 'application/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }),
@@ -40,11 +39,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
   routes.post('/api/event', async (c) => {
     for (const [name, value] of Object.entries(CORS)) c.header(name, value);
     const ip = clientIp(c, s.config.trustProxy);
-    const decision = limiter?.hit(`event:${ip}`);
-    if (decision && !decision.allowed) {
-      c.header('Retry-After', String(retryAfter(decision.reset, s.clock.now())));
-      throw new ApiError(429, MESSAGES.tooMany);
-    }
+    refuseOver(c, await limiter?.hit(ip), s.clock.now());
     // sendBeacon posts text/plain; any type is read as JSON text.
     const text = await c.req.text();
     if (text.length > EVENT_BODY_LIMIT) throw new ApiError(413, `The event body is larger than ${EVENT_BODY_LIMIT} bytes.`);

@@ -6,20 +6,20 @@ import { checkUserUnique, newUserFields, userFields, users } from '../../resourc
 import { transact } from '../crud.ts';
 import type { AppEnv } from '../../http/app-env.ts';
 import { clientIp } from '../../http/client-ip.ts';
-import { clientBucket } from '../../http/rate-limit.ts';
-import type { FixedWindowLimiter } from '../../http/rate-limit.ts';
+import { clientBucket, refuseOver } from '../../http/rate-limit.ts';
+import type { Limiter } from '../../http/rate-limit.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
 
 const registerBody = v.object({ email: userFields.email, username: userFields.username, password: userFields.password });
 
 /** `POST /api/register`: self-service sign-up, only when OPEN_REGISTRATION is on (404 otherwise). */
-export function registerRoutes(s: Services, perIp: FixedWindowLimiter | null): Hono<AppEnv> {
+export function registerRoutes(s: Services, perIp: Limiter | null): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   if (!s.config.openRegistration) return routes;
   routes.post('/api/register', async (c) => {
     const ip = clientIp(c, s.config.trustProxy);
     // Sign-ups share the failed-authentication budget of the IP, so accounts cannot be mass-created.
-    if (perIp && !perIp.hit(clientBucket(ip)).allowed) throw new ApiError(429, MESSAGES.tooMany);
+    refuseOver(c, await perIp?.hit(clientBucket(ip)), s.clock.now());
     const input = parseWith(registerBody, await readJson(c));
     await checkUserUnique(s.store, input);
     const made = await newUserFields(input, s.clock.now());

@@ -39,6 +39,8 @@ export interface FileStoreOptions {
  */
 export class FileStore implements Store {
   readonly backend: 'file' | 'memory';
+  /** One process's store: its rate limits are counted in memory. */
+  readonly windows = null;
   private readonly collections = new Map<string, Collection>();
   private readonly changes = { count: 0 };
   private seq = 0;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedValues, SightingCheck, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedValues, SightingCheck, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { ConstraintMap } from './errors.ts';
@@ -16,6 +16,7 @@ import { agreeIn, claimSightingsIn, pruneSightingsIn } from './pg-sightings.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
+import { PgRateWindows } from './rate-windows.ts';
 import { countRecords, findRecords, getRecord, lookupRecord, recordsAfter } from './reads.ts';
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS } from './tables.ts';
@@ -62,6 +63,8 @@ export class PostgresStore implements Store {
   private prunedAt = 0;
   /** Other processes' writes, heard through LISTEN/NOTIFY: they bump the versions as this process's own do. */
   private readonly feed: ChangeFeed;
+  /** Rate-limit windows in the UNLOGGED rate_windows table, shared by every server on the schema. */
+  readonly windows: WindowCounter;
 
   private constructor(
     pool: pg.Pool,
@@ -74,6 +77,7 @@ export class PostgresStore implements Store {
   ) {
     this.db = new PgConnections(pool, (err) => this.mapError(err), log);
     this.feed = new ChangeFeed(settings, (changed) => this.bump(changed === 'all' ? this.plans.keys() : changed.filter((c) => this.plans.has(c))), log);
+    this.windows = new PgRateWindows(this.db.read);
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }

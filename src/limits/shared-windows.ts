@@ -1,0 +1,66 @@
+import type { LimitOnError } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { WindowCount, WindowCounter } from '../store/store.ts';
+
+/** The bound on one count in Redis: past it the request is answered as if Redis were down. */
+export const REDIS_HIT_TIMEOUT_MS = 500;
+
+/** Why a counter failed, in a few words safe to log (never a URL, which may hold a password). */
+function reasonOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[A-Z0-9_]+$/.test(code)) return code;
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\w+:\/\/\S*/g, '<url>').split('\n')[0]!.slice(0, 120);
+}
+
+/**
+ * A WindowCounter shared with other processes, made safe to ask on every request: each hit ends
+ * within `timeoutMs` (null: the counter bounds its own waits, as the PostgreSQL store does), and a
+ * failure answers null (the limiter applies RATE_LIMIT_ON_ERROR).
+ * One line is logged when the counter goes away and one when it is back, not one per request.
+ * While it is away, one hit at a time tries it; the others get null at once, so a counter that
+ * stopped answering costs at most one request a timeout at a time.
+ */
+export class SharedWindows {
+  private down = false;
+  private probing = false;
+
+  constructor(
+    private readonly counter: WindowCounter,
+    /** What the counter is ("Redis at 127.0.0.1:6379"), for the log. */
+    private readonly label: string,
+    private readonly onError: LimitOnError,
+    private readonly log: Logger,
+    private readonly timeoutMs: number | null,
+    /** Why the counter's outage is answered as it is, for the log line. */
+    private readonly because = `RATE_LIMIT_ON_ERROR=${onError}`,
+  ) {}
+
+  /** Counts one hit of `key` in the window ending at `endsAt`; null when the counter could not. */
+  async hit(key: string, endsAt: number): Promise<WindowCount | null> {
+    if (this.down && this.probing) return null;
+    const probe = this.down;
+    if (probe) this.probing = true;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const counting = this.counter.hit(key, endsAt);
+      const limit = this.timeoutMs;
+      const got = limit === null ? await counting : await Promise.race([counting, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${limit} ms`)), limit)))]);
+      if (this.down) {
+        this.down = false;
+        this.log.warn(`rate limits: ${this.label} answers again; limits count across processes again`);
+      }
+      return got;
+    } catch (err) {
+      if (!this.down) {
+        this.down = true;
+        const then = this.onError === 'open' ? 'requests pass without rate limits' : 'rate-limited requests are refused with 503';
+        this.log.warn(`rate limits: ${this.label} cannot be reached (${reasonOf(err)}); ${then} until it answers again (${this.because})`);
+      }
+      return null;
+    } finally {
+      clearTimeout(timer);
+      if (probe) this.probing = false;
+    }
+  }
+}

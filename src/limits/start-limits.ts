@@ -1,0 +1,39 @@
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { MakeLimiter } from '../http/rate-limit.ts';
+import { memoryLimiters } from '../http/rate-limit.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import { sharedLimiters } from './shared-limiter.ts';
+import { REDIS_HIT_TIMEOUT_MS, SharedWindows } from './shared-windows.ts';
+
+/** Where a server's rate limits count, and how to let go of it. */
+export interface RateLimits {
+  make: MakeLimiter;
+  /** Where they count, for the start line: memory, PostgreSQL or Redis host:port. */
+  label: string;
+  close(): void;
+}
+
+/**
+ * The rate limits of a server process: in Redis when REDIS_URL is set, else in PostgreSQL when the
+ * store is there (every process and instance on the database counts together), else in memory
+ * (the file store is one process's).
+ */
+export async function startRateLimits(config: Config, store: Store, clock: Clock, log: Logger): Promise<RateLimits> {
+  if (config.redisUrl) {
+    // Loaded only when asked for: a server without Redis never loads the client.
+    const { RedisWindows, describeRedisUrl } = await import('./redis-windows.ts');
+    const redis = await RedisWindows.open(config.redisUrl, config.redisPrefix);
+    const label = `Redis at ${describeRedisUrl(config.redisUrl)}`;
+    return { make: sharedLimiters(new SharedWindows(redis, label, config.rateLimitOnError, log, REDIS_HIT_TIMEOUT_MS), clock, config.rateLimitOnError), label, close: () => redis.close() };
+  }
+  if (store.windows) {
+    // Always closed, and no timer of its own: the data is in the same database, so a request let
+    // through uncounted would wait as long again on the store (connect 2 s, statement 5 s) before
+    // failing there; answering 503 at once keeps the request within one bound.
+    const windows = new SharedWindows(store.windows, 'PostgreSQL', 'closed', log, null, 'the data is in the same database');
+    return { make: sharedLimiters(windows, clock, 'closed'), label: 'PostgreSQL', close: () => {} };
+  }
+  return { make: memoryLimiters(clock), label: 'memory', close: () => {} };
+}

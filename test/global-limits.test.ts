@@ -1,0 +1,146 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createClient } from 'redis';
+import { PROCESS_ADMIN_KEY } from './process-helpers.ts';
+import type { ServerProcess } from './process-helpers.ts';
+import { DATABASE_URL, newSchema, sql, startPgServer, stop, viaPort, waitFor } from './pg-server.ts';
+import { TcpProxy } from './tcp-proxy.ts';
+import { awayFromWindowEdge, burst, fresh, linesMatching, newUser, REDIS_URL, servicesOrSkip } from './limits-helpers.ts';
+import type { Answer } from './limits-helpers.ts';
+
+/**
+ * Rate limits counted across processes: three real servers on one test schema, counting in
+ * PostgreSQL (rate_windows) or in Redis (keys under a prefix of this run), and what happens while
+ * the counts cannot be reached (a TCP proxy cut; the machine's services are never stopped).
+ */
+const run = servicesOrSkip('global rate-limit tests');
+const LIMIT = 30;
+const UNAVAILABLE = { error: 1, message: 'The service is temporarily unavailable. Please try again in a moment.' };
+
+/** Exactly `LIMIT` of the answers passed, the rest were refused, and every answer tells the same window. */
+function assertCountedTogether(answers: Answer[]): number {
+  const passed = answers.filter((a) => a.status === 200);
+  assert.ok(passed.every((a) => a.headers['x-ratelimit-limit'] === String(LIMIT)), 'every request was counted');
+  const refused = answers.filter((a) => a.status === 429);
+  assert.equal(passed.length, LIMIT, `statuses: ${answers.map((a) => a.status).join(',')}`);
+  assert.equal(refused.length, answers.length - LIMIT);
+  for (const r of refused) {
+    assert.deepEqual(JSON.parse(r.text), { error: 1, message: 'Too Many API Requests.' });
+    assert.equal(r.headers['x-ratelimit-remaining'], '0');
+    assert.ok(Number(r.headers['retry-after']) >= 1 && Number(r.headers['retry-after']) <= 60, String(r.headers['retry-after']));
+  }
+  assert.deepEqual(new Set(answers.map((a) => a.headers['x-ratelimit-limit'])), new Set([String(LIMIT)]));
+  const resets = new Set(answers.map((a) => a.headers['x-ratelimit-reset']));
+  assert.equal(resets.size, 1, `one window end on every process: ${[...resets].join(', ')}`);
+  const reset = Number([...resets][0]);
+  assert.equal(reset % 60, 0, 'windows are aligned to the minute');
+  assert.ok(reset * 1000 > Date.now() && reset * 1000 <= Date.now() + 60_000);
+  // Each count was handed out once: remaining 29, 28, … 0 over the three processes together.
+  assert.deepEqual(passed.map((a) => Number(a.headers['x-ratelimit-remaining'])).sort((x, y) => x - y), Array.from({ length: LIMIT }, (_, i) => i));
+  return reset;
+}
+
+if (run) describe('global rate limits across processes', () => {
+  const servers: ServerProcess[] = [];
+  const proxies: TcpProxy[] = [];
+  after(async () => {
+    await Promise.all(servers.map((s) => stop(s)));
+    await Promise.all(proxies.map((p) => p.close()));
+  });
+  const start = async (schema: string, env: Record<string, string>, url = DATABASE_URL!) => {
+    const s = await startPgServer(schema, url, { RATE_LIMIT: String(LIMIT), ...env });
+    servers.push(s);
+    return s;
+  };
+
+  test('PostgreSQL: 45 requests over 3 processes, exactly 30 pass, the headers agree; cut off, 503 (never 500) and one log line; back, counted again', async () => {
+    const schema = newSchema();
+    const pgProxy = await TcpProxy.start('127.0.0.1', Number(new URL(DATABASE_URL!).port || 5432));
+    proxies.push(pgProxy);
+    const viaProxy = viaPort(DATABASE_URL!, pgProxy.port);
+    const [first, second, closed] = await Promise.all([start(schema, {}, viaProxy), start(schema, {}), start(schema, { RATE_LIMIT_ON_ERROR: 'closed' }, viaProxy)]);
+    const all = [first!, second!, closed!];
+    const user = await newUser(first!.url, PROCESS_ADMIN_KEY);
+    await awayFromWindowEdge();
+    const reset = assertCountedTogether(await burst(all.map((s) => s.url), user.key, 45));
+    assert.deepEqual(await sql(`SELECT n, ends_at FROM "${schema}".rate_windows WHERE key = $1`, [`link:${user.id}`]), [{ n: 45, ends_at: String(reset * 1000) }]);
+    assert.match(first!.output(), /rate limits: PostgreSQL\)/, 'the start line says where limits count');
+
+    // Keys used a moment ago are known without the store: the limiter is the first to miss it.
+    for (const s of [first!, closed!]) assert.equal((await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY })).status, 200);
+    await pgProxy.cut();
+    // Whatever RATE_LIMIT_ON_ERROR says: the data is in the same database, so 503 at once rather than after a second wait on the store.
+    for (let i = 0; i < 3; i++) {
+      for (const s of [first!, closed!]) {
+        const refused = await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY });
+        assert.equal(refused.status, 503, refused.text);
+        assert.deepEqual(JSON.parse(refused.text), UNAVAILABLE);
+        assert.equal(refused.headers['retry-after'], '1');
+        assert.equal(refused.headers['x-ratelimit-remaining'], undefined);
+      }
+    }
+    const unknownKey = await fresh(first!.url, '/api/account', { key: 'sk_never_issued_key_0000000000000000' });
+    assert.equal(unknownKey.status, 503, 'a key only the database knows: the store answers 503');
+    for (const s of [first!, closed!]) {
+      assert.equal(linesMatching(s.output(), /rate limits: PostgreSQL cannot be reached \(.+\); rate-limited requests are refused with 503 until it answers again \(the data is in the same database\)/), 1, s.output());
+    }
+    await pgProxy.restore();
+    for (const s of [first!, closed!]) {
+      assert.ok(await waitFor(async () => (await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY })).headers['x-ratelimit-limit'] === String(LIMIT), 10_000), s.output());
+      assert.equal(linesMatching(s.output(), /rate limits: PostgreSQL answers again;/), 1);
+      assert.doesNotMatch(s.output(), /unhandled error/);
+    }
+  });
+
+  test('Redis: 45 requests over 3 processes, exactly 30 pass; Redis cut: open passes without headers, closed answers 503, one line each; back: counted again', async () => {
+    const schema = newSchema();
+    const prefix = `test:${schema}:`;
+    const redisUrl = new URL(REDIS_URL!);
+    const proxy = await TcpProxy.start(redisUrl.hostname, Number(redisUrl.port || 6379));
+    proxies.push(proxy);
+    const viaProxy = { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_PREFIX: prefix };
+    const [open1, open2, closed] = await Promise.all([start(schema, viaProxy), start(schema, viaProxy), start(schema, { ...viaProxy, RATE_LIMIT_ON_ERROR: 'closed' })]);
+    const all = [open1!, open2!, closed!];
+    const user = await newUser(open1!.url, PROCESS_ADMIN_KEY);
+    await awayFromWindowEdge();
+    const reset = assertCountedTogether(await burst(all.map((s) => s.url), user.key, 45));
+    const redis = createClient({ url: REDIS_URL });
+    await redis.connect();
+    try {
+      assert.deepEqual({ ...(await redis.hGetAll(`${prefix}link:${user.id}`)) }, { e: String(reset * 1000), n: '45' });
+      const ttl = await redis.pTTL(`${prefix}link:${user.id}`);
+      assert.ok(ttl > 0 && ttl <= 61_000, `the window's key expires after it: ${ttl} ms`);
+      const keys = await redis.keys(`${prefix}*`);
+      assert.ok(keys.includes(`${prefix}link:${user.id}`) && keys.every((k) => /:link:\d+$/.test(k)), `keys under the prefix: ${keys.join(', ')}`);
+    } finally {
+      await redis.close();
+    }
+    assert.equal(linesMatching(closed!.output(), /rate limits: Redis at 127\.0\.0\.1:\d+\)/), 1, 'the start line says where limits count');
+
+    await proxy.cut();
+    for (let i = 0; i < 3; i++) {
+      for (const s of [open1!, open2!]) {
+        const a = await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY });
+        assert.equal(a.status, 200, a.text);
+        assert.equal(a.headers['x-ratelimit-remaining'], undefined, 'nothing counted: no limit headers');
+      }
+      const refused = await fresh(closed!.url, '/api/account', { key: PROCESS_ADMIN_KEY });
+      assert.equal(refused.status, 503, refused.text);
+      assert.deepEqual(JSON.parse(refused.text), UNAVAILABLE);
+      assert.equal(refused.headers['retry-after'], '1');
+    }
+    const analytics = await fresh(closed!.url, '/api/v1/websites', { key: PROCESS_ADMIN_KEY });
+    assert.equal(analytics.status, 503);
+    assert.deepEqual(JSON.parse(analytics.text), { message: UNAVAILABLE.message, status: 503 }, 'the analytics API in its own shape');
+    for (const [s, then] of [[open1!, 'requests pass without rate limits'], [closed!, 'rate-limited requests are refused with 503']] as const) {
+      assert.equal(linesMatching(s.output(), new RegExp(`rate limits: Redis at 127\\.0\\.0\\.1:${proxy.port} cannot be reached \\(.+\\); ${then}`)), 1, s.output());
+    }
+
+    await proxy.restore();
+    for (const s of all) {
+      assert.ok(await waitFor(async () => (await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY })).headers['x-ratelimit-limit'] === String(LIMIT), 10_000), s.output());
+      assert.equal(linesMatching(s.output(), /rate limits: Redis at \S+ answers again;/), 1, s.output());
+      assert.doesNotMatch(s.output(), /unhandled error|redis:\/\/[^ ]*@/);
+    }
+  });
+});
