@@ -75,19 +75,21 @@ if (run) describe('global rate limits across processes', () => {
         const refused = await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY });
         assert.equal(refused.status, 503, refused.text);
         assert.deepEqual(JSON.parse(refused.text), UNAVAILABLE);
-        assert.equal(refused.headers['retry-after'], '1');
+        // 1 from the limiter, or 2 from the store when the cut also dropped the caches (the change feed shares the proxy).
+        assert.match(String(refused.headers['retry-after']), /^[12]$/);
         assert.equal(refused.headers['x-ratelimit-remaining'], undefined);
       }
     }
     const unknownKey = await fresh(first!.url, '/api/account', { key: 'sk_never_issued_key_0000000000000000' });
     assert.equal(unknownKey.status, 503, 'a key only the database knows: the store answers 503');
-    for (const s of [first!, closed!]) {
-      assert.equal(linesMatching(s.output(), /rate limits: PostgreSQL cannot be reached \(.+\); rate-limited requests are refused with 503 until it answers again \(the data is in the same database\)/), 1, s.output());
-    }
+    // The limiter says so once, never once a request; when the cut also dropped the caches the key
+    // lookup is refused first and the limiter is never asked, so it may say nothing at all.
+    const lost = [first!, closed!].map((s) => linesMatching(s.output(), /rate limits: PostgreSQL cannot be reached \(.+\); rate-limited requests are refused with 503 until it answers again \(the data is in the same database\)/));
+    for (const [i, n] of lost.entries()) assert.ok(n <= 1, [first!, closed!][i]!.output());
     await pgProxy.restore();
-    for (const s of [first!, closed!]) {
+    for (const [i, s] of [first!, closed!].entries()) {
       assert.ok(await waitFor(async () => (await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY })).headers['x-ratelimit-limit'] === String(LIMIT), 10_000), s.output());
-      assert.equal(linesMatching(s.output(), /rate limits: PostgreSQL answers again;/), 1);
+      assert.equal(linesMatching(s.output(), /rate limits: PostgreSQL answers again;/), lost[i]);
       assert.doesNotMatch(s.output(), /unhandled error/);
     }
   });

@@ -76,7 +76,7 @@ if (DATABASE_URL) describe('PostgreSQL: several instances on one database', () =
   test('a key rotated on A is refused on B within a second, and the new key works on both', async (t) => {
     const user = await api(a.url, 'POST', '/api/user/add', { username: 'rotor', email: 'rotor@example.com', password: 'secret-password' });
     assert.equal(user.status, 200, JSON.stringify(user.body));
-    const oldKey = user.body.apikey as string;
+    const oldKey = user.body.data.apikey as string;
     // B remembers the key once it matched.
     assert.equal((await api(b.url, 'GET', '/api/account', undefined, oldKey)).status, 200);
     assert.equal((await api(b.url, 'GET', '/api/account', undefined, oldKey)).status, 200);

@@ -54,8 +54,8 @@ export async function newUser(url: string, adminKey: string): Promise<{ id: numb
   const name = `u${Math.random().toString(36).slice(2, 10)}`;
   const made = await fresh(url, '/api/user/add', { method: 'POST', key: adminKey, body: { username: name, email: `${name}@example.com`, password: 'secret-pw' } });
   if (made.status !== 200) throw new Error(`user/add: ${made.status} ${made.text}`);
-  const body = JSON.parse(made.text) as { id: number; apikey: string };
-  return { id: body.id, key: body.apikey };
+  const { data } = JSON.parse(made.text) as { data: { id: number; apikey: string } };
+  return { id: data.id, key: data.apikey };
 }
 
 /** How many lines of `output` match `re`. */
