@@ -265,8 +265,12 @@ export class PostgresStore implements Store {
 
 /** Throws StoreNotEmptyError when any of the tables holds a row (inside the transaction that holds their locks). */
 async function refuseUnlessEmpty(db: Db, plans: readonly TablePlan[]): Promise<void> {
-  const counts = await Promise.all(plans.map(async (plan) => [plan.collection, await countRecords(db, plan, {})] as const));
-  const held = Object.fromEntries(counts.filter(([, n]) => n > 0));
+  const held: Record<string, number> = {};
+  // One at a time: a transaction's statements share one connection.
+  for (const plan of plans) {
+    const n = await countRecords(db, plan, {});
+    if (n > 0) held[plan.collection] = n;
+  }
   if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
 }
 
