@@ -17,13 +17,14 @@ import { loadConfig } from '../src/config.ts';
 import { seedFixtures } from '../src/fixtures/seed.ts';
 import { seededRandom } from '../src/random.ts';
 import { RESOURCES, collectionsOf, storeSchema } from '../src/resources/table.ts';
-import { openStore } from '../src/store/open.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
 import { DATA_COMMANDS } from '../src/cli/data.ts';
 import { runExportAll, runImportAll } from '../src/cli/move-data.ts';
 import type { Store } from '../src/store/store.ts';
 import { FixtureError } from '../src/fixtures/read.ts';
 import { runCli, startProcess } from './process-helpers.ts';
+import { dirTarget, openTarget, pgTarget, withStore } from './cli-targets.ts';
+import type { Target } from './cli-targets.ts';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 const tmp = () => mkdtemp(join(tmpdir(), 'cli-move-'));
@@ -84,10 +85,6 @@ after(async () => {
   }
 });
 
-/** Where a CLI command works: a data directory, or a PostgreSQL schema. */
-type Target = { args: string[]; env: Record<string, string> };
-const dirTarget = (dir: string): Target => ({ args: ['--data-dir', dir], env: {} });
-const pgTarget = (env: Record<string, string>): Target => ({ args: [], env });
 
 async function exportAll(from: Target): Promise<{ file: ExportFile; path: string; stdout: string }> {
   const path = join(await tmp(), 'all.json');
@@ -114,19 +111,7 @@ function content(file: ExportFile): Record<string, unknown> {
   return { ...file, $export: header };
 }
 
-/** The store behind `target`, opened in this process. */
-const openTarget = (target: Target) =>
-  openStore({ dataDir: target.args[1] ?? ':memory:', databaseUrl: target.env.DATABASE_URL, databaseSchema: target.env.DATABASE_SCHEMA, databasePool: 1, collections: storeSchema(RESOURCES) });
 
-/** Runs `fn` on the store behind `target`, opened in this process, and closes it. */
-async function withStore<R>(target: Target, fn: (store: Store) => Promise<R>): Promise<R> {
-  const store = await openTarget(target);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
 
 /** Counts of every collection the store behind `target` holds. */
 const countsOf = (target: Target): Promise<Record<string, number>> =>

@@ -16,7 +16,7 @@ import { readdirSync } from 'node:fs';
 const BOTH_BACKENDS = [
   'account', 'analytics-ingest', 'analytics-stats-page', 'analytics-websites', 'analytics-websites-list', 'auth', 'bios', 'campaigns',
   'channels', 'domains', 'hostile-strings', 'isolation', 'links', 'openapi-contract', 'overlays',
-  'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart', 'cli-import',
+  'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart', 'cli-import', 'cli-data',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
