@@ -173,6 +173,8 @@ export class FileStore implements Store {
    * Runs `fn` over every collection as it is now: each one's id-ordered list is taken at once (no
    * transaction can run in between, they change memory synchronously), and those lists are never
    * changed in place, so later writes are not seen. Records are read only: nothing is copied but the lists.
+   * One exception: a counter flush folds into a stored statistics day in place, so a day's counts may
+   * run ahead; `export --all` meets none, as the directory's lock keeps any server out while it runs.
    */
   async readSnapshot<R>(fn: (view: SnapshotView) => Promise<R>): Promise<R> {
     const lists = new Map([...this.collections.keys()].map((name) => [name, this.reads.inIdOrder(name, undefined)]));
