@@ -56,7 +56,9 @@ export interface StartOptions {
 }
 
 /** The port or interface cannot be listened on; its message is one line saying what to do. */
-export class ListenError extends Error {}
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
 
 /** Opens the store, creates the admin on a first start, and listens. */
 export async function startServer(configIn: Config, options: StartOptions): Promise<RunningServer> {

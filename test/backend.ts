@@ -58,18 +58,31 @@ export async function fingerprint(store: Store, collections: readonly string[]):
     for (const c of collections) for await (const batch of store.scan(c)) all.push(c, batch);
     return JSON.stringify(all);
   }
+  const db = await adminClient();
+  let sql = hashQueries.get(schema);
+  if (!sql) {
+    const { rows } = await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'visitor_ledger' ORDER BY 1", [schema]);
+    const parts = rows.map((r) => `SELECT '${r.name}:' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM "${schema}"."${r.name}" t`);
+    hashQueries.set(schema, (sql = `SELECT string_agg(h, ';') AS h FROM (${parts.join(' UNION ALL ')}) AS x(h)`));
+  }
+  const { rows: hashes } = await db.query<{ h: string }>(sql);
+  return hashes[0]?.h ?? '';
+}
+
+/** Whether a statement of `store` now waits for a lock another transaction holds (the file store's never do). */
+export async function waitsOnLock(store: Store): Promise<boolean> {
+  const schema = schemaOf.get(store);
+  if (!schema) return false;
+  const { rows } = await (await adminClient()).query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [`shortlink-server/${schema}`]);
+  return (rows[0]?.n ?? 0) > 0;
+}
+
+async function adminClient(): Promise<pg.Client> {
   if (!admin) {
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
   }
-  let sql = hashQueries.get(schema);
-  if (!sql) {
-    const { rows } = await admin.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'visitor_ledger' ORDER BY 1", [schema]);
-    const parts = rows.map((r) => `SELECT '${r.name}:' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM "${schema}"."${r.name}" t`);
-    hashQueries.set(schema, (sql = `SELECT string_agg(h, ';') AS h FROM (${parts.join(' UNION ALL ')}) AS x(h)`));
-  }
-  const { rows: hashes } = await admin.query<{ h: string }>(sql);
-  return hashes[0]?.h ?? '';
+  return admin;
 }
 
 // Registered whenever a database is given, not only in the PostgreSQL pass: PostgreSQL-only files

@@ -1,8 +1,14 @@
-import { allOf , ownedBy } from './helpers.ts';
+/**
+ * `export --email` and `import --email` through the real CLI. The round trip into another server
+ * runs on both backends (the target a data directory, or a fresh PostgreSQL schema in the
+ * PostgreSQL pass); what does not depend on the store (help, errors, the bin shim, suffixes, which
+ * cli-import checks on both backends in the process) runs in the file pass only.
+ */
+import { allOf, ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.ts';
@@ -14,15 +20,18 @@ import { seededRandom } from '../src/random.ts';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import type { StoredRecord } from '../src/store/store.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
+import { backendEnv, TEST_BACKEND } from './backend.ts';
+import { dirTarget, pgTarget, withStore } from './cli-targets.ts';
 import { runCli } from './process-helpers.ts';
 
+const filePassOnly = { skip: TEST_BACKEND === 'postgres' ? 'does not depend on the store: run in the file pass' : false };
 const tmp = () => mkdtemp(join(tmpdir(), 'cli-data-'));
 const ALICE = 'sk_test_alice_0000000000000000';
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 const open = (dir: string) => FileStore.open({ dir, collections: storeSchema(RESOURCES) });
 
 /** A data directory where alice has one of everything, made through the API, with real clicks, scans and pageviews. */
-async function sourceDir(): Promise<string> {
+async function makeSourceDir(): Promise<string> {
   const dir = await tmp();
   const store = await open(dir);
   await seedFixtures(store, { users: [{ id: 1, email: 'admin@example.com', admin: true }, { id: 2, email: 'alice@example.com', apikey: ALICE }, { id: 3, email: 'dave@example.com' }] }, { resources: RESOURCES, now: NOW });
@@ -52,6 +61,15 @@ async function sourceDir(): Promise<string> {
   await app.request('/api/event', { method: 'POST', headers: ua, body: JSON.stringify({ page: 'https://alice.example/pricing' }) });
   assert.equal(domain, 1);
   await store.close(); // flushes the counters
+  return dir;
+}
+
+// Made once; a test that writes into it works on a copy.
+let made: Promise<string> | undefined;
+const sourceDir = () => (made ??= makeSourceDir());
+async function sourceCopy(): Promise<string> {
+  const dir = await tmp();
+  await cp(await sourceDir(), dir, { recursive: true });
   return dir;
 }
 
@@ -92,36 +110,36 @@ test('export → import into another user of another server → export: the same
   const statsOf = (f: { stats: { subject: string; counts: { clicks?: number; pageviews?: number } }[] }) => Object.fromEntries(f.stats.map((s) => [s.subject, s.counts.clicks ?? s.counts.pageviews]));
   assert.deepEqual(statsOf(file), { 'link:1': 4, 'link:2': 1, 'qr:1': 1, 'campaign:1': 1, 'website:1': 1 });
 
-  // The target server already has records, so every id moves.
-  const target = await tmp();
-  const store = await open(target);
-  await seedFixtures(store, { users: [{ id: 1, email: 'carol@example.com' }, { id: 2, email: 'bob@example.com' }], pixels: [1, 2, 3].map((id) => ({ id, userId: 1, type: 'bing', name: `c${id}`, tag: 'T' })), links: [{ id: 1, userId: 1, alias: 'carol', url: 'https://c.example' }] }, { resources: RESOURCES, now: NOW });
-  await store.close();
-  const backup = join(target, '..', `backup-${Date.now()}.json`);
+  // The target server (on this pass's backend) already has records, so every id moves.
+  const target = TEST_BACKEND === 'postgres' ? pgTarget(backendEnv()) : dirTarget(await tmp());
+  await withStore(target, (store) =>
+    seedFixtures(store, { users: [{ id: 1, email: 'carol@example.com' }, { id: 2, email: 'bob@example.com' }], pixels: [1, 2, 3].map((id) => ({ id, userId: 1, type: 'bing', name: `c${id}`, tag: 'T' })), links: [{ id: 1, userId: 1, alias: 'carol', url: 'https://c.example' }] }, { resources: RESOURCES, now: NOW }),
+  );
+  const backup = join(await tmp(), 'backup.json');
   await writeFile(backup, exported.stdout);
-  const imported = await runCli(['import', backup, '--email', 'bob@example.com', '--data-dir', target]);
+  const imported = await runCli(['import', backup, '--email', 'bob@example.com', ...target.args], target.env);
   assert.equal(imported.code, 0, imported.stderr);
   assert.match(imported.stdout, /Imported into user 2 <bob@example.com>: 1 pixels, 1 campaigns, 1 channels, 1 qrs, 1 domains, 1 overlays, 1 splash, 2 links, 1 websites, 5 stats\n$/);
 
-  const after = await open(target);
-  const bobLinks = await ownedBy<Record<string, any> & { id: number }>(after, 'links', 2); // eslint-style escape: fields checked one by one
-  assert.deepEqual(bobLinks.map((l) => [l.id, l.alias]), [[2, 'alpha'], [3, 'beta']]);
-  assert.deepEqual(bobLinks[0]!.pixels, [4], 'pixel 1 of the file is pixel 4 here');
-  assert.equal(bobLinks[0]!.splashId, (await ownedBy(after, 'splash', 2))[0]!.id);
-  assert.equal(bobLinks[1]!.domainId, (await ownedBy(after, 'domains', 2))[0]!.id);
-  assert.deepEqual((await ownedBy(after, 'stats', 2)).map((s) => s.subject).sort(), ['campaign:1', 'link:2', 'link:3', 'qr:1', 'website:1']);
-  assert.equal((await after.get('links', 1))!.alias, 'carol', "the target's own data is untouched");
-  await after.close();
+  await withStore(target, async (after) => {
+    const bobLinks = await ownedBy<Record<string, any> & { id: number }>(after, 'links', 2); // eslint-style escape: fields checked one by one
+    assert.deepEqual(bobLinks.map((l) => [l.id, l.alias]), [[2, 'alpha'], [3, 'beta']]);
+    assert.deepEqual(bobLinks[0]!.pixels, [4], 'pixel 1 of the file is pixel 4 here');
+    assert.equal(bobLinks[0]!.splashId, (await ownedBy(after, 'splash', 2))[0]!.id);
+    assert.equal(bobLinks[1]!.domainId, (await ownedBy(after, 'domains', 2))[0]!.id);
+    assert.deepEqual((await ownedBy(after, 'stats', 2)).map((s) => s.subject).sort(), ['campaign:1', 'link:2', 'link:3', 'qr:1', 'website:1']);
+    assert.equal((await after.get('links', 1))!.alias, 'carol', "the target's own data is untouched");
+  });
 
-  const again = await runCli(['export', '--email', 'bob@example.com', '--data-dir', target]);
+  const again = await runCli(['export', '--email', 'bob@example.com', ...target.args], target.env);
   assert.equal(again.code, 0, again.stderr);
   const second = JSON.parse(again.stdout);
   assert.deepEqual(normalized(second), normalized(file));
   assert.notDeepEqual(second.pixels.map((p: StoredRecord) => p.id), file.pixels.map((p: StoredRecord) => p.id));
 });
 
-test('import into another user of the same server: taken aliases and slugs get a suffix, a domain and website stay with their owner', async () => {
-  const dir = await sourceDir();
+test('import into another user of the same server: taken aliases and slugs get a suffix, a domain and website stay with their owner', filePassOnly, async () => {
+  const dir = await sourceCopy();
   const file = join(dir, '..', `alice-${Date.now()}.json`);
   const out = await runCli(['export', '--email', 'alice@example.com', '--output', file, '--progress', '--data-dir', dir]);
   assert.equal(out.code, 0, out.stderr);
@@ -146,7 +164,7 @@ test('import into another user of the same server: taken aliases and slugs get a
   }
 });
 
-test('export and import: help, clear errors, exit codes, and nothing written on a failed import', async () => {
+test('export and import: help, clear errors, exit codes, and nothing written on a failed import', filePassOnly, async () => {
   const dir = await sourceDir();
   const bad = join(dir, '..', `bad-${Date.now()}.json`);
   await writeFile(bad, JSON.stringify({ users: [{ id: 1, email: 'alice@example.com' }], links: [{ id: 1, alias: 'x', url: 'https://e.com' }], gadgets: [] }));
@@ -171,7 +189,7 @@ test('export and import: help, clear errors, exit codes, and nothing written on 
   assert.equal(await readFile(join(dir, 'links.json'), 'utf8'), linksBefore);
 });
 
-test('the bin shim runs the same CLI', async () => {
+test('the bin shim runs the same CLI', filePassOnly, async () => {
   const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
     const child = spawn(process.execPath, ['bin/shortlink-server.js', 'export', '--help'], { cwd: new URL('..', import.meta.url) });
     let out = '';

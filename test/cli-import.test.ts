@@ -1,13 +1,21 @@
-import { allOf , ownedBy } from './helpers.ts';
+/**
+ * Imports and whole-store moves inside the process, on both backends: what `import --email` does
+ * with a file's records, and the storage guarantees of `export --all` (one snapshot) and
+ * `import --all` (an empty store, checked in its own transaction). The CLI around them: cli-data, cli-move.
+ */
+import { allOf, eventually, ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { importInto, importOrder } from '../src/cli/import.ts';
+import { checkAllExport, importAll } from '../src/cli/import-all.ts';
+import { runExportAll } from '../src/cli/move-data.ts';
 import { NO_PROGRESS, progressOn } from '../src/cli/progress.ts';
 import { prepareFixtures } from '../src/fixtures/prepare.ts';
+import { FixtureError } from '../src/fixtures/read.ts';
 import { seedFixtures } from '../src/fixtures/seed.ts';
 import type { UserRecord } from '../src/resources/define.ts';
-import { RESOURCES, storeSchema } from '../src/resources/table.ts';
-import { FileStore } from '../src/store/file/file-store.ts';
+import { RESOURCES, collectionsOf } from '../src/resources/table.ts';
+import { openTestStore, waitsOnLock } from './backend.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -21,7 +29,7 @@ test('import order: every collection after the collections it refers to, statist
 });
 
 test("importInto: the target's own domain and website are reused, names get a suffix, dangling references and orphan statistics are dropped and reported", async () => {
-  const store = await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
+  const store = await openTestStore();
   await seedFixtures(
     store,
     {
@@ -96,4 +104,45 @@ test('progress: redrawn in place on a terminal at most every 100 ms, one line pe
   assert.deepEqual(empty, ['Nothing 0/0 (100%)\n']);
   NO_PROGRESS.tick();
   NO_PROGRESS.done();
+});
+
+const seedOne = { users: [{ id: 1, username: 'a', email: 'a@example.com' }], links: [{ id: 1, userId: 1, alias: 'one', url: 'https://e.com/1' }] };
+
+test('export --all reads one snapshot: a link committed while the export runs is in neither its counts nor its records', async () => {
+  const store = await openTestStore();
+  await seedFixtures(store, seedOne, { resources: RESOURCES, now: NOW });
+  let text = '';
+  let added: number | null = null;
+  const write = async (piece: string) => {
+    text += piece;
+    // After the header, before the links are read: a server on the same data adds one.
+    added ??= (await store.transaction((tx) => tx.insert('links', { userId: 1, alias: 'two', url: 'https://e.com/2' }))).id;
+  };
+  await runExportAll(store, {}, () => assert.fail('stdout is the export: no summary line'), { positionals: [], write, stderr: { write: () => {} } });
+  const file = JSON.parse(text);
+  assert.equal(file.$export.counts.links, 1);
+  assert.deepEqual(file.links.map((l: { alias: string }) => l.alias), ['one']);
+  assert.deepEqual((await allOf(store, 'links')).map((l) => [l.id, l.alias]), [[1, 'one'], [added, 'two']], 'the link was committed, after the snapshot');
+  await store.close();
+});
+
+test('import --all checks that the store is empty in its own transaction: a user committed meanwhile is not wiped', async () => {
+  const store = await openTestStore();
+  const data = checkAllExport({ $export: { format: 'shortlink-analytics-server/export', version: 1, all: true, counts: { users: 1, links: 1 } }, ...seedOne }, RESOURCES, 'all.json');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // A write in flight (not committed yet) when the import starts.
+  const writer = store.transaction(async (tx) => {
+    await tx.insert('users', { username: 'ada', email: 'ada@example.com' });
+    await held;
+  });
+  const importing = importAll(store, data);
+  // PostgreSQL: the import waits for the writer's tables; the file store queues it behind the writer.
+  assert.ok(await eventually(async () => (await waitsOnLock(store)) || store.backend !== 'postgres'), 'the import waits for the writer');
+  release();
+  await writer;
+  await assert.rejects(importing, (err: Error) => err instanceof FixtureError && /^The target already holds data \(1 users\)/.test(err.message));
+  assert.deepEqual((await allOf(store, 'users')).map((u) => u.email), ['ada@example.com']);
+  assert.deepEqual(Object.fromEntries(await Promise.all(collectionsOf(RESOURCES).map(async (c) => [c, await store.count(c)]))), { ...Object.fromEntries(collectionsOf(RESOURCES).map((c) => [c, 0])), users: 1 });
+  await store.close();
 });

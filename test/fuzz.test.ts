@@ -221,8 +221,9 @@ test('fuzzed requests to every endpoint: a 4xx in the API’s own shape, never a
           if (res.status < 400 || res.status > 499) failures.push(`${where}: ${res.status} ${text.slice(0, 200)}`);
           const problem = errorShapeProblem(c.path, res.status, body);
           if (problem) failures.push(`${where}: ${res.status} body ${problem}: ${text.slice(0, 200)}`);
-          if (await dump() !== baseline) failures.push(`${where}: ${res.status} but the stored data changed`);
-          baseline = await dump();
+          const stored = await dump();
+          if (stored !== baseline) failures.push(`${where}: ${res.status} but the stored data changed`);
+          baseline = stored;
         }
         if (({} as Rec).polluted !== undefined) failures.push(`${where}: Object.prototype was polluted`);
         if ((await app.request('/health')).status !== 200) failures.push(`${where}: /health stopped answering`);

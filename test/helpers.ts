@@ -1,6 +1,9 @@
 import { createApp } from '../src/app.ts';
 import type { AppParts } from '../src/app.ts';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { generateApiKey } from '../src/auth/keys.ts';
 import { ensureAdmin } from '../src/bootstrap.ts';
+import { fixtureUser } from '../src/fixtures/prepare.ts';
 import { fixedClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
@@ -59,15 +62,24 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { status: res.status, body: parsed, text, headers: res.headers };
   }
 
-  /** Creates a user through the admin API and returns its id and key. */
+  /**
+   * Creates a user (password 'secret-pw') as the admin API would, but through the store: the
+   * API's own user creation is users.test.ts's subject, and its scrypt per user (~60 ms of CPU,
+   * hundreds of users in a run) was a large share of the suite. The password is hashed once per process.
+   */
   async function makeUser(n: number | string = Math.random().toString(36).slice(2, 8)): Promise<{ id: number; key: string }> {
-    const r = await call('POST', '/api/user/add', { body: { username: `user_${n}`, email: `user_${n}@example.com`, password: 'secret-pw' } });
-    if (r.status !== 200) throw new Error(`makeUser failed: ${r.text}`);
-    return { id: r.body.data.id, key: r.body.data.apikey };
+    const key = generateApiKey();
+    const { id: _none, ...fields } = await fixtureUser({ id: 0, username: `user_${n}`, email: `user_${n}@example.com`, apikey: key, password: await secretHash() }, (parts.clock ?? clock).now());
+    const user = await store.transaction((tx) => tx.insert('users', fields));
+    return { id: user.id, key };
   }
 
   return { app, store, config, clock, counters, call, makeUser };
 }
+
+let secret: Promise<string> | undefined;
+/** The scrypt hash of 'secret-pw', made once per test process. */
+const secretHash = () => (secret ??= hashPassword('secret-pw'));
 
 /** Resolves once `check` holds, trying every 20 ms for up to `ms` (a timer-driven flush on a busy machine); false if it never did. */
 export async function eventually(check: () => Promise<boolean> | boolean, ms = 5000): Promise<boolean> {

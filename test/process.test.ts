@@ -10,32 +10,8 @@ import { api, runCli, startProcess } from './process-helpers.ts';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'process-test-'));
 
-test('every acknowledged write survives SIGKILL; ids never repeat', async () => {
-  const dir = await tmp();
-  const first = await startProcess(dir);
-  const acked = new Map<number, string>();
-  await Promise.all(
-    Array.from({ length: 40 }, async (_, i) => {
-      const r = await api(first.url, 'POST', '/api/pixel/add', { type: 'gapixel', name: `p${i}`, tag: `T-${i}` });
-      assert.equal(r.status, 200);
-      acked.set(r.body.id, `p${i}`);
-    }),
-  );
-  first.child.kill('SIGKILL');
-  await first.exit;
-  const second = await startProcess(dir);
-  try {
-    const list = await api(second.url, 'GET', '/api/pixels?limit=100');
-    const names = new Map<number, string>(list.body.data.pixels.map((p: { id: number; name: string }) => [p.id, p.name]));
-    for (const [id, name] of acked) assert.equal(names.get(id), name, `pixel ${id}`);
-    const next = await api(second.url, 'POST', '/api/pixel/add', { type: 'bing', name: 'after', tag: 'A' });
-    assert.ok(next.body.id > Math.max(...acked.keys()));
-  } finally {
-    second.child.kill('SIGTERM');
-    assert.equal(await second.exit, 0);
-  }
-});
-
+// Acknowledged writes surviving SIGKILL, and ids never repeating, are crash.test.ts's (under concurrent
+// writes, six kills); a second server refused on a held directory is store-lock.test.ts's (naming the holder).
 test('SIGTERM flushes, releases the lock and exits 0', async () => {
   const dir = await tmp();
   const s = await startProcess(dir);
@@ -46,17 +22,6 @@ test('SIGTERM flushes, releases the lock and exits 0', async () => {
   assert.ok(!files.includes('.lock'));
   const pixels = JSON.parse(await readFile(join(dir, 'pixels.json'), 'utf8'));
   assert.deepEqual(pixels.records.map((p: { name: string }) => p.name), ['kept']);
-});
-
-test('a second server on the same data directory refuses to start', async () => {
-  const dir = await tmp();
-  const s = await startProcess(dir);
-  try {
-    await assert.rejects(startProcess(dir), /in use by another server/);
-  } finally {
-    s.child.kill('SIGTERM');
-    await s.exit;
-  }
 });
 
 test('a corrupt data file refuses the start, is named, and is left as it was', async () => {

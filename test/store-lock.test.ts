@@ -59,11 +59,12 @@ async function listening(g: Group, label: string): Promise<string> {
   return r.url;
 }
 
-test('kill -9 of the server’s process group, then an immediate restart, five times: every restart serves the data', async () => {
+test('kill -9 of the server’s process group, then an immediate restart, three times: every restart serves the data', async () => {
   const dir = await tmp();
   let g = startGroup(dir);
   try {
-    for (let round = 1; round <= 5; round++) {
+    // Three rounds (each a server start, most of this test's time): the stale lock met in two states of the data.
+    for (let round = 1; round <= 3; round++) {
       const url = await listening(g, `round ${round}`);
       const made = await api(url, 'POST', '/api/pixel/add', { type: 'gapixel', name: `p${round}`, tag: `T-${round}` });
       assert.equal(made.status, 200);
@@ -72,7 +73,7 @@ test('kill -9 of the server’s process group, then an immediate restart, five t
     }
     const url = await listening(g, 'last');
     const list = await api(url, 'GET', '/api/pixels?limit=100');
-    assert.deepEqual(list.body.data.pixels.map((p: { name: string }) => p.name).sort(), ['p1', 'p2', 'p3', 'p4', 'p5']);
+    assert.deepEqual(list.body.data.pixels.map((p: { name: string }) => p.name).sort(), ['p1', 'p2', 'p3']);
   } finally {
     killGroup(g);
     await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.ts';
+import type { SnapshotView } from '../store/store.ts';
 import { CommandError } from './users.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
@@ -22,8 +22,8 @@ export type TextSink = (text: string) => Promise<void> | void;
 /** The data changed while it was being exported: the file would not be one consistent picture. */
 export class ExportChangedError extends CommandError {}
 
-/** Records per collection the store holds. */
-export async function storeCounts(store: Store, collections: readonly string[]): Promise<Record<string, number>> {
+/** Records per collection a store (or a snapshot of one) holds. */
+export async function storeCounts(store: Pick<SnapshotView, 'count'>, collections: readonly string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const c of collections) out[c] = await store.count(c);
   return out;
@@ -32,11 +32,11 @@ export async function storeCounts(store: Store, collections: readonly string[]):
 /**
  * Writes every record of the collections `counts` names (ids, key and password hashes, statistics
  * days: all of it) in the layout of `serializeExport`, one record per line, a scan batch at a time,
- * so that a million links are never one string. `counts` (from `storeCounts`) go in the header; a
- * collection whose scan yields another number changed meanwhile (a server running on the same
- * database), and the export fails rather than hand over a file that an import would refuse anyway.
+ * so that a million links are never one string. `counts` (from `storeCounts` over the same
+ * snapshot) go in the header. A snapshot's scans match its counts; should one not (a backend
+ * whose snapshot is not one), the export fails rather than hand over a file an import would refuse.
  */
-export async function writeAllExport(store: Store, counts: Record<string, number>, sink: TextSink, nowMs: number, progress: Progress = NO_PROGRESS): Promise<void> {
+export async function writeAllExport(store: SnapshotView, counts: Record<string, number>, sink: TextSink, nowMs: number, progress: Progress = NO_PROGRESS): Promise<void> {
   const collections = Object.keys(counts);
   const header: AllExportHeader = { format: EXPORT_FORMAT, version: 1, all: true, exportedAt: new Date(nowMs).toISOString(), counts };
   await sink(`{\n"$export":${JSON.stringify(header)}`);

@@ -2,9 +2,9 @@ import { FixtureError } from '../fixtures/read.ts';
 import type { RawFixtures } from '../fixtures/read.ts';
 import type { Resource } from '../resources/define.ts';
 import { collectionsOf } from '../resources/table.ts';
-import { ConflictError, STATS_COLLECTION, StoreUnavailableError } from '../store/store.ts';
+import { ConflictError, STATS_COLLECTION, StoreNotEmptyError, StoreUnavailableError } from '../store/store.ts';
 import type { Store, StoredRecord } from '../store/store.ts';
-import { EXPORT_FORMAT, describeCounts, storeCounts } from './export-all.ts';
+import { EXPORT_FORMAT, describeCounts } from './export-all.ts';
 
 /** Problems listed before an invalid file is refused: enough to see a pattern, not a flood. */
 const MAX_PROBLEMS = 10;
@@ -93,17 +93,17 @@ export function checkAllExport(raw: RawFixtures, resources: readonly Resource[],
  * wipe it, and a merge is what `import --email` is for.
  */
 export async function importAll(store: Store, data: Record<string, StoredRecord[]>): Promise<void> {
-  const held = await storeCounts(store, Object.keys(data));
-  if (Object.values(held).some((n) => n > 0)) {
-    throw new FixtureError(
-      `The target already holds data (${describeCounts(held)}): import --all fills an empty store only.\n` +
-        'Choose a new data directory, database or DATABASE_SCHEMA. A server creates its admin user on its first start, ' +
-        'so prepare a new database with `npm run cli -- migrate` rather than by starting a server on it.',
-    );
-  }
   try {
-    await store.replaceAll(data);
+    // The emptiness check runs in the import's own transaction: no write can come between the two.
+    await store.replaceAll(data, { onlyIfEmpty: true });
   } catch (err) {
+    if (err instanceof StoreNotEmptyError) {
+      throw new FixtureError(
+        `The target already holds data (${describeCounts(err.held)}): import --all fills an empty store only.\n` +
+          'Choose a new data directory, database or DATABASE_SCHEMA. A server creates its admin user on its first start, ' +
+          'so prepare a new database with `npm run cli -- migrate` rather than by starting a server on it.',
+      );
+    }
     if (err instanceof ConflictError) throw new FixtureError(`Two ${err.collection} records in the file have the same ${err.index}; nothing was imported.`);
     if (err instanceof StoreUnavailableError) throw err;
     throw new FixtureError(`The import failed; nothing was imported: ${(err as Error).message}`);

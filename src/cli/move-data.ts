@@ -46,18 +46,20 @@ async function toFile(path: string, write: (sink: TextSink) => Promise<void>): P
 
 /** `export --all`: every collection, record and statistics day of the store, ids and hashes kept. */
 export async function runExportAll(store: Store, values: Values, out: (line: string) => void, io: CommandIo): Promise<void> {
-  const counts = await storeCounts(store, collectionsOf(RESOURCES));
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const progress = progressOf(values, io, 'Exporting everything', total);
-  const write = (sink: TextSink) => writeAllExport(store, counts, sink, systemClock.now(), progress);
-  if (typeof values.output !== 'string') {
+  // One snapshot for the counts and every record: a server writing meanwhile changes neither.
+  const counts = await store.readSnapshot(async (view) => {
+    const counts = await storeCounts(view, collectionsOf(RESOURCES));
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const progress = progressOf(values, io, 'Exporting everything', total);
+    const write = (sink: TextSink) => writeAllExport(view, counts, sink, systemClock.now(), progress);
     // stdout is the export itself; on Linux a write to a pipe or file completes before it returns.
-    await write((text) => io.write(text));
-    return;
-  }
-  await toFile(values.output, write);
+    if (typeof values.output !== 'string') await write((text) => io.write(text));
+    else await toFile(values.output, write);
+    return counts;
+  });
+  if (typeof values.output !== 'string') return;
   // A summary only: the records themselves (with their hashes) are never printed.
-  out(`Exported ${total} records (${describeCounts(counts)}) to ${values.output}`);
+  out(`Exported ${Object.values(counts).reduce((a, b) => a + b, 0)} records (${describeCounts(counts)}) to ${values.output}`);
 }
 
 /** `import --all <file>`: fills an empty store with an `export --all` file, ids and hashes kept. */

@@ -17,7 +17,8 @@ import type { ProgressSink } from './progress.ts';
 /** What a command may use besides its flags: its positional arguments, raw stdout, and stderr for progress. */
 export interface CommandIo {
   positionals: string[];
-  write(text: string): void;
+  /** Writes to stdout; a promise: the command waits for it before its next piece. */
+  write(text: string): Promise<void> | void;
   stderr: ProgressSink;
 }
 
@@ -113,7 +114,7 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
   const config = loadConfig(processEnv(), flags);
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: 2, databaseSchema: config.databaseSchema, collections: storeSchema(RESOURCES) });
   try {
-    await cmd.run(store, values, (line) => console.log(line), { positionals, write: (text) => process.stdout.write(text), stderr: process.stderr });
+    await cmd.run(store, values, (line) => console.log(line), { positionals, write: (text) => void process.stdout.write(text), stderr: process.stderr });
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -206,10 +206,19 @@ export interface Store extends StoreReads, CounterStore {
   version(collection: string): number;
   /** A number that changes whenever anything changes (as `version`, for every collection at once). */
   revision(): number;
-  /** Replaces every collection's content, counters included (test mode, fixtures, `import --all`). */
-  replaceAll(data: Record<string, StoredRecord[]>): Promise<void>;
-  /** Every record of a collection, in id order, a batch at a time (exports). */
+  /**
+   * Replaces every collection's content, counters included (test mode, fixtures, `import --all`).
+   * `onlyIfEmpty`: the same transaction first checks that every collection is empty and throws
+   * StoreNotEmptyError (changing nothing) when one is not, so no write can come between the check and the fill.
+   */
+  replaceAll(data: Record<string, StoredRecord[]>, options?: { onlyIfEmpty?: boolean }): Promise<void>;
+  /** Every record of a collection, in id order, a batch at a time. */
   scan<T extends StoredRecord = StoredRecord>(collection: string, batch?: number): AsyncIterable<T[]>;
+  /**
+   * Runs `fn` over one consistent picture of every collection (`export --all`): what is committed
+   * while it reads is not seen, so counts and records agree (PostgreSQL: one REPEATABLE READ, READ ONLY transaction).
+   */
+  readSnapshot<R>(fn: (view: SnapshotView) => Promise<R>): Promise<R>;
   /** The visitor ledger kept for the day, if any. */
   loadLedger(): Promise<LedgerState | null>;
   /** Keeps the visitor ledger (on flush and close). */
@@ -220,6 +229,22 @@ export interface Store extends StoreReads, CounterStore {
   beforeClose(fn: () => Promise<void> | void): void;
   /** Flushes and releases what the store holds (files, lock, connections). */
   close(): Promise<void>;
+}
+
+/** What `readSnapshot` reads: every collection as it was when the snapshot began. */
+export interface SnapshotView {
+  /** How many records a collection held. */
+  count(collection: string): Promise<number>;
+  /** Its records, in id order, a batch at a time. */
+  scan<T extends StoredRecord = StoredRecord>(collection: string, batch?: number): AsyncIterable<T[]>;
+}
+
+/** `replaceAll(…, { onlyIfEmpty })` found records: how many per collection that holds any. */
+export class StoreNotEmptyError extends Error {
+  constructor(readonly held: Record<string, number>) {
+    super('the store is not empty');
+    this.name = 'StoreNotEmptyError';
+  }
 }
 
 /** A change a unique index refused: another record has the same key. */

@@ -8,7 +8,8 @@ import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { DIR_MODE, tightenDataDir } from './permissions.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, SightingCheck, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
+import { StoreNotEmptyError } from '../store.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
 import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
@@ -166,9 +167,28 @@ export class FileStore implements Store {
   }
 
   /** Every record of a collection, in id order, a batch at a time. */
-  async *scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
-    const all = this.reads.inIdOrder(collection, undefined) as readonly T[];
-    for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
+  scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
+    return inBatches(this.reads.inIdOrder(collection, undefined) as readonly T[], batch);
+  }
+
+  /**
+   * Runs `fn` over every collection as it is now: each one's id-ordered list is taken at once (no
+   * transaction can run in between, they change memory synchronously), and those lists are never
+   * changed in place, so later writes are not seen. Records are read only: nothing is copied but the lists.
+   * One exception: a counter flush folds into a stored statistics day in place, so a day's counts may
+   * run ahead; `export --all` meets none, as the directory's lock keeps any server out while it runs.
+   */
+  async readSnapshot<R>(fn: (view: SnapshotView) => Promise<R>): Promise<R> {
+    const lists = new Map([...this.collections.keys()].map((name) => [name, this.reads.inIdOrder(name, undefined)]));
+    const list = (c: string): readonly StoredRecord[] => {
+      const found = lists.get(c);
+      if (!found) throw new Error(`unknown collection ${c}`);
+      return found;
+    };
+    return fn({
+      count: async (c) => list(c).length,
+      scan: <T extends StoredRecord>(c: string, batch = 1000) => inBatches(list(c) as readonly T[], batch),
+    });
   }
 
   /** The fake backend's view of memory: synchronous reads, as its public `store` has always offered them. */
@@ -315,8 +335,12 @@ export class FileStore implements Store {
    * Replaces every collection's content (test mode and fixtures); durable like any write. Ids
    * continue after the new content's largest, so a reset to the same content hands out the same ids.
    */
-  async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
+  async replaceAll(data: Record<string, StoredRecord[]>, options: { onlyIfEmpty?: boolean } = {}): Promise<void> {
     await this.run((tx) => {
+      if (options.onlyIfEmpty) {
+        const held = Object.fromEntries([...this.collections].map(([name, col]) => [name, col.records.size]).filter(([, n]) => n));
+        if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
+      }
       for (const [name, col] of this.collections) {
         for (const id of [...col.records.keys()]) tx.remove(name, id);
       }
@@ -357,6 +381,10 @@ export class FileStore implements Store {
   get directory(): string | null {
     return this.dir;
   }
+}
+
+async function* inBatches<T>(all: readonly T[], batch: number): AsyncIterable<T[]> {
+  for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
 }
 
 // A crash during a snapshot leaves its temp file behind; with the lock held, none is in use.

@@ -64,6 +64,24 @@ export class PgConnections {
     }
   }
 
+  /**
+   * Runs `work` in one READ ONLY transaction at REPEATABLE READ: every statement sees the database
+   * as it was at the first, whatever commits meanwhile (an export's counts and records agree). Such
+   * a transaction cannot fail to serialize, so it is never retried. The idle-in-transaction bound is
+   * lifted for it: between two statements an export waits on whoever reads its output.
+   */
+  async inSnapshot<R>(work: (db: Db) => Promise<R>): Promise<R> {
+    this.open();
+    try {
+      return await this.attempt(async (db) => {
+        await db("SET LOCAL idle_in_transaction_session_timeout = '1h'");
+        return work(db);
+      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } catch (err) {
+      throw this.mapError(err);
+    }
+  }
+
   /** Closes every connection; later calls throw. */
   async end(): Promise<void> {
     this.closed = true;
@@ -71,7 +89,7 @@ export class PgConnections {
   }
 
   /** A pooled connection inside BEGIN; a dropped idle connection is replaced once (a timed-out one is not: see read). */
-  private async begin(): Promise<pg.PoolClient> {
+  private async begin(statement: string): Promise<pg.PoolClient> {
     for (let attempt = 0; ; attempt++) {
       let client: pg.PoolClient;
       try {
@@ -82,7 +100,7 @@ export class PgConnections {
       // Checked out, a client's connection errors have no other listener: without one they would crash the process.
       client.on('error', onClientError);
       try {
-        await client.query('BEGIN');
+        await client.query(statement);
         return client;
       } catch (err) {
         release(client, err);
@@ -92,8 +110,8 @@ export class PgConnections {
     }
   }
 
-  private async attempt<R>(work: (db: Db) => Promise<R>): Promise<R> {
-    const client = await this.begin();
+  private async attempt<R>(work: (db: Db) => Promise<R>, begin = 'BEGIN'): Promise<R> {
+    const client = await this.begin(begin);
     let broken: unknown = null;
     const db: Db = async (text, values) => {
       try {

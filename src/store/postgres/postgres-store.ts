@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
-import { NOT_AT_HAND } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedValues, SightingCheck, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import { NOT_AT_HAND, StoreNotEmptyError } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { ConstraintMap } from './errors.ts';
@@ -17,7 +17,7 @@ import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
 import { PgRateWindows } from './rate-windows.ts';
-import { countRecords, findRecords, getRecord, lookupRecord, recordsAfter } from './reads.ts';
+import { countRecords, findRecords, getRecord, lookupRecord, scanRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
@@ -230,11 +230,14 @@ export class PostgresStore implements Store {
   }
 
   /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest. */
-  async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
+  async replaceAll(data: Record<string, StoredRecord[]>, options: { onlyIfEmpty?: boolean } = {}): Promise<void> {
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
-      const tables = [...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table);
-      await db(`TRUNCATE ${[...tables, 'stat_days', 'stat_counts', 'visitor_sightings'].join(', ')} RESTART IDENTITY CASCADE`);
+      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings'];
+      // TRUNCATE's own lock, taken first: writers in flight commit before the check, later ones wait for the import.
+      await db(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+      if (options.onlyIfEmpty) await refuseUnlessEmpty(db, [...this.plans.values()]);
+      await db(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY CASCADE`);
       // Owners first, statistics last: every other row references a user.
       const order = [...this.plans.keys()].sort((a, b) => rank(a) - rank(b));
       for (const name of order) {
@@ -247,17 +250,19 @@ export class PostgresStore implements Store {
     this.bump(this.plans.keys());
   }
 
-  /** Every record of a collection in id order, a batch at a time (keyset pages on the primary key). */
-  async *scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
-    const plan = this.plan(collection);
-    let after = 0;
-    for (;;) {
-      const records = await recordsAfter<T>(this.db.read, plan, after, batch);
-      if (records.length === 0) return;
-      yield records;
-      after = records.at(-1)!.id;
-      if (records.length < batch) return;
-    }
+  /** Every record of a collection in id order, a batch at a time (keyset pages on the primary key; each batch its own statement). */
+  scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
+    return scanRecords<T>(this.db.read, this.plan(collection), batch);
+  }
+
+  /** Runs `fn` in one REPEATABLE READ, READ ONLY transaction: every count and scan sees the same committed state. */
+  async readSnapshot<R>(fn: (view: SnapshotView) => Promise<R>): Promise<R> {
+    return this.db.inSnapshot((db) =>
+      fn({
+        count: (c) => countRecords(db, this.plan(c), {}),
+        scan: <T extends StoredRecord>(c: string, batch = 1000) => scanRecords<T>(db, this.plan(c), batch),
+      }),
+    );
   }
 
   /** The visitor ledger kept for the day, if any. */
@@ -292,6 +297,17 @@ export class PostgresStore implements Store {
     await this.feed.close();
     await this.db.end();
   }
+}
+
+/** Throws StoreNotEmptyError when any of the tables holds a row (inside the transaction that holds their locks). */
+async function refuseUnlessEmpty(db: Db, plans: readonly TablePlan[]): Promise<void> {
+  const held: Record<string, number> = {};
+  // One at a time: a transaction's statements share one connection.
+  for (const plan of plans) {
+    const n = await countRecords(db, plan, {});
+    if (n > 0) held[plan.collection] = n;
+  }
+  if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
 }
 
 const rank = (name: string) => (name === 'users' ? 0 : name === STATS ? 2 : 1);

@@ -55,8 +55,15 @@ export async function countRecords(db: Db, plan: TablePlan, where: Where): Promi
   return rows[0]?.n ?? 0;
 }
 
-/** A batch of records after `afterId`, in id order (an export's next page, by the primary key). */
-export async function recordsAfter<T extends StoredRecord>(db: Db, plan: TablePlan, afterId: number, batch: number): Promise<T[]> {
-  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id > $1 ORDER BY t.id LIMIT $2`, [afterId, batch]);
-  return rows.map((r) => recordOf<T>(r));
+/** Every record of a table in id order, a batch at a time (keyset pages on the primary key). */
+export async function* scanRecords<T extends StoredRecord>(db: Db, plan: TablePlan, batch: number): AsyncIterable<T[]> {
+  let after = 0;
+  for (;;) {
+    const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id > $1 ORDER BY t.id LIMIT $2`, [after, batch]);
+    if (rows.length === 0) return;
+    const records = rows.map((r) => recordOf<T>(r));
+    yield records;
+    after = records.at(-1)!.id;
+    if (records.length < batch) return;
+  }
 }
