@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { ApiError } from '../errors.ts';
 import { aliasKey, generateAlias, isReservedAlias } from '../links/alias.ts';
+import { shortAliasTaken } from '../links/alias-taken.ts';
 import { linkFields } from '../links/fields.ts';
 import { linkEntries, linkEntry, linkSingle, shortUrlOf } from '../links/shape.ts';
 import { subjectOf } from '../links/stats.ts';
@@ -12,7 +13,8 @@ import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
 import { date, int, str, visitStatsShape } from './shapes.ts';
 
-async function domainIdOf(ctx: HookContext, domain: string): Promise<number | null> {
+/** The id of the user's branded domain `domain` names (null: the main host); a 400 when it is none of theirs. */
+export async function domainIdOf(ctx: HookContext, domain: string): Promise<number | null> {
   if (domain.trim() === '') return null;
   const origin = domainOrigin(domain.trim()) ?? '';
   if (origin === new URL(ctx.config.baseUrl).origin) return null;
@@ -140,10 +142,7 @@ export const links = defineResource<typeof linkFields, Link>({
     const domainId = (f.domainId !== undefined ? f.domainId : (existing?.domainId ?? null)) as number | null;
     let alias = (f.alias as string | undefined) ?? existing?.alias;
     if (f.alias !== undefined && isReservedAlias(alias!)) throw new ApiError(400, 'That alias is reserved. Please choose another one.');
-    const taken = async (a: string) => {
-      const other = await tx.lookup('links', 'alias', aliasKey(domainId, a));
-      return other !== undefined && other.id !== existing?.id;
-    };
+    const taken = (a: string) => shortAliasTaken(tx, ctx, domainId, a, existing && { collection: 'links', id: existing.id });
     if (alias === undefined) alias = f.alias = await generateAlias(ctx.random, taken);
     else if (await taken(alias)) throw new ApiError(400, ALIAS_TAKEN);
   },

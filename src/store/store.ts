@@ -119,7 +119,15 @@ export interface Tx extends StoreReads {
   dropCounts(subject: string): Promise<void>;
   /** Adds counts inside the transaction (imports); see CounterStore.addCounts. */
   addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void>;
+  /**
+   * Keeps the bytes of the `files` record `fileId` (inserted in this transaction), all or nothing with
+   * it. They go when the record goes (deleted, or its owner deleted): no other call removes them.
+   */
+  putFileContent(fileId: number, bytes: Uint8Array): Promise<void>;
 }
+
+/** The collection of uploaded files, whose records have their bytes kept beside them (`putFileContent`). */
+export const FILES_COLLECTION = 'files';
 
 /** The durable side of the statistics: per (subject, day) counts that flushes add to, never overwrite. */
 export interface CounterStore {
@@ -165,8 +173,10 @@ export interface Store extends StoreReads, CounterStore {
   version(collection: string): number;
   /** A number that changes whenever anything changes through this store. */
   revision(): number;
-  /** Replaces every collection's content, counters included (test mode, fixtures, `import --all`). */
-  replaceAll(data: Record<string, StoredRecord[]>): Promise<void>;
+  /** Replaces every collection's content, counters included (test mode, fixtures, `import --all`), and the files' bytes by `files` id. */
+  replaceAll(data: Record<string, StoredRecord[]>, fileContents?: ReadonlyMap<number, Uint8Array>): Promise<void>;
+  /** The bytes of a `files` record, or undefined when it has none (or is gone). */
+  readFileContent(fileId: number): Promise<Uint8Array | undefined>;
   /** Every record of a collection, in id order, a batch at a time (exports). */
   scan<T extends StoredRecord = StoredRecord>(collection: string, batch?: number): AsyncIterable<T[]>;
   /** The visitor ledger kept for the day, if any. */

@@ -4,6 +4,7 @@ import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
+import { putFileContentIn, readFileContentIn } from './file-contents.ts';
 import type { ConstraintMap } from './errors.ts';
 import { describeUrl, isRetryable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
@@ -204,7 +205,7 @@ export class PostgresStore implements Store {
   }
 
   /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest. */
-  async replaceAll(data: Record<string, StoredRecord[]>): Promise<void> {
+  async replaceAll(data: Record<string, StoredRecord[]>, fileContents: ReadonlyMap<number, Uint8Array> = new Map()): Promise<void> {
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
       const tables = [...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table);
@@ -216,8 +217,14 @@ export class PostgresStore implements Store {
         for (let i = 0; i < records.length; i += 1000) await putRecords(db, this.plan(name), records.slice(i, i + 1000));
         await resetSequence(db, this.plan(name));
       }
+      for (const [id, bytes] of fileContents) await putFileContentIn(db, id, bytes);
     });
     this.bump(this.plans.keys());
+  }
+
+  /** A file's bytes (file_contents), or undefined. */
+  async readFileContent(fileId: number): Promise<Uint8Array | undefined> {
+    return readFileContentIn(this.db.read, fileId);
   }
 
   /** Every record of a collection in id order, a batch at a time (keyset pages on the primary key). */
