@@ -1,4 +1,5 @@
-import type { Store } from '../store/store.ts';
+import { FILES_COLLECTION } from '../store/store.ts';
+import type { Store, StoredRecord } from '../store/store.ts';
 import { CommandError } from './users.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
@@ -45,7 +46,8 @@ export async function writeAllExport(store: Store, counts: Record<string, number
     let n = 0;
     for await (const batch of store.scan(c)) {
       if (batch.length === 0) continue;
-      await sink((n === 0 ? '\n' : ',\n') + batch.map((r) => JSON.stringify(r)).join(',\n'));
+      const records = c === FILES_COLLECTION ? await withContents(store, batch) : batch;
+      await sink((n === 0 ? '\n' : ',\n') + records.map((r) => JSON.stringify(r)).join(',\n'));
       n += batch.length;
       progress.tick(batch.length);
     }
@@ -54,6 +56,16 @@ export async function writeAllExport(store: Store, counts: Record<string, number
   }
   await sink('\n}\n');
   progress.done();
+}
+
+/** Files records with their bytes in `content`, base64 (import --all takes them out again). */
+async function withContents(store: Store, files: readonly StoredRecord[]): Promise<StoredRecord[]> {
+  const out: StoredRecord[] = [];
+  for (const f of files) {
+    const bytes = await store.readFileContent(f.id);
+    out.push(bytes ? { ...f, content: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') } : f);
+  }
+  return out;
 }
 
 /** "3 users, 12 links, …" for the collections that hold records. */

@@ -2,7 +2,7 @@ import { FixtureError } from '../fixtures/read.ts';
 import type { RawFixtures } from '../fixtures/read.ts';
 import type { Resource } from '../resources/define.ts';
 import { collectionsOf } from '../resources/table.ts';
-import { ConflictError, STATS_COLLECTION, StoreUnavailableError } from '../store/store.ts';
+import { ConflictError, FILES_COLLECTION, STATS_COLLECTION, StoreUnavailableError } from '../store/store.ts';
 import type { Store, StoredRecord } from '../store/store.ts';
 import { EXPORT_FORMAT, describeCounts, storeCounts } from './export-all.ts';
 
@@ -10,6 +10,17 @@ import { EXPORT_FORMAT, describeCounts, storeCounts } from './export-all.ts';
 const MAX_PROBLEMS = 10;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The files' bytes taken out of their records (`content`, base64, as export --all writes them). */
+function takeFileContents(data: Record<string, StoredRecord[]>): { records: Record<string, StoredRecord[]>; contents: Map<number, Uint8Array> } {
+  const contents = new Map<number, Uint8Array>();
+  const files = (data[FILES_COLLECTION] ?? []).map(({ content, ...record }) => {
+    if (typeof content === 'string') contents.set(record.id, new Uint8Array(Buffer.from(content, 'base64')));
+    return record as StoredRecord;
+  });
+  return { records: { ...data, ...(data[FILES_COLLECTION] ? { [FILES_COLLECTION]: files } : {}) }, contents };
+}
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -40,6 +51,7 @@ function recordProblem(row: Resource, r: unknown, ids: Set<number>, users: Set<n
   if (row.collection === STATS_COLLECTION && (typeof r.subject !== 'string' || typeof r.day !== 'string' || !DAY.test(r.day) || !isObject(r.counts))) {
     return 'is not a statistics day {subject, day: "YYYY-MM-DD", counts}';
   }
+  if (row.collection === FILES_COLLECTION && r.content !== undefined && (typeof r.content !== 'string' || !BASE64.test(r.content))) return 'has a "content" that is not base64';
   for (const [index, key] of Object.entries(row.indexes ?? {})) {
     try {
       const k = key(r as never);
@@ -102,7 +114,8 @@ export async function importAll(store: Store, data: Record<string, StoredRecord[
     );
   }
   try {
-    await store.replaceAll(data);
+    const { records, contents } = takeFileContents(data);
+    await store.replaceAll(records, contents);
   } catch (err) {
     if (err instanceof ConflictError) throw new FixtureError(`Two ${err.collection} records in the file have the same ${err.index}; nothing was imported.`);
     if (err instanceof StoreUnavailableError) throw err;

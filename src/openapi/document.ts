@@ -3,6 +3,7 @@ import type { Services } from '../resources/define.ts';
 import { accountOperations } from './account-operations.ts';
 import { analyticsAccountOperation, analyticsRowOperations, statsOperation } from './analytics-operations.ts';
 import { Components, baseSchemas } from './components.ts';
+import { fileOperations } from './file-operations.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
@@ -35,7 +36,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...accountOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...fileOperations(c), ...accountOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {
