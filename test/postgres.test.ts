@@ -52,9 +52,9 @@ if (URL) describe('PostgreSQL store', () => {
   test('migrations run from an empty schema once, and a second run finds nothing to do', async () => {
     const schema = freshSchema();
     const first = await migrate(URL!, schema);
-    assert.deepEqual(first, { from: 0, to: 2, applied: ['001-initial', '002-counter-batches'] });
+    assert.deepEqual(first, { from: 0, to: 3, applied: ['001-initial', '002-counter-batches', '003-files'] });
     const second = await migrate(URL!, schema);
-    assert.deepEqual(second, { from: 2, to: 2, applied: [] });
+    assert.deepEqual(second, { from: 3, to: 3, applied: [] });
     const tables = await admin(async (c) => {
       const { rows } = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
       return rows.map((r) => r.t);

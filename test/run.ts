@@ -15,7 +15,7 @@ import { readdirSync } from 'node:fs';
 const BOTH_BACKENDS = [
   'account', 'analytics-ingest', 'analytics-stats-page', 'analytics-websites', 'analytics-websites-list', 'auth', 'bios', 'campaigns',
   'channels', 'domains', 'hostile-strings', 'isolation', 'links', 'method-not-allowed', 'openapi-contract', 'overlays',
-  'openapi', 'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart',
+  'openapi', 'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart', 'files',
 ];
 
 interface Tally {
