@@ -66,7 +66,7 @@ if (URL) describe('PostgreSQL store', () => {
     const schema = freshSchema();
     await migrate(URL!, schema);
     await admin((c) => c.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (7, 'from-the-future')`));
-    const message = 'The database schema is at version 7, newer than this server\'s 2: upgrade the server.';
+    const message = 'The database schema is at version 7, newer than this server\'s 3: upgrade the server.';
     await assert.rejects(open(schema), (err: unknown) => err instanceof Error && err.message === message);
     await assert.rejects(migrate(URL!, schema), (err: unknown) => err instanceof Error && err.message === message);
   });
@@ -76,7 +76,7 @@ if (URL) describe('PostgreSQL store', () => {
     const stores = await Promise.all([open(schema), open(schema), open(schema)]);
     try {
       const rows = await admin(async (c) => (await c.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }]);
+      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }, { version: 3, name: 'files' }]);
       // All three work on the same tables.
       await stores[0]!.transaction((tx) => tx.insert('users', user(1)));
       assert.equal((await stores[2]!.get('users', 1))?.username, 'user1');
@@ -187,7 +187,7 @@ if (URL) describe('PostgreSQL store', () => {
     const store = await open(schema);
     await store.close();
     const rows = await admin(async (c) => (await c.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-    assert.deepEqual(rows.map((r) => r.version), [1, 2]);
+    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3]);
   });
 
   test('deleting a user deletes its counts through the foreign keys, not just its records', async () => {
