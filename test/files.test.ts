@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { writeAllExport, storeCounts } from '../src/cli/export-all.ts';
 import { checkAllExport, importAll } from '../src/cli/import-all.ts';
+import { exportUser, serializeExport } from '../src/cli/export.ts';
+import { importInto } from '../src/cli/import.ts';
+import { prepareFixtures } from '../src/fixtures/prepare.ts';
+import type { UserRecord } from '../src/resources/define.ts';
 import { collectionsOf, RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
@@ -61,6 +65,7 @@ async function storedBytes(id: number): Promise<Uint8Array> {
 let t: Awaited<ReturnType<typeof testApp>>;
 let alice: { id: number; key: string };
 let bob: { id: number; key: string };
+let dave: { id: number; key: string };
 
 before(async () => {
   t = await testApp({ fileMaxBytes: MAX, rateLimit: 0 }, { store: await realStore() });
@@ -237,6 +242,8 @@ test('deleting a user removes their files and bytes', async () => {
 test('export --all carries the bytes as base64 and import --all restores them', async () => {
   const r = await upload('/api/files/upload/export.pdf', PDF);
   assert.equal(r.status, 200);
+  // Nothing buffered may reach the store while it is exported (a server would be stopped first).
+  await t.counters.flush();
   const collections = collectionsOf(RESOURCES);
   let text = '';
   await writeAllExport(t.store, await storeCounts(t.store, collections), (piece) => void (text += piece), Date.now());
@@ -255,6 +262,31 @@ test('export --all carries the bytes as base64 and import --all restores them', 
 
   raw.files[0].content = 'not base64!';
   assert.throws(() => checkAllExport(raw, RESOURCES, 'export.json'), /"content" that is not base64/);
+  raw.files[0].content = exported.content;
+  raw.files[0].type = 'image/svg+xml';
+  assert.throws(() => checkAllExport(raw, RESOURCES, 'export.json'), /"type" this server does not serve/);
+});
+
+test('export --email carries a user\'s files with their bytes; import --email renames an alias a link or file holds', async () => {
+  const r = await upload('/api/files/upload/mine.pdf?custom=dave-file', PDF, (dave = await t.makeUser('dave')).key);
+  assert.equal(r.status, 200);
+  const daveRecord = (await t.store.get<UserRecord>('users', dave.id))!;
+  const raw = JSON.parse(serializeExport(await exportUser(t.store, daveRecord, RESOURCES, Date.now())));
+  assert.equal(raw.files[0].content, Buffer.from(PDF).toString('base64'));
+  const erin = await t.makeUser('erin');
+  const erinRecord = (await t.store.get<UserRecord>('users', erin.id))!;
+  const records = Object.fromEntries(Object.entries(raw).filter(([k]) => k !== 'users' && !k.startsWith('$')).map(([k, list]) => [k, (list as StoredRecord[]).map((x) => ({ ...x, userId: erin.id }))]));
+  const report = await importInto(t.store, await prepareFixtures(records, RESOURCES, Date.now()), erinRecord, RESOURCES);
+  assert.equal(report.imported.files, 1);
+  assert.ok(report.notes.some((n) => /alias "dave-file" is taken; now "dave-file-2"/.test(n)), report.notes.join('\n'));
+  const [copy] = (await allOf(t.store, 'files')).filter((f) => f.userId === erin.id);
+  assert.equal(copy!.alias, 'dave-file-2');
+  assert.equal(copy!.content, undefined);
+  assert.deepEqual(await storedBytes(copy!.id), PDF);
+  assert.deepEqual((await download('http://sho.rt/dave-file-2')).bytes, PDF);
+
+  const html = { ...records, files: [{ ...(records.files as StoredRecord[])[0]!, type: 'text/html' }] };
+  await assert.rejects(prepareFixtures(html, RESOURCES, Date.now()), /"type" this server does not serve/);
 });
 
 test('PostgreSQL holds one alias namespace even against a write that skips the checks (two processes racing)', { skip: TEST_BACKEND !== 'postgres' }, async () => {

@@ -1,5 +1,6 @@
 import { FILES_COLLECTION } from '../store/store.ts';
-import type { Store, StoredRecord } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
+import { withContents } from './file-contents.ts';
 import { CommandError } from './users.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
@@ -56,16 +57,6 @@ export async function writeAllExport(store: Store, counts: Record<string, number
   }
   await sink('\n}\n');
   progress.done();
-}
-
-/** Files records with their bytes in `content`, base64 (import --all takes them out again). */
-async function withContents(store: Store, files: readonly StoredRecord[]): Promise<StoredRecord[]> {
-  const out: StoredRecord[] = [];
-  for (const f of files) {
-    const bytes = await store.readFileContent(f.id);
-    out.push(bytes ? { ...f, content: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') } : f);
-  }
-  return out;
 }
 
 /** "3 users, 12 links, …" for the collections that hold records. */

@@ -5,19 +5,21 @@ import { collectionsOf } from '../resources/table.ts';
 import { ConflictError, FILES_COLLECTION, STATS_COLLECTION, StoreUnavailableError } from '../store/store.ts';
 import type { Store, StoredRecord } from '../store/store.ts';
 import { EXPORT_FORMAT, describeCounts, storeCounts } from './export-all.ts';
+import { fileProblem } from '../fixtures/defaults.ts';
+import { splitContent } from './file-contents.ts';
 
 /** Problems listed before an invalid file is refused: enough to see a pattern, not a flood. */
 const MAX_PROBLEMS = 10;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The files' bytes taken out of their records (`content`, base64, as export --all writes them). */
 function takeFileContents(data: Record<string, StoredRecord[]>): { records: Record<string, StoredRecord[]>; contents: Map<number, Uint8Array> } {
   const contents = new Map<number, Uint8Array>();
-  const files = (data[FILES_COLLECTION] ?? []).map(({ content, ...record }) => {
-    if (typeof content === 'string') contents.set(record.id, new Uint8Array(Buffer.from(content, 'base64')));
-    return record as StoredRecord;
+  const files = (data[FILES_COLLECTION] ?? []).map((r) => {
+    const { record, bytes } = splitContent(r);
+    if (bytes) contents.set(record.id, bytes);
+    return record;
   });
   return { records: { ...data, ...(data[FILES_COLLECTION] ? { [FILES_COLLECTION]: files } : {}) }, contents };
 }
@@ -51,7 +53,10 @@ function recordProblem(row: Resource, r: unknown, ids: Set<number>, users: Set<n
   if (row.collection === STATS_COLLECTION && (typeof r.subject !== 'string' || typeof r.day !== 'string' || !DAY.test(r.day) || !isObject(r.counts))) {
     return 'is not a statistics day {subject, day: "YYYY-MM-DD", counts}';
   }
-  if (row.collection === FILES_COLLECTION && r.content !== undefined && (typeof r.content !== 'string' || !BASE64.test(r.content))) return 'has a "content" that is not base64';
+  if (row.collection === FILES_COLLECTION) {
+    const problem = fileProblem(r);
+    if (problem) return problem;
+  }
   for (const [index, key] of Object.entries(row.indexes ?? {})) {
     try {
       const k = key(r as never);

@@ -61,3 +61,6 @@ export function fileTypeOf(filename: string, bytes: Uint8Array): { type: string 
   if (!kind) return { refused: 'extension' };
   return kind.matches(bytes) ? { type: kind.type } : { refused: 'content' };
 }
+
+/** Whether a stored type is one the allowlist serves (an imported or seeded record may claim any). */
+export const isServedType = (type: unknown) => FILE_KINDS.some((k) => k.type === type);
