@@ -17,6 +17,7 @@ import { ConflictError } from '../src/store/store.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
 import { freshSchema, TEST_BACKEND } from './backend.ts';
 import { allOf, testApp } from './helpers.ts';
+import { LIVE_ADMIN_KEY, liveServer, tempDir } from './live-server.ts';
 
 // What must hold for the Files API, on either backend, against a real store: a directory of
 // files (file pass) or a schema of its own (PostgreSQL pass), so the bytes can be checked where they live.
@@ -316,6 +317,33 @@ test('file store: the bytes survive a restart; bytes no record names and temp fi
     await second.close();
   } finally {
     await rm(home, { recursive: true, force: true });
+  }
+});
+
+test('over real HTTP: a chunked upload past the limit is cut off with 413, a multipart one arrives whole and downloads byte for byte', async () => {
+  const home = TEST_BACKEND === 'file' ? await tempDir() : ':memory:';
+  const server = await liveServer(home, { fileMaxBytes: MAX });
+  try {
+    const auth = { authorization: `Bearer ${LIVE_ADMIN_KEY}` };
+    // No Content-Length: the limit is counted as the body streams in.
+    const chunked = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(MAX)); c.enqueue(new Uint8Array(10)); c.close(); } });
+    const big = await fetch(`${server.url}/api/files/upload/big.txt`, { method: 'POST', headers: auth, body: chunked, duplex: 'half' } as RequestInit);
+    assert.equal(big.status, 413);
+    assert.match((await big.json()).message, /larger than the limit/);
+    const bytes = new Uint8Array(3000).map((_, i) => (i * 7) % 256);
+    bytes.set([0x50, 0x4b, 0x03, 0x04]);
+    const form = new FormData();
+    form.set('file', new Blob([bytes]), 'x.zip');
+    const up = await fetch(`${server.url}/api/files/upload/archive.zip`, { method: 'POST', headers: auth, body: form });
+    const body = (await up.json()) as { id: number; shorturl: string };
+    assert.equal(up.status, 200, JSON.stringify(body));
+    const down = await fetch(`${server.url}${new URL(body.shorturl).pathname}`);
+    assert.equal(down.status, 200);
+    assert.equal(down.headers.get('content-type'), 'application/zip');
+    assert.deepEqual(new Uint8Array(await down.arrayBuffer()), bytes);
+  } finally {
+    await server.close();
+    if (home !== ':memory:') await rm(home, { recursive: true, force: true });
   }
 });
 
