@@ -361,4 +361,13 @@ test('PostgreSQL holds one alias namespace even against a write that skips the c
     t.store.transaction((tx) => tx.update('links', link.id, { alias: 'raced-file' })),
     (err) => err instanceof ConflictError && err.collection === 'links',
   );
+  // As a pg_dump restore runs it: no search_path, the tables named with their schema.
+  await admin!.query("SET search_path = ''");
+  await assert.rejects(
+    admin!.query(`INSERT INTO "${schema}".links (user_id, data, k_alias) VALUES ($1, '{}', '0:raced-file')`, [alice.id]),
+    (err: { code?: string; constraint?: string }) => err.code === '23505' && err.constraint === 'links_k_alias_key',
+  );
+  await admin!.query(`INSERT INTO "${schema}".links (user_id, data, k_alias) VALUES ($1, '{}', '0:free-alias')`, [alice.id]);
+  await admin!.query(`DELETE FROM "${schema}".links WHERE k_alias = '0:free-alias'`);
+  await admin!.query('RESET search_path');
 });

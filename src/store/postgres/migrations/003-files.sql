@@ -23,18 +23,20 @@ ALTER TABLE file_contents ALTER COLUMN bytes SET STORAGE EXTERNAL;
 -- alias and then looks in the other table; the second of two concurrent writers waits for the
 -- first to commit, then sees its row. The error names the written table's own unique constraint,
 -- so the server reads it as that collection's alias conflict.
+-- The other table is named in the trigger's own schema, not through search_path: a pg_dump restore
+-- runs with an empty search_path, and its COPY fires the trigger too.
 CREATE FUNCTION short_alias_shared() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  other text := CASE TG_TABLE_NAME WHEN 'links' THEN 'files' ELSE 'links' END;
+  taken boolean;
 BEGIN
   IF NEW.k_alias IS NULL THEN
     RETURN NEW;
   END IF;
-  PERFORM pg_advisory_xact_lock(hashtext('short-alias:' || NEW.k_alias));
-  IF TG_TABLE_NAME = 'links' THEN
-    IF EXISTS (SELECT 1 FROM files WHERE k_alias = NEW.k_alias) THEN
-      RAISE EXCEPTION 'the alias % is a file''s', NEW.k_alias USING ERRCODE = 'unique_violation', CONSTRAINT = 'links_k_alias_key';
-    END IF;
-  ELSIF EXISTS (SELECT 1 FROM links WHERE k_alias = NEW.k_alias) THEN
-    RAISE EXCEPTION 'the alias % is a link''s', NEW.k_alias USING ERRCODE = 'unique_violation', CONSTRAINT = 'files_k_alias_key';
+  PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('short-alias:' || TG_TABLE_SCHEMA || ':' || NEW.k_alias));
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I WHERE k_alias = $1)', TG_TABLE_SCHEMA, other) INTO taken USING NEW.k_alias;
+  IF taken THEN
+    RAISE EXCEPTION 'the alias % is taken in %', NEW.k_alias, other USING ERRCODE = 'unique_violation', CONSTRAINT = TG_TABLE_NAME || '_k_alias_key';
   END IF;
   RETURN NEW;
 END
