@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { KeyIndex } from './auth/key-index.ts';
@@ -44,6 +45,8 @@ export interface AppParts {
   resources?: readonly Resource[];
   /** The statistics counters (test mode keeps one across app rebuilds); default: new ones on the store. */
   counters?: DailyCounters;
+  /** Signs the pages' cookies (cookieSecret: the same in every process sharing the store); default: random, this app's own. */
+  secret?: Uint8Array;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -58,7 +61,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const log = parts.log ?? silentLogger;
   // One counter buffer per app, shared by website and link statistics: one batched write per flush.
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters };
+  const secret = parts.secret ?? randomBytes(32);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret };
   const windowMs = s.config.rateLimitWindow * 1000;
   const limiter = (n: number) => (n > 0 ? new FixedWindowLimiter(n, windowMs, s.clock) : null);
   const failures = limiter(s.config.authFailureLimit);

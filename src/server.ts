@@ -5,6 +5,7 @@ import { createServer as createNetServer } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
+import { cookieSecret } from './auth/cookie-secret.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -65,7 +66,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   try {
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources };
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store) };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {

@@ -55,7 +55,8 @@ if (!chromiumPresent()) {
     await link('contact', { type: `overlay-${contact.id}` });
     const old = await link('gone', { expiry: '2099-01-01 00:00:00' });
     const campaign = await ok('POST', '/api/campaign/add', { name: 'Spring Sale 2027', public: true });
-    for (const l of [await link('spring-a', { metatitle: 'Spring catalogue' }), await link('spring-b', { metatitle: 'A very long title for the second link of the spring campaign' })]) {
+    // Public: a campaign's page lists only public links (a new link is private unless sent public).
+    for (const l of [await link('spring-a', { metatitle: 'Spring catalogue', status: 'public' }), await link('spring-b', { metatitle: 'A very long title for the second link of the spring campaign', status: 'public' })]) {
       await ok('POST', `/api/campaign/${campaign.id}/assign/${l.id}`, {});
     }
     // Expire a link as time would: through the store of the running server.

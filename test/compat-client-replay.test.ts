@@ -67,13 +67,30 @@ for (const mode of ['real', 200] as const) {
     const updated = await php('PUT', `/api/url/${id}/update`, { url: 'https://example.com/landing-v2', custom: '', domain: false });
     assert.deepEqual([updated.status, updated.body.error, updated.body.shorturl], [200, 0, 'http://sho.rt/promo-2026']);
     const [stored] = await ownedBy(t.store, 'links', user.id);
-    assert.deepEqual([stored?.url, stored?.alias, stored?.parameters], ['https://example.com/landing-v2', 'promo-2026', [{ name: 'utm_source', value: 'php' }]]);
+    // The real product rebuilds a link from the update: targets and parameters not sent again are gone.
+    assert.deepEqual([stored?.url, stored?.alias, stored?.parameters, stored?.geotarget], ['https://example.com/landing-v2', 'promo-2026', undefined, undefined]);
 
     const deleted = await php('DELETE', `/api/url/${id}/delete`);
     assert.deepEqual([deleted.status, deleted.body.error], [200, 0]);
     failed(await php('GET', `/api/url/${id}`), 404, /Link does not exist/);
     failed(await send('GET', '/api/urls', { key: null, headers: { authorization: 'Token sk_not_the_key_000000000000' } }), 401, /valid API key/);
     assert.deepEqual(await ownedBy(t.store, 'links', user.id), []);
+
+    // QR codes, with data in the real product's keys.
+    const qr = await php('POST', '/api/qr/add', { type: 'wifi', data: { ssid: 'Cafe', pass: 'secret-pass', encryption: 'wpa' }, background: 'rgb(255,255,255)', logo: false });
+    assert.deepEqual([qr.status, qr.body.error, typeof qr.body.id], [200, 0, 'number'], qr.text);
+    failed(await php('POST', '/api/qr/add', { type: 'vcard', data: { fname: 'Ada', twitter: 'not a url' } }), 400, /twitter/);
+    const qrs = await php('GET', '/api/qr?limit=x');
+    assert.deepEqual([qrs.status, qrs.body.data.qrs.map((q: { id: number }) => q.id)], [200, [qr.body.id]]);
+    const oneQr = await php('GET', `/api/qr/${qr.body.id}`);
+    assert.deepEqual([oneQr.status, oneQr.body.details.id, oneQr.body.data.topCountries], [200, qr.body.id, {}]);
+    const qrUpdated = await php('PUT', `/api/qr/${qr.body.id}/update`, { type: 'email', data: 'hello@example.com', foreground: 'rgb(0,0,0)' });
+    assert.deepEqual([qrUpdated.status, qrUpdated.body], [200, { error: 0, message: 'QR has been updated successfully.' }]);
+    const [storedQr] = await ownedBy(t.store, 'qrs', user.id);
+    assert.deepEqual([storedQr?.type, storedQr?.data], ['email', { email: 'hello@example.com' }]);
+    assert.deepEqual((await php('DELETE', `/api/qr/${qr.body.id}/delete`)).body, { error: 0, message: 'QR has been deleted successfully.' });
+    failed(await php('GET', `/api/qr/${qr.body.id}`), 404, /QR does not exist/);
+    assert.deepEqual(await ownedBy(t.store, 'qrs', user.id), []);
 
     // The analytics product's clients: Bearer, Accept: application/json, form bodies; real statuses in both modes.
     const laravel = (method: string, url: string, form?: Record<string, string>) =>

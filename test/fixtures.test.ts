@@ -81,7 +81,7 @@ test("users' plain keys and passwords are hashed; the key works; defaults are wh
   assert.match(String(b!.keyHash), /^[0-9a-f]{64}$/);
   assert.deepEqual((await store.get('links', 3)), {
     id: 3, userId: 1, alias: 'minimal', url: 'https://example.com', date: '2026-01-01 00:00:00', title: '', domainId: null, type: 'direct',
-    splashId: null, overlayId: null, password: null, campaign: null, channels: [], pixels: [], status: 'public',
+    splashId: null, overlayId: null, password: null, campaign: null, channels: [], pixels: [], status: 'private',
   });
   // Ids continue after the fixtures'.
   const next = await store.transaction((tx) => tx.insert('links', { userId: 1 }));

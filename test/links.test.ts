@@ -85,24 +85,26 @@ test('short links', async (t) => {
   });
 
   await t.test('single link: details and statistics in the shape of the compat notes', async () => {
-    const r = await add({ url: 'https://e.com/single', custom: 'single', metatitle: 'Single', description: 'd' });
+    const r = await add({ url: 'https://e.com/single', custom: 'single', metatitle: 'Single', metadescription: 'md', description: 'd', status: 'public' });
     const got = await call('GET', `/api/url/${r.body.id}`, { key: alice.key });
     assert.equal(got.status, 200);
     assert.equal(got.body.error, 0);
     assert.equal(got.body.id, r.body.id);
     assert.deepEqual(
       { ...got.body.details, date: 'x' },
-      { id: r.body.id, alias: 'single', shorturl: 'http://sho.rt/single', longurl: 'https://e.com/single', title: 'Single', description: 'd', location: [], device: [], language: [], expiry: null, password: false, type: 'direct', pixels: [], campaign: null, channel: [], status: 'public', date: 'x' },
+      { id: r.body.id, alias: 'single', shorturl: 'http://sho.rt/single', longurl: 'https://e.com/single', title: 'Single', description: 'md', location: {}, device: {}, language: {}, expiry: null, password: false, type: 'direct', pixels: [], campaign: null, channel: [], status: 'public', date: 'x' },
     );
     assert.deepEqual(Object.keys(got.body.data).sort(), ['clicks', 'socialCount', 'topBrowsers', 'topCountries', 'topOs', 'topReferrers', 'uniqueClicks']);
   });
 
-  await t.test('short= returns that one link; unknown or another user\'s short URL is a 404', async () => {
+  await t.test('short= returns that one link; another user\'s short URL is a 403, an unknown one a 404', async () => {
     const got = await call('GET', `/api/urls?short=${encodeURIComponent('http://sho.rt/single')}`, { key: alice.key });
     assert.equal(got.status, 200);
     assert.equal(got.body.details.alias, 'single');
     const theirs = await call('GET', `/api/urls?short=${encodeURIComponent('http://sho.rt/single')}`, { key: bob.key });
-    assert.deepEqual([theirs.status, theirs.body], [404, { error: 1, message: 'Link does not exist.' }]);
+    assert.deepEqual([theirs.status, theirs.body], [403, { error: 1, message: 'You do not have the permission to access this short url.' }]);
+    const unknown = await call('GET', `/api/urls?short=${encodeURIComponent('http://sho.rt/nothing-here')}`, { key: bob.key });
+    assert.deepEqual([unknown.status, unknown.body], [404, { error: 1, message: 'Invalid short url. Please try again.' }]);
   });
 
   await t.test('q searches url, alias and title; order is click, or else date', async () => {
@@ -116,7 +118,7 @@ test('short links', async (t) => {
     assert.deepEqual(bySize.body.data.urls, (await call('GET', '/api/urls?order=date', { key: alice.key })).body.data.urls);
   });
 
-  await t.test('update keeps the url when omitted and may change the alias', async () => {
+  await t.test('update keeps the url and alias when omitted and may change the alias', async () => {
     const r = await add({ url: 'https://e.com/upd', custom: 'before' });
     const u = await call('PUT', `/api/url/${r.body.id}/update`, { key: alice.key, body: { custom: 'after' } });
     assert.deepEqual(u.body, { error: 0, id: r.body.id, shorturl: 'http://sho.rt/after' });

@@ -85,6 +85,11 @@ for (const o of operations) {
       await probe(w, o, 'unsupported type', urlOf(w, o), { raw: 'a=1', headers: { 'content-type': 'application/xml' } });
       await probe(w, o, 'too large', urlOf(w, o), { raw: JSON.stringify({ data: 'x'.repeat(5000) }), headers: { 'content-type': type } });
     }
+    if (o.op.operationId === 'listLink') {
+      // `short=` names a link: another user's (the fixture link is alice's), or none.
+      await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
+      await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
+    }
     const body = BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example;
     await probe(w, o, 'as documented', urlOf(w, o), media ? bodyCall(media[0], body ?? {}) : {});
     // Each other content type the operation takes, on fresh data so a create does not meet its twin.

@@ -229,8 +229,9 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
         // An alias this process never looked up: only the database can tell.
         timed(`${server.url}/never-looked-up`),
       ]);
-      // A link the redirect cache holds keeps redirecting while the database is away; its click is kept too.
-      assert.equal(await click(server, 'away'), true, 'the cached link redirects during the outage');
+      // The redirect cache held the link, but changes made elsewhere cannot be heard now (the listening
+      // connection went too): it is not answered from the cache, which could be stale, and counts nothing.
+      assert.equal(await click(server, 'away'), false, 'the cached link is not answered from the cache during the outage');
       for (const r of during) {
         assert.equal(r.status, 503, r.text);
         assert.ok(r.ms < STATEMENT_TIMEOUT_MS + 2000, `answered in ${r.ms} ms`);
@@ -250,9 +251,9 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       assert.ok(await waitFor(async () => (await api(server.url, 'GET', `/api/url/${link.body.id}`)).status === 200, 5000), 'requests succeed again');
       const after = await api(server.url, 'POST', '/api/url/add', { url: 'https://example.com/after', custom: 'after' });
       assert.equal(after.status, 200);
-      assert.ok(await waitFor(async () => (await storedClicks(schema, `link:${link.body.id}`)) === CLICKS + 1, 5000), 'the kept clicks are flushed');
+      assert.ok(await waitFor(async () => (await storedClicks(schema, `link:${link.body.id}`)) === CLICKS, 5000), 'the kept clicks are flushed');
       await sleep(1200);
-      assert.equal(await storedClicks(schema, `link:${link.body.id}`), CLICKS + 1, 'flushed once, not twice');
+      assert.equal(await storedClicks(schema, `link:${link.body.id}`), CLICKS, 'flushed once, not twice');
       assert.deepEqual(
         (await sql<{ alias: string }>(`SELECT data->>'alias' AS alias FROM "${schema}".links ORDER BY id`)).map((r) => r.alias),
         ['away', 'after'],

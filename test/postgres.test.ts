@@ -18,6 +18,12 @@ const COLLECTIONS = storeSchema(RESOURCES);
 const schemas: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls `check` every 20 ms for at most `ms`; whether it came true. */
+async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; !check(); await sleep(20)) if (Date.now() > until) return false;
+  return true;
+}
+
 function freshSchema(): string {
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   schemas.push(name);
@@ -52,21 +58,26 @@ if (URL) describe('PostgreSQL store', () => {
   test('migrations run from an empty schema once, and a second run finds nothing to do', async () => {
     const schema = freshSchema();
     const first = await migrate(URL!, schema);
-    assert.deepEqual(first, { from: 0, to: 3, applied: ['001-initial', '002-counter-batches', '003-files'] });
+    // Every file, in order (read from the directory, so a new migration needs no edit here).
+    const files = await loadMigrations();
+    assert.deepEqual(files.slice(0, 2).map((m) => m.name), ['initial', 'counter-batches']);
+    assert.ok(files.some((m) => m.name === 'shared-values'));
+    const last = files.length;
+    assert.deepEqual(first, { from: 0, to: last, applied: files.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`) });
     const second = await migrate(URL!, schema);
-    assert.deepEqual(second, { from: 3, to: 3, applied: [] });
+    assert.deepEqual(second, { from: last, to: last, applied: [] });
     const tables = await admin(async (c) => {
       const { rows } = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
       return rows.map((r) => r.t);
     });
-    for (const t of ['users', 'links', 'websites', 'stat_days', 'stat_counts', 'stats', 'visitor_ledger', 'schema_migrations']) assert.ok(tables.includes(t), t);
+    for (const t of ['users', 'links', 'websites', 'stat_days', 'stat_counts', 'stats', 'visitor_ledger', 'shared_values', 'visitor_sightings', 'schema_migrations']) assert.ok(tables.includes(t), t);
   });
 
   test('a database migrated past this code refuses to open, saying so', async () => {
     const schema = freshSchema();
     await migrate(URL!, schema);
-    await admin((c) => c.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (7, 'from-the-future')`));
-    const message = 'The database schema is at version 7, newer than this server\'s 3: upgrade the server.';
+    await admin((c) => c.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (70, 'from-the-future')`));
+    const message = `The database schema is at version 70, newer than this server's ${(await loadMigrations()).length}: upgrade the server.`;
     await assert.rejects(open(schema), (err: unknown) => err instanceof Error && err.message === message);
     await assert.rejects(migrate(URL!, schema), (err: unknown) => err instanceof Error && err.message === message);
   });
@@ -76,7 +87,7 @@ if (URL) describe('PostgreSQL store', () => {
     const stores = await Promise.all([open(schema), open(schema), open(schema)]);
     try {
       const rows = await admin(async (c) => (await c.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-      assert.deepEqual(rows, [{ version: 1, name: 'initial' }, { version: 2, name: 'counter-batches' }, { version: 3, name: 'files' }]);
+      assert.deepEqual(rows, (await loadMigrations()).map((m) => ({ version: m.version, name: m.name })));
       // All three work on the same tables.
       await stores[0]!.transaction((tx) => tx.insert('users', user(1)));
       assert.equal((await stores[2]!.get('users', 1))?.username, 'user1');
@@ -187,7 +198,35 @@ if (URL) describe('PostgreSQL store', () => {
     const store = await open(schema);
     await store.close();
     const rows = await admin(async (c) => (await c.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3]);
+    assert.deepEqual(rows.map((r) => r.version), (await loadMigrations()).map((m) => m.version));
+    assert.ok(rows.length > 1);
+  });
+
+  test("two stores on one schema hear each other's writes within a second, only the collections written; a store on another schema hears nothing", async () => {
+    const schema = freshSchema();
+    const [a, b, other] = await Promise.all([open(schema), open(schema), open(freshSchema())]);
+    try {
+      const before = { users: b.version('users'), links: b.version('links'), revision: b.revision(), elsewhere: other.revision() };
+      const own = a.version('users');
+      await a.transaction((tx) => tx.insert('users', user(1)));
+      assert.ok(await waitUntil(() => b.version('users') !== before.users, 1000), 'B heard the write of users');
+      assert.notEqual(b.revision(), before.revision);
+      assert.equal(b.version('links'), before.links, 'links were not written');
+      // A's own message is ignored: its version moved once, by its own commit.
+      await sleep(200);
+      assert.equal(a.version('users'), own + 1);
+      assert.equal(other.revision(), before.elsewhere, 'another schema never hears it');
+      // A rolled-back transaction sends nothing.
+      const quiet = b.revision();
+      await assert.rejects(a.transaction(async (tx) => {
+        await tx.insert('links', { userId: 1, alias: 'gone', domainId: null });
+        throw new Error('rolled back');
+      }));
+      await sleep(300);
+      assert.equal(b.revision(), quiet);
+    } finally {
+      await Promise.all([a, b, other].map((s) => s.close()));
+    }
   });
 
   test('deleting a user deletes its counts through the foreign keys, not just its records', async () => {

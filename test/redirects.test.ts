@@ -152,8 +152,9 @@ test('redirects over real HTTP', async (t) => {
   await t.test('campaign rotator takes the links in turn and counts views; the public page lists them', async () => {
     const campaign = await api('POST', '/api/campaign/add', { name: 'Spring', slug: 'spring', public: true });
     assert.equal(campaign.status, 200, JSON.stringify(campaign.body));
-    const a = await add({ url: 'https://example.com/a', custom: 'rot-a' });
-    const b = await add({ url: 'https://example.com/b', custom: 'rot-b' });
+    // Public: only public links are listed on the campaign's page (a new link is private by default).
+    const a = await add({ url: 'https://example.com/a', custom: 'rot-a', status: 'public' });
+    const b = await add({ url: 'https://example.com/b', custom: 'rot-b', status: 'public' });
     for (const l of [a, b]) assert.equal((await api('POST', `/api/campaign/${campaign.body.id}/assign/${l.id}`)).status, 200);
     const seen = [];
     for (let i = 0; i < 4; i++) seen.push((await raw(`${url}/r/spring`, { headers: { 'user-agent': WINDOWS_CHROME } })).headers.location);

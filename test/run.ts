@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
-// PostgreSQL-only files (postgres, postgres-server) are not listed: they run in the first pass,
+// PostgreSQL-only files (postgres, postgres-server, instances) are not listed: they run in the first pass,
 // read TEST_DATABASE_URL themselves, and print one skip line without it.
 // What runs twice: the API, redirects, analytics and pages through the app; not the file store's own
 // tests (journal, lock, modes, crash), nor pure functions, nor what never opens a store. The fuzz
@@ -15,7 +15,8 @@ import { readdirSync } from 'node:fs';
 const BOTH_BACKENDS = [
   'account', 'analytics-ingest', 'analytics-stats-page', 'analytics-websites', 'analytics-websites-list', 'auth', 'bios', 'campaigns',
   'channels', 'domains', 'hostile-strings', 'isolation', 'links', 'method-not-allowed', 'openapi-contract', 'overlays',
-  'openapi', 'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart', 'files',
+  'openapi', 'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart',
+  'compat-link-responses', 'compat-qr-payloads', 'files',
 ];
 
 interface Tally {

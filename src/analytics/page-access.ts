@@ -14,7 +14,7 @@ export function accessCookieName(website: Website): string {
 }
 
 /**
- * Signs and checks stats page cookies with a per-process secret (a restart signs everyone out).
+ * Signs and checks stats page cookies with the server's cookie key (cookie-secret.ts: shared by every process on PostgreSQL).
  * The cookie holds only the grant, the user id and the expiry; the signature also covers the
  * owner's key hash or the page's password hash, so rotating the key or changing the password
  * ends every session made with the old one. The key and the password never enter the cookie.

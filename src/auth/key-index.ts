@@ -5,7 +5,10 @@ import { hashApiKey, sameKeyHash } from './keys.ts';
 /** Keys that authenticated since the users last changed, held to skip hashing them again. */
 export const MAX_RECENT_KEYS = 10_000;
 
-/** How long a key that matched is trusted without asking the store again. */
+/**
+ * How long a key that matched is trusted without asking the store again: a safety net only, since
+ * a change to the users anywhere (another process on PostgreSQL included) forgets every key at once.
+ */
 export const KEY_KEPT_MS = 5_000;
 
 /**
@@ -13,8 +16,9 @@ export const KEY_KEPT_MS = 5_000;
  * are also remembered as they came (the process holds each key while serving its request anyway;
  * they are never written or logged), so a client's next requests skip the SHA-256, which is a
  * noticeable part of a cached list request. A key that matched nothing is never remembered, so
- * wrong keys cannot fill the map; any change to the users made here (a rotation, an expiry, a
- * deletion) forgets them all, and none is trusted longer than KEY_KEPT_MS.
+ * wrong keys cannot fill the map; any change to the users (a rotation, an expiry, a deletion),
+ * made here or by another process sharing the store, forgets them all, and none is trusted longer
+ * than KEY_KEPT_MS.
  */
 export class KeyIndex {
   private recent = new Map<string, { user: UserRecord; until: number }>();
@@ -30,8 +34,7 @@ export class KeyIndex {
       this.builtAt = version;
     }
     const kept = this.recent.get(key);
-    // Kept a few seconds at most: on PostgreSQL another process (the CLI, another server) may rotate
-    // or delete the key, which this process's version numbers do not see.
+    // Kept a few seconds at most, should a change ever go unheard.
     if (kept && kept.until > Date.now()) return kept.user;
     if (kept) this.recent.delete(key);
     return undefined;

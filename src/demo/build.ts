@@ -101,7 +101,8 @@ export async function buildDemo(options: DemoOptions): Promise<Fixtures> {
     const refs = { pixels, domains, splash, overlays, campaigns, channels };
     const links: { id: number; perDay: number; rotator: boolean }[] = [];
     for (const link of DEMO_LINKS) {
-      links.push({ id: await made('/api/url/add', link.body(refs)), perDay: link.perDay, rotator: link.rotator ?? false });
+      // Links are private unless created public (as the real product); the demo's are listed on campaign pages.
+      links.push({ id: await made('/api/url/add', { status: 'public', ...link.body(refs) }), perDay: link.perDay, rotator: link.rotator ?? false });
     }
     const qrs: { id: number; perDay: number }[] = [];
     for (const qr of DEMO_QRS) qrs.push({ id: await made('/api/qr/add', qr.body), perDay: qr.perDay });

@@ -45,7 +45,7 @@ export const DEMO_LINKS: readonly DemoLink[] = [
   },
   { perDay: 18, body: (r) => ({ url: 'https://acme-demo.com/newsletter', custom: 'news', metatitle: 'The Acme newsletter', campaign: at(r.campaigns, 1), type: `overlay-${at(r.overlays, 0)}` }) },
   { perDay: 15, body: (r) => ({ url: 'https://docs.acme-demo.com/quickstart', custom: 'quickstart', metatitle: 'Quickstart', channel: at(r.channels, 2) }) },
-  { perDay: 12, body: (r) => ({ url: 'https://blog.acme-demo.com/how-we-cut-churn', metatitle: 'How we cut churn by a third', description: 'Our most read post of the year.', channel: at(r.channels, 1) }) },
+  { perDay: 12, body: (r) => ({ url: 'https://blog.acme-demo.com/how-we-cut-churn', metatitle: 'How we cut churn by a third', metadescription: 'Our most read post of the year.', channel: at(r.channels, 1) }) },
   { perDay: 8, body: () => ({ url: 'https://acme-demo.com/careers', metatitle: 'Careers at Acme', geotarget: [{ location: 'DE', link: 'https://acme-demo.com/de/karriere' }] }) },
   { perDay: 6, body: (r) => ({ url: 'https://partner.example.org/acme-offer', custom: 'partner', metatitle: 'Partner offer', type: String(at(r.splash, 1)), pixels: [at(r.pixels, 1)] }) },
   { perDay: 4, body: () => ({ url: 'https://acme-demo.com/webinar/replay', custom: 'webinar', metatitle: 'Webinar replay (password: demo)', password: 'demo' }) },

@@ -6,8 +6,9 @@ export const MAX_CACHED_CHARS = 2_000_000;
 /**
  * Serialised list pages of one route, by user and query string, kept while nothing they can be
  * built from changes. A list page is a pure function of the store's records, the statistics
- * counters, the configuration and the user: any write to the store or any counted event starts a
- * fresh cache, so an answer from it is byte for byte the one a rebuild would give. Repeated reads
+ * counters, the configuration and the user: any write to the store (by any process sharing it: the
+ * store's revision) or any event counted here starts a fresh cache, so an answer from it is byte
+ * for byte the one a rebuild would give (other processes' counts show once flushed). Repeated reads
  * of an idle collection (dashboards polling, tests listing) then skip the serialisation, which is
  * most of a list request's cost.
  */

@@ -7,7 +7,7 @@ export const SHORT_ALIAS_COLLECTIONS = ['links', 'files'] as const;
 
 /**
  * Whether `alias` on the domain (null: the main host) names a link or a file other than `self`.
- * Run inside the write's transaction; on PostgreSQL a trigger (migration 003) also holds it
+ * Run inside the write's transaction; on PostgreSQL a trigger (migration 004) also holds it
  * against a concurrent writer of the other collection.
  */
 export async function shortAliasTaken(

@@ -1,5 +1,6 @@
 import type { HookContext } from '../resources/define.ts';
 import type { StoredRecord } from '../store/store.ts';
+import { countryName } from '../visits/country.ts';
 import { clickTotals, subjectOf, visitStats } from './stats.ts';
 
 /** A stored short link. */
@@ -9,6 +10,7 @@ export interface Link extends StoredRecord {
   url: string;
   title: string;
   description?: string;
+  metadescription?: string;
   domainId: number | null;
   type: 'direct' | 'frame' | 'splash' | 'overlay';
   splashId: number | null;
@@ -45,10 +47,29 @@ export async function shortUrlOf(link: Link, ctx: Pick<HookContext, 'store' | 'c
   return `${await originOf(link, ctx)}/${link.alias}`;
 }
 
-/** The fields list entries and single-link details share. */
+/** The fields list entries and single-link details share; as the real product, `title` and `description` are the meta title and description. */
 function common(link: Link, origin: string) {
-  return { id: link.id, alias: link.alias, shorturl: `${origin}/${link.alias}`, longurl: link.url, title: link.title, description: link.description ?? '' };
+  return { id: link.id, alias: link.alias, shorturl: `${origin}/${link.alias}`, longurl: link.url, title: link.title, description: link.metadescription ?? '' };
 }
+
+/**
+ * Targeting rules as the real product answers them: a map from what is targeted to its link
+ * (`{"canada": "https://…"}`); countries by their lowercase English name, as the product keys them.
+ * The first rule for a key is the one redirects follow, so it is the one shown.
+ */
+function targetMap<K extends string>(rules: readonly ({ [P in K]: string } & { link: string })[] | undefined, key: K, label: (value: string) => string = (x) => x): Record<string, string> {
+  const out = new Map<string, string>();
+  for (const rule of rules ?? []) {
+    const name = label(rule[key]);
+    if (!out.has(name)) out.set(name, rule.link);
+  }
+  return Object.fromEntries(out);
+}
+
+const countryKey = (code: string) => {
+  const name = countryName(code);
+  return name === 'Unknown' ? code.toLowerCase() : name.toLowerCase();
+};
 
 /** A page of links in lists (the real product's entry shape), with one read of their domains and one of their totals. */
 export async function linkEntries(links: readonly Link[], ctx: HookContext): Promise<Record<string, unknown>[]> {
@@ -79,9 +100,9 @@ export async function linkSingle(link: Link, ctx: HookContext): Promise<Record<s
     id: link.id,
     details: {
       ...common(link, await originOf(link, ctx)),
-      location: link.geotarget ?? [],
-      device: link.devicetarget ?? [],
-      language: link.languagetarget ?? [],
+      location: targetMap(link.geotarget, 'location', countryKey),
+      device: targetMap(link.devicetarget, 'device'),
+      language: targetMap(link.languagetarget, 'language'),
       expiry: link.expiry ?? null,
       password: link.password !== null,
       type: link.type,
@@ -91,6 +112,6 @@ export async function linkSingle(link: Link, ctx: HookContext): Promise<Record<s
       status: link.status,
       date: link.date,
     },
-    data: await visitStats(ctx, subjectOf('link', link.id)),
+    data: await visitStats(ctx, subjectOf('link', link.id), Number),
   };
 }

@@ -1,15 +1,16 @@
 import type { Services } from '../resources/define.ts';
 import { labelsOfDimension, totalOf } from '../stats/counts.ts';
+import { socialNetworkOf } from '../visits/referrer.ts';
 import { topCounts } from '../visits/top.ts';
 
 /** The statistics object of a link or QR code, as the API returns it. */
-export interface VisitStats {
+export interface VisitStats<T = string> {
   clicks: number;
   uniqueClicks: number;
-  topCountries: Record<string, string>;
-  topReferrers: Record<string, string>;
-  topBrowsers: Record<string, string>;
-  topOs: Record<string, string>;
+  topCountries: Record<string, T>;
+  topReferrers: Record<string, T>;
+  topBrowsers: Record<string, T>;
+  topOs: Record<string, T>;
   socialCount: { facebook: number; twitter: number; instagram: number; linkedin: number };
 }
 
@@ -21,17 +22,22 @@ export function clickTotals(s: Pick<Services, 'counters'>, subjects: readonly st
   return s.counters.totals(subjects, ['clicks', 'uniqueClicks']);
 }
 
-/** The statistics of a subject over all days: totals, top 10 per dimension (counts as strings), social referrers. */
-export async function visitStats(s: Pick<Services, 'counters'>, subject: string): Promise<VisitStats> {
+/**
+ * The statistics of a subject over all days: totals, top 10 per dimension, social referrers.
+ * Counts in the top lists are strings (QR codes: the reference) or, with `as` Number, integers (links:
+ * the real product). Referrers from the social networks are counted in `socialCount`, not in `topReferrers`.
+ */
+export async function visitStats<T = string>(s: Pick<Services, 'counters'>, subject: string, as?: (count: number) => T): Promise<VisitStats<T>> {
   const sum = await s.counters.sum(subject);
   const social = labelsOfDimension(sum, 'social');
+  const referrers = Object.entries(labelsOfDimension(sum, 'referrer')).filter(([host]) => socialNetworkOf(host) === null);
   return {
     clicks: totalOf(sum, 'clicks'),
     uniqueClicks: totalOf(sum, 'uniqueClicks'),
-    topCountries: topCounts(labelsOfDimension(sum, 'country')),
-    topReferrers: topCounts(labelsOfDimension(sum, 'referrer')),
-    topBrowsers: topCounts(labelsOfDimension(sum, 'browser')),
-    topOs: topCounts(labelsOfDimension(sum, 'os')),
+    topCountries: topCounts(labelsOfDimension(sum, 'country'), 10, as),
+    topReferrers: topCounts(Object.fromEntries(referrers), 10, as),
+    topBrowsers: topCounts(labelsOfDimension(sum, 'browser'), 10, as),
+    topOs: topCounts(labelsOfDimension(sum, 'os'), 10, as),
     socialCount: { facebook: social.facebook ?? 0, twitter: social.twitter ?? 0, instagram: social.instagram ?? 0, linkedin: social.linkedin ?? 0 },
   };
 }

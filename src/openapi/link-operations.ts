@@ -76,6 +76,14 @@ export function updateExample(row: Resource, n: number): Record<string, unknown>
   return Object.fromEntries(Object.entries(row.example(n)).filter(([k]) => fields.has(k)));
 }
 
+/** What an update does with the fields its body leaves out. */
+function updateNote(row: Resource): string {
+  const resets = row.update?.resets ?? [];
+  if (resets.length === 0) return 'Fields left out keep their values.';
+  const list = resets.map((f) => `\`${f}\``).join(', ');
+  return `As the real product, which rebuilds the record from the request: ${list} left out are reset (removed, or their default); the other fields left out keep their values.`;
+}
+
 /** The entry schema of a row, registered as `<Name>Entry`. */
 export function entryRef(row: Resource, c: Components): Schema {
   return c.schema(`${pascal(row.name)}Entry`, () => shapeSchema(v.strictObject(shapesOf(row).entry)));
@@ -108,7 +116,13 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
       query: [...PAGE_PARAMS, ...search, ...(LIST_FILTERS[row.name] ?? [])],
       responses: {
         '200': { description: single ? 'A page of the list, or with `short` the single-link response.' : 'A page of the list.', schema: single ? { anyOf: [listed, single] } : listed },
-        ...(single ? { '404': { ...notFound, description: `${row.messages.notFound} (\`short\` names no link of yours)` } } : {}),
+        ...(single
+          ? {
+              '400': { description: 'Invalid short url. Please try again. (`short` is not an http(s) URL with an alias)', schema: ref('LinkError') },
+              '403': { description: 'You do not have the permission to access this short url. (`short` names a link of another user)', schema: ref('LinkError') },
+              '404': { description: 'Invalid short url. Please try again. (`short` names no link)', schema: ref('LinkError') },
+            }
+          : {}),
       },
     });
   }
@@ -125,7 +139,7 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
     const body = { ...c.body(`${name}Update`, () => bodySchema(row, 'update')), example: updateExample(row, 2) };
     const schema = shapes.updated ? c.schema(`${name}Updated`, () => linkSuccessSchema(shapes.updated!)) : ref('Message');
     const description = shapes.updated ? `The ${noun} was updated.` : `"${row.messages.updated}"`;
-    ops.push({ ...base, operationId: `update${name}`, method: 'put', path: update, summary: `Update a ${noun}`, description: `Fields left out keep their values.${refNote}`, body, responses: { '200': { description, schema }, '404': notFound } });
+    ops.push({ ...base, operationId: `update${name}`, method: 'put', path: update, summary: `Update a ${noun}`, description: `${updateNote(row)}${refNote}`, body, responses: { '200': { description, schema }, '404': notFound } });
   }
   if (remove) {
     ops.push({ ...base, operationId: `delete${name}`, method: 'delete', path: remove, summary: `Delete a ${noun}`, responses: { '200': { description: `"${row.messages.deleted}"`, schema: ref('Message') }, '404': notFound } });

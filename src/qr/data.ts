@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { normalHttpUrl } from '../resources/fields.ts';
+import { withRealKeys } from './real-keys.ts';
 
 /** The kinds of content a QR code can carry. */
 export const QR_TYPES = ['text', 'vcard', 'link', 'email', 'phone', 'sms', 'wifi'] as const;
@@ -34,6 +35,8 @@ const httpUrl = v.pipe(
   v.transform((s) => normalHttpUrl(s) ?? s),
 );
 
+const urlOrEmpty = v.optional(v.union([v.literal(''), httpUrl], 'Please enter a valid URL.'));
+
 /** Valibot schema of `data` for each QR type (also the source for JSON Schema). */
 export const qrDataSchemas = {
   text: required(MAX_TEXT),
@@ -41,12 +44,24 @@ export const qrDataSchemas = {
   phone,
   vcard: v.object({
     name: required(200),
+    fname: optional(100),
+    lname: optional(100),
     phone: v.optional(v.union([v.literal(''), phone], 'Please enter a valid phone number.')),
     email: v.optional(v.union([v.literal(''), email], 'Please enter a valid email.')),
     company: optional(200),
     title: optional(200),
     address: optional(500),
-    website: v.optional(v.union([v.literal(''), httpUrl], 'Please enter a valid URL.')),
+    website: urlOrEmpty,
+    facebook: urlOrEmpty,
+    instagram: urlOrEmpty,
+    twitter: urlOrEmpty,
+    linkedin: urlOrEmpty,
+    // The address in parts, as the real product takes it; `address` is the street when `street` is not sent.
+    street: optional(200),
+    city: optional(100),
+    state: optional(100),
+    zip: optional(20),
+    country: optional(100),
     note: optional(1000),
   }),
   email: v.object({
@@ -99,7 +114,7 @@ export function parseQrData(type: string, data: unknown): QrDataResult {
   }
   // v.object accepts arrays, but no QR type's data is a list.
   if (Array.isArray(data)) return { ok: false, message: INVALID_QR_DATA };
-  const result = v.safeParse(qrDataSchemas[type], data);
+  const result = v.safeParse(qrDataSchemas[type], withRealKeys(type, data));
   if (!result.success) return { ok: false, message: issueMessage(result.issues[0]) };
   if (type !== 'wifi') {
     // The cast is safe: the schema picked by `type` produced this output.

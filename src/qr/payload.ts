@@ -58,22 +58,30 @@ export function escapeVcardText(value: string): string {
 function vcard(data: QrDataByType['vcard']): string {
   const text = (value: string | undefined) => (value?.trim() ? escapeVcardText(value.trim()) : '');
   const name = text(data.name);
-  const lines = ['BEGIN:VCARD', 'VERSION:3.0', `N:${name};`, `FN:${name}`];
+  // N is family;given: from the real product's lname/fname when sent, else the whole name as family name.
+  const n = data.fname?.trim() || data.lname?.trim() ? `${text(data.lname)};${text(data.fname)}` : `${name};`;
+  const street = text(data.street) || text(data.address);
+  const parts = [street, text(data.city), text(data.state), text(data.zip), text(data.country)];
+  const lines = ['BEGIN:VCARD', 'VERSION:3.0', `N:${n}`, `FN:${name}`];
   const optional: [string, string][] = [
     ['ORG', text(data.company)],
     ['TITLE', text(data.title)],
     ['TEL', data.phone?.trim() ?? ''],
     ['EMAIL', data.email?.trim() ?? ''],
-    // ADR is structured (PO box;ext;street;city;region;code;country): a free-form address goes in street.
-    ['ADR', data.address?.trim() ? `;;${text(data.address)};;;;` : ''],
+    // ADR is structured (PO box;ext;street;city;region;code;country); a free-form address goes in street.
+    ['ADR', parts.some((p) => p !== '') ? `;;${parts.join(';')}` : ''],
     // URL's value type is uri, not text, so it is not escaped.
     ['URL', data.website?.trim() ?? ''],
+    ...SOCIAL.map((network): [string, string] => [`URL;TYPE=${network}`, data[network]?.trim() ?? '']),
     ['NOTE', text(data.note)],
   ];
   for (const [property, value] of optional) if (value !== '') lines.push(`${property}:${value}`);
   lines.push('END:VCARD');
   return lines.join('\r\n');
 }
+
+/** The social profiles a vCard may carry, each as a typed URL, as the real product writes them. */
+const SOCIAL = ['facebook', 'instagram', 'twitter', 'linkedin'] as const;
 
 /** Escapes a value of the WIFI: format (ZXing's spec: backslash, semicolon, comma, colon, quote). */
 export function escapeWifiValue(value: string): string {

@@ -68,8 +68,7 @@ export function clickTally(v: VisitInfo, unique: boolean, ownHosts: string[]): T
 /** Counts a visit of `subject` ('link:7', 'qr:3') for its owner, unless the visitor is a bot; never waits for the disk. */
 export function recordClick(s: Services, subject: string, owner: number, v: VisitInfo): void {
   if (v.bot) return;
-  const seen = s.counters.sight(subject, v.ip, v.ua);
-  s.counters.record(subject, clickTally(v, seen.newToday, ownHosts(s.config.baseUrl)), { owner });
+  s.counters.recordVisit(subject, v.ip, v.ua, (seen) => clickTally(v, seen.newToday, ownHosts(s.config.baseUrl)), { owner });
 }
 
 // The server's own host, parsed once per BASE_URL rather than on every click.

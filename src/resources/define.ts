@@ -39,6 +39,8 @@ export interface Services {
   resources: readonly Resource[];
   /** Daily statistics of links, QR codes, campaigns and websites, buffered in memory and batched to the store. */
   counters: DailyCounters;
+  /** Signs the pages' cookies (derive a key per kind with cookieKey). */
+  secret: Uint8Array;
 }
 
 /** What a hook knows about the request it serves. */
@@ -69,7 +71,12 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   /** Fields required on create; the others are optional, with `defaults` applied. Absent: no create route. */
   create?: { required: readonly (keyof F & string)[]; defaults?: { [K in keyof F]?: v.InferOutput<F[K]> } };
   /** Fields required on update. Absent: no update route. */
-  update?: { required: readonly (keyof F & string)[]; fields?: readonly (keyof F & string)[] };
+  update?: {
+    required: readonly (keyof F & string)[];
+    fields?: readonly (keyof F & string)[];
+    /** Optional fields an update that leaves them out resets (the row's `prepare` does it); the others keep their values. */
+    resets?: readonly (keyof F & string)[];
+  };
   /** Route paths of the generic operations; an absent path means no such route. */
   paths: { list?: string; get?: string; create?: string; update?: string; remove?: string };
   /** The array key in list responses. */

@@ -31,6 +31,23 @@ export function domainOrigin(raw: string): string | null {
   }
 }
 
+/**
+ * The host name a branded domain is known by, from however a client writes it: any scheme, letter
+ * case, port or trailing slash, or a bare host (`go.example.com` names `https://go.example.com`).
+ * Lowercase and punycode, as the URL parser writes it; null when `raw` names no host. The one rule
+ * by which links find their domain (a host name belongs to one branded domain server-wide).
+ */
+export function domainHostname(raw: string): string | null {
+  const text = raw.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`;
+  if (!/^https?:\/\/[^/?#@\\\s]+\/?$/i.test(withScheme)) return null;
+  try {
+    return new URL(withScheme).hostname.replace(/\.$/, '') || null;
+  } catch {
+    return null;
+  }
+}
+
 /** An http(s) URL (stored normalised, as `httpUrl`) or the empty string ("no redirect"), with the message to give otherwise. */
 export function urlOrEmpty(message: string) {
   const normal = (s: string) => (s === '' ? '' : s.length <= 2048 ? normalHttpUrl(s) : null);
@@ -54,7 +71,7 @@ export type Domain = StoredRecord & { domain: string; redirectroot: string; redi
  * request came by) or any user's branded domain, whatever the scheme or port: one name, one owner.
  */
 async function checkDomainFree(origin: string, ctx: HookContext, reads: StoreReads): Promise<void> {
-  const hostname = new URL(origin).hostname;
+  const hostname = domainHostname(origin) ?? '';
   if (mainHostnames(ctx.config).has(hostname) || (ctx.requestHost !== undefined && hostnameOf(ctx.requestHost) === hostname)) {
     throw new ApiError(400, "That domain is this server's own host and cannot be added.");
   }
@@ -62,7 +79,7 @@ async function checkDomainFree(origin: string, ctx: HookContext, reads: StoreRea
   // older data holds twice (two ports) as soon as one of the two is deleted.
   // The candidates share the host's first letters (the origin holds the host after the scheme).
   const { items } = await reads.find<Domain>('domains', { search: { text: `//${hostname}`, fields: ['domain'] } });
-  if (items.some((d) => new URL(d.domain).hostname === hostname)) throw new ApiError(400, 'That domain is already in use.');
+  if (items.some((d) => domainHostname(d.domain) === hostname)) throw new ApiError(400, 'That domain is already in use.');
 }
 
 /** Branded domains: other host names serving a user's short links. */
@@ -80,7 +97,7 @@ export const domains = defineResource<typeof domainFields, Domain>({
   shapes: { entry: { id: int, domain: str, redirectroot: str, redirect404: str } },
   searchable: ['domain'],
   // `host` (with the port) finds the domain a request came by; `hostname` keeps one name to one owner.
-  indexes: { host: (d) => new URL(d.domain).host, hostname: (d) => new URL(d.domain).hostname },
+  indexes: { host: (d) => new URL(d.domain).host, hostname: (d) => domainHostname(d.domain) },
   unique: { hostname: () => new ApiError(400, 'That domain is already in use.') },
   messages: { notFound: 'Domain does not exist.', updated: 'Domain has been updated successfully.', deleted: 'Domain has been deleted successfully.' },
   example: (n) => ({ domain: `https://brand${n}.example.com`, redirectroot: `https://example.com/home-${n}`, redirect404: n % 2 ? '' : `https://example.com/missing-${n}` }),

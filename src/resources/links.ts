@@ -8,19 +8,27 @@ import { linkEntries, linkEntry, linkSingle, shortUrlOf } from '../links/shape.t
 import { subjectOf } from '../links/stats.ts';
 import type { Link } from '../links/shape.ts';
 import { defineResource } from './define.ts';
-import { domainOrigin } from './domains.ts';
+import { domainHostname } from './domains.ts';
+import type { Domain } from './domains.ts';
+import { mainHostnames } from '../links/main-host.ts';
 import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
-import { date, int, str, visitStatsShape } from './shapes.ts';
+import { date, int, linkStatsShape, str } from './shapes.ts';
 
-/** The id of the user's branded domain `domain` names (null: the main host); a 400 when it is none of theirs. */
+const NOT_YOUR_DOMAIN = 'Invalid domain: it is not one of your branded domains.';
+
+/**
+ * The id of the user's branded domain a link names (null: the main host), matched by host name
+ * whatever the scheme, letter case or trailing slash, or as a bare host (docs/compatibility.md).
+ */
 export async function domainIdOf(ctx: HookContext, domain: string): Promise<number | null> {
   if (domain.trim() === '') return null;
-  const origin = domainOrigin(domain.trim()) ?? '';
-  if (origin === new URL(ctx.config.baseUrl).origin) return null;
-  const mine = await ctx.store.find('domains', { owner: ctx.user.id, conditions: [{ field: 'domain', equals: origin }], limit: 1 });
-  if (!mine.items[0]) throw new ApiError(400, 'Invalid domain: it is not one of your branded domains.');
-  return mine.items[0].id;
+  const hostname = domainHostname(domain);
+  if (hostname === null) throw new ApiError(400, NOT_YOUR_DOMAIN);
+  if (mainHostnames(ctx.config).has(hostname)) return null;
+  const mine = await ctx.store.lookup<Domain>('domains', 'hostname', hostname);
+  if (mine?.userId !== ctx.user.id) throw new ApiError(400, NOT_YOUR_DOMAIN);
+  return mine.id;
 }
 
 const ALIAS_TAKEN = 'That alias is taken. Please choose another one.';
@@ -49,7 +57,35 @@ async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, passw
 }
 
 
-const target = (key: string) => v.array(v.strictObject({ [key]: str, link: str }));
+/**
+ * What an update that leaves these out stores: the real product rebuilds a link from the update
+ * request, so its targets, password, branded domain, expiry, pixels, deep link, parameters and
+ * description go when not sent. The url, alias, type, status, meta fields, campaign and channels stay.
+ */
+const RESET_VALUES = {
+  password: { password: null },
+  domain: { domainId: null },
+  expiry: { expiry: undefined },
+  geotarget: { geotarget: undefined },
+  devicetarget: { devicetarget: undefined },
+  languagetarget: { languagetarget: undefined },
+  parameters: { parameters: undefined },
+  pixels: { pixels: [] },
+  deeplink: { deeplink: undefined },
+  description: { description: undefined },
+} as const satisfies Partial<Record<keyof typeof linkFields, Partial<Link>>>;
+const LINK_RESETS = Object.keys(RESET_VALUES) as (keyof typeof RESET_VALUES)[];
+
+/** Resets, in the fields to store, every field of RESET_VALUES the request left out (a new link starts without them too). */
+function resetOmitted(input: Record<string, unknown>, f: Record<string, unknown>, updating: boolean): void {
+  for (const field of LINK_RESETS) {
+    if (input[field] !== undefined) continue;
+    // A new record simply lacks a removed field; an update must name it to replace the stored value.
+    for (const [key, value] of Object.entries(RESET_VALUES[field])) if (updating || value !== undefined) f[key] = structuredClone(value);
+  }
+}
+
+const target = (key: string) => v.record(str, str);
 const linkDetailsShape = {
   id: int,
   alias: str,
@@ -79,12 +115,12 @@ export const links = defineResource<typeof linkFields, Link>({
   extension: true,
   fields: linkFields,
   create: { required: ['url'] },
-  update: { required: [] },
+  update: { required: [], resets: LINK_RESETS },
   paths: { list: '/api/urls', get: '/api/url/:id', create: '/api/url/add', update: '/api/url/:id/update', remove: '/api/url/:id/delete' },
   listKey: 'urls',
   shapes: {
     entry: { id: int, alias: str, shorturl: str, longurl: str, title: str, description: str, clicks: int, uniqueclicks: int, domain: str, campaign: v.nullable(int), channel: v.array(int), date },
-    single: { id: int, details: v.strictObject(linkDetailsShape), data: visitStatsShape },
+    single: { id: int, details: v.strictObject(linkDetailsShape), data: linkStatsShape },
     created: { id: int, shorturl: str },
     updated: { id: int, shorturl: str },
   },
@@ -117,21 +153,21 @@ export const links = defineResource<typeof linkFields, Link>({
     if (type !== undefined) Object.assign(f, typeFields(type));
     else if (!existing) Object.assign(f, typeFields('direct'));
     if (domain !== undefined) f.domainId = await domainIdOf(ctx, domain);
-    else if (!existing) f.domainId = null;
     if (metatitle !== undefined) Object.assign(f, { metatitle, title: metatitle });
     if (expiry !== undefined) {
       if (parseDateTime(expiry) <= ctx.clock.now()) throw new ApiError(400, 'The expiry date must be later than today.');
       f.expiry = expiry;
     }
     if (channel !== undefined) f.channels = [...new Set([...((existing?.channels as number[]) ?? []), channel])];
+    resetOmitted(input, f, existing !== undefined);
     if (!existing) {
       f.channels ??= [];
-      Object.assign(f, { title: f.title ?? '', campaign: f.campaign ?? null, pixels: f.pixels ?? [], status: f.status ?? 'public' });
+      // As the real product: a new link is private unless the request says public.
+      Object.assign(f, { title: f.title ?? '', campaign: f.campaign ?? null, pixels: f.pixels ?? [], status: f.status ?? 'private' });
       const dup = custom === undefined ? await findDuplicate(ctx, f, password) : undefined;
       if (dup) return { fields: f, existing: dup };
     }
     if (password !== undefined) f.password = password === '' ? null : await hashPassword(password);
-    else if (!existing) f.password = null;
     if (custom !== undefined) f.alias = custom;
     return { fields: f };
   },

@@ -19,15 +19,19 @@ export const date = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\
 export const day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));
 export const laravelTime = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/));
 
-const counts = v.record(v.string(), v.string());
+const statsShape = (count: v.GenericSchema) =>
+  v.strictObject({
+    clicks: int,
+    uniqueClicks: int,
+    topCountries: v.record(v.string(), count),
+    topReferrers: v.record(v.string(), count),
+    topBrowsers: v.record(v.string(), count),
+    topOs: v.record(v.string(), count),
+    socialCount: v.strictObject({ facebook: int, twitter: int, instagram: int, linkedin: int }),
+  });
 
-/** The statistics of a link or QR code (`visitStats`): counts in the `top*` maps are strings. */
-export const visitStatsShape = v.strictObject({
-  clicks: int,
-  uniqueClicks: int,
-  topCountries: counts,
-  topReferrers: counts,
-  topBrowsers: counts,
-  topOs: counts,
-  socialCount: v.strictObject({ facebook: int, twitter: int, instagram: int, linkedin: int }),
-});
+/** The statistics of a QR code (`visitStats`): counts in the `top*` maps are strings, as the reference has them. */
+export const visitStatsShape = statsShape(v.string());
+
+/** The statistics of a link: counts in the `top*` maps are integers, as the real product answers. */
+export const linkStatsShape = statsShape(int);

@@ -4,9 +4,10 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { CountsDelta, Store, Tx } from '../store/store.ts';
-import { dayOf } from '../visits/visitor.ts';
+import { dayOf, hourOf } from '../visits/visitor.ts';
 import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
 import type { DayCounts, Tally } from './counts.ts';
+import { SharedSightings } from './shared-sightings.ts';
 import type { Sighting } from './visitor-ledger.ts';
 import { VisitorLedger } from './visitor-ledger.ts';
 
@@ -23,6 +24,13 @@ export interface DailyCounterOptions {
   ratedSightings?: number;
   /** Least time between two savings of the visitor ledger while visits come in (default 10 s; always on close). */
   ledgerSaveMs?: number;
+}
+
+/** A batch of deltas on its way to the store, with the visits it asks the store about. */
+interface Batch {
+  id: string;
+  deltas: Map<string, Map<string, CountsDelta>>;
+  sightings: ReturnType<SharedSightings['take']>;
 }
 
 /** Who and when an event is counted for. */
@@ -58,9 +66,11 @@ export class DailyCounters {
   private pending = new Map<string, Map<string, CountsDelta>>();
   private pendingCount = 0;
   /** The batch a failed flush took, written again (same id, same deltas) by the next flush; reads count it as buffered. */
-  private unsent: { id: string; deltas: Map<string, Map<string, CountsDelta>> } | null = null;
+  private unsent: Batch | null = null;
   /** The batch being written: reads count it as buffered until the store says its counts are visible. */
-  private sending: { id: string; deltas: Map<string, Map<string, CountsDelta>> } | null = null;
+  private sending: Batch | null = null;
+  /** With a store several processes share: the visits the ledger took for new, checked at the flush. */
+  private readonly shared: SharedSightings | null;
   /** Bumped whenever what reads see changes (an event, a dropped subject, a discard): caches compare it. */
   generation = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -78,6 +88,7 @@ export class DailyCounters {
     this.ratedSightings = options.ratedSightings;
     this.ledgerSaveMs = options.ledgerSaveMs ?? 10_000;
     this.ledger = this.newLedger();
+    this.shared = store.shared ? new SharedSightings(store.shared, options.random) : null;
     this.ledgerLoad = this.loadLedger();
     store.beforeClose(() => this.close());
   }
@@ -104,6 +115,7 @@ export class DailyCounters {
     this.pending = new Map();
     this.pendingCount = 0;
     this.unsent = null;
+    this.shared?.discard();
     this.ledger = this.newLedger();
   }
 
@@ -135,6 +147,20 @@ export class DailyCounters {
   /** Whether the visitor `ip`+`ua` is new to `subject` today / this hour (salted daily hash; the store keeps the day's ledger). */
   sight(subject: string, ip: string, ua: string, at = this.clock.now()): Sighting {
     return this.ledger.sight(subject, ip, ua, at);
+  }
+
+  /**
+   * Counts a visit of `ip`+`ua` to `subject`: `tallyOf` gives its counts once the ledger said
+   * whether the visitor is new (today, this hour). On a store several processes share, a visitor
+   * the ledger took for new is checked against the others at the flush (shared-sightings.ts).
+   */
+  recordVisit(subject: string, ip: string, ua: string, tallyOf: (seen: Sighting) => Tally, meta: CountedFor = {}): void {
+    const at = meta.at ?? this.clock.now();
+    const seen = this.ledger.sight(subject, ip, ua, at);
+    this.record(subject, tallyOf(seen), { ...meta, at });
+    if (this.shared && (seen.newToday || seen.newThisHour)) {
+      this.shared.add({ subject, day: dayOf(at), hour: hourOf(at), owner: meta.owner, visitor: `${ip}\u0000${ua}`, local: seen, tallyOf });
+    }
   }
 
   /** One day's counts of a subject, or undefined when nothing was counted. */
@@ -214,14 +240,14 @@ export class DailyCounters {
     if (this.unsent && !(await this.send(this.unsent))) return;
     if (this.pendingCount === 0) return;
     // A crypto id, not this.random: test mode's seeded random would give every process the same ids.
-    const batch = { id: randomUUID(), deltas: this.pending };
+    const batch: Batch = { id: randomUUID(), deltas: this.pending, sightings: this.shared?.take() ?? [] };
     this.pending = new Map();
     this.pendingCount = 0;
     await this.send(batch);
   }
 
   /** Writes one batch; on failure keeps it as the unsent batch and schedules the next try. Whether it was written. */
-  private async send(batch: { id: string; deltas: Map<string, Map<string, CountsDelta>> }): Promise<boolean> {
+  private async send(batch: Batch): Promise<boolean> {
     const deltas = [...batch.deltas.values()].flatMap((days) => [...days.values()]);
     // Until the store's reads include the batch, reads count it here: taken out of the buffer before,
     // a click answered a moment ago would vanish from the statistics for the length of the write.
@@ -234,7 +260,8 @@ export class DailyCounters {
       this.generation++;
     };
     try {
-      await this.store.addCounts(deltas, this.maxLabels, batch.id, applied);
+      const sightings = this.shared && batch.sightings.length > 0 ? await this.shared.check(batch.sightings, (subject, day) => batch.deltas.get(subject)?.has(day) === true) : undefined;
+      await this.store.addCounts(deltas, this.maxLabels, batch.id, applied, sightings);
       applied();
       return true;
     } catch (err) {

@@ -135,12 +135,29 @@ export interface CounterStore {
    * Adds every delta to its (subject, day) in one durable write; a label past `maxLabels` per dimension and day counts as '(other)'.
    * With a `batch` id the write is idempotent: a batch already stored (its first write committed but
    * the answer was lost) is not added again, so a failed flush can be retried as it was.
+   * `sightings` (stores shared by several processes only) are checked in the same write.
    */
-  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void): Promise<void>;
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void, sightings?: SightingCheck): Promise<void>;
   /** A subject's stored days between `from` and `to` (inclusive, both optional), oldest first. */
   countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
   /** Totals of `names` over all days, per subject (subjects never counted get zeros). */
   countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>>;
+}
+
+/**
+ * Visitors that one process took for new (its own ledger had not seen them), checked against every
+ * process's in the flush that adds their counts: keys are salted hashes of day, subject and visitor.
+ */
+export interface SightingCheck {
+  keys: readonly { day: string; key: string }[];
+  /** What to add (negative counts) for the visitors some other process had seen first, given the keys that were new. */
+  correct(fresh: ReadonlySet<string>): CountsDelta[];
+}
+
+/** Values every process sharing a store agrees on (PostgreSQL); a one-process store has none. */
+export interface SharedValues {
+  /** The value under `name`: the first one any process proposed (`proposed` when this is the first), forgotten after `forgetAfterDays` if given. */
+  agree(name: string, proposed: string, forgetAfterDays?: number): Promise<string>;
 }
 
 /** Today's visitor ledger as it is kept across restarts: the day's salt and the filter's bits. */
@@ -169,9 +186,13 @@ export interface Store extends StoreReads, CounterStore {
    * the changes are durable. Throws ConflictError when a unique index refuses a change.
    */
   transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R>;
-  /** A number that changes whenever a collection changes through this store (caches compare it). */
+  /**
+   * A number that changes whenever a collection changes (caches compare it): through this store,
+   * or, on PostgreSQL, through any other process sharing the schema, within a second (LISTEN/NOTIFY;
+   * the file store has one process only). Every per-process cache of records keys on it.
+   */
   version(collection: string): number;
-  /** A number that changes whenever anything changes through this store. */
+  /** A number that changes whenever anything changes (as `version`, for every collection at once). */
   revision(): number;
   /** Replaces every collection's content, counters included (test mode, fixtures, `import --all`), and the files' bytes by `files` id. */
   replaceAll(data: Record<string, StoredRecord[]>, fileContents?: ReadonlyMap<number, Uint8Array>): Promise<void>;
@@ -183,6 +204,8 @@ export interface Store extends StoreReads, CounterStore {
   loadLedger(): Promise<LedgerState | null>;
   /** Keeps the visitor ledger (on flush and close). */
   saveLedger(state: LedgerState): Promise<void>;
+  /** Present when several processes share the store: what each would choose alone (a salt, a secret) is agreed through it, and unique visitors are checked in it at each flush. */
+  readonly shared?: SharedValues;
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
   beforeClose(fn: () => Promise<void> | void): void;
   /** Flushes and releases what the store holds (files, lock, connections). */

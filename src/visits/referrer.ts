@@ -7,10 +7,12 @@ export type SocialNetwork = 'facebook' | 'twitter' | 'instagram' | 'linkedin';
 const SOCIAL_DOMAINS: ReadonlyArray<readonly [string, SocialNetwork]> = [
   ['facebook.com', 'facebook'],
   ['fb.com', 'facebook'],
+  ['fb.me', 'facebook'],
   ['twitter.com', 'twitter'],
   ['t.co', 'twitter'],
   ['x.com', 'twitter'],
   ['instagram.com', 'instagram'],
+  ['instagr.am', 'instagram'],
   ['linkedin.com', 'linkedin'],
   ['lnkd.in', 'linkedin'],
 ];

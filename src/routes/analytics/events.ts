@@ -71,8 +71,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
       counters.record(subject, customEventTally(event.event), meta);
     } else {
       const headers = { userAgent: ua, acceptLanguage: c.req.header('accept-language'), country: c.req.header(s.config.countryHeader) };
-      const seen = counters.sight(subject, ip, ua ?? '', at);
-      counters.record(subject, pageviewTally(event, website, headers, hourOf(at).slice(11), seen), meta);
+      counters.recordVisit(subject, ip, ua ?? '', (seen) => pageviewTally(event, website, headers, hourOf(at).slice(11), seen), meta);
     }
     return c.body(null, 202);
   });

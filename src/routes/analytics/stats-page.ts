@@ -1,3 +1,4 @@
+import { cookieKey } from '../../auth/cookie-secret.ts';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -71,7 +72,7 @@ function html(c: Context, page: Page, status: ContentfulStatusCode, headers: Rec
  */
 export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const access = new PageAccess(s.random.bytes(32));
+  const access = new PageAccess(cookieKey(s.secret, 'stats page'));
   const keys = new KeyIndex(s.store);
   const userOf = (id: number) => s.store.get<UserRecord>('users', id);
 

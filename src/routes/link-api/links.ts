@@ -6,30 +6,36 @@ import { linkSingle } from '../../links/shape.ts';
 import type { Link } from '../../links/shape.ts';
 import type { Services } from '../../resources/define.ts';
 import { aliasKey } from '../../links/alias.ts';
-import { links } from '../../resources/links.ts';
+import { domainHostname } from '../../resources/domains.ts';
+import { mainHostnames } from '../../links/main-host.ts';
 
-/** Finds the user's link behind a full short URL (`BASE_URL/<alias>` or a branded domain's). */
-export async function linkByShortUrl(s: Services, userId: number, shortUrl: string): Promise<Link | undefined> {
+/** The real product's answers for a short URL that names no link, or another user's. */
+const INVALID_SHORT_URL = 'Invalid short url. Please try again.';
+const NOT_YOUR_SHORT_URL = 'You do not have the permission to access this short url.';
+
+/**
+ * The link behind a full short URL (`BASE_URL/<alias>` or a branded domain's, whatever the scheme
+ * or letter case of the host), whoever owns it; undefined when it names none, null when it is no
+ * http(s) URL with an alias.
+ */
+export async function linkByShortUrl(s: Services, shortUrl: string): Promise<Link | null | undefined> {
   let url: URL;
-  try {
-    url = new URL(shortUrl);
-  } catch {
-    return undefined;
-  }
   let alias: string;
   try {
+    url = new URL(shortUrl.trim());
     alias = decodeURIComponent(url.pathname.slice(1));
   } catch {
-    return undefined; // a malformed %-escape names no alias
+    return null; // not a URL, or a malformed %-escape that names no alias
   }
+  const hostname = domainHostname(url.host);
+  if (alias === '' || hostname === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
   let domainId: number | null = null;
-  if (url.origin !== new URL(s.config.baseUrl).origin) {
-    const mine = await s.store.find('domains', { owner: userId, conditions: [{ field: 'domain', equals: url.origin }], limit: 1 });
-    if (!mine.items[0]) return undefined;
-    domainId = mine.items[0].id;
+  if (!mainHostnames(s.config).has(hostname)) {
+    const domain = await s.store.lookup('domains', 'hostname', hostname);
+    if (!domain) return undefined;
+    domainId = domain.id;
   }
-  const link = await s.store.lookup<Link>('links', 'alias', aliasKey(domainId, alias));
-  return link?.userId === userId ? link : undefined;
+  return s.store.lookup<Link>('links', 'alias', aliasKey(domainId, alias));
 }
 
 /** `GET /api/urls?short=<short URL>`: the single-link response for that short URL instead of a list. */
@@ -39,8 +45,9 @@ export function linkRoutes(s: Services): Hono<AppEnv> {
     const short = c.req.query('short');
     if (short === undefined) return next();
     const ctx = hookContext(s, c);
-    const link = await linkByShortUrl(s, ctx.user.id, short);
-    if (!link) throw new ApiError(404, links.messages.notFound);
+    const link = await linkByShortUrl(s, short);
+    if (!link) throw new ApiError(link === null ? 400 : 404, INVALID_SHORT_URL);
+    if (link.userId !== ctx.user.id) throw new ApiError(403, NOT_YOUR_SHORT_URL);
     return c.json({ error: 0, ...(await linkSingle(link, ctx)) });
   });
   return routes;

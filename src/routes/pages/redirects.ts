@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { cookieKey } from '../../auth/cookie-secret.ts';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -66,7 +66,7 @@ export function html(c: Context, page: Page, status: 200 | 403 | 404 | 410 | 429
 /** The short links themselves: `GET /<alias>` on the main host and on branded domains, and the password form. */
 export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const cookies = new PassCookies(randomBytes(32));
+  const cookies = new PassCookies(cookieKey(s.secret, 'link password'));
 
   const find = async (c: Context): Promise<{ link: Link | undefined; domain: Domain | undefined }> => {
     const domain = await brandedDomainOf(s, c);

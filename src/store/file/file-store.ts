@@ -9,7 +9,7 @@ import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { DIR_MODE, tightenDataDir } from './permissions.ts';
 import { FILES_COLLECTION } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, SightingCheck, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { FILES_DIR, FileContents } from './file-contents.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
 import { readCollectionFile } from './collection-reader.ts';
@@ -279,8 +279,11 @@ export class FileStore implements Store {
     };
   }
 
-  /** Adds counter deltas in one transaction; no batch id needed: a write here fails before it is applied, never in doubt. */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, _batch?: string, applied?: () => void): Promise<void> {
+  /**
+   * Adds counter deltas in one transaction; no batch id needed: a write here fails before it is
+   * applied, never in doubt. No sightings either: one process, whose ledger knows every visitor.
+   */
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, _batch?: string, applied?: () => void, _sightings?: SightingCheck): Promise<void> {
     if (deltas.length === 0) return;
     const users = this.col('users');
     await this.run((tx) => {

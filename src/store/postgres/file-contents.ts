@@ -1,6 +1,6 @@
 import type { Db } from './reads.ts';
 
-/** Keeps a file's bytes in file_contents (migration 003), in the caller's transaction. */
+/** Keeps a file's bytes in file_contents (migration 004), in the caller's transaction. */
 export async function putFileContentIn(db: Db, fileId: number, bytes: Uint8Array): Promise<void> {
   await db('INSERT INTO file_contents (file_id, bytes) VALUES ($1, $2) ON CONFLICT (file_id) DO UPDATE SET bytes = excluded.bytes', [fileId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]);
 }

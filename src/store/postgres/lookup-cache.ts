@@ -16,13 +16,10 @@ export const CACHED_LOOKUPS: Readonly<Record<string, { index: string; maxEntries
  * A bounded LRU of one collection's lookups (index key → record or null), for the PostgreSQL store.
  *
  * Invalidation: the whole cache is dropped whenever the collection's `version` changes, i.e. on
- * every committed write this process makes to it; an answer read while a write committed is not
- * kept (the version is compared before and after the query).
- *
- * Not coherent across processes: a link changed or deleted by another server sharing the database
- * is answered from here until this process writes to links or the entry is evicted. Several
- * processes on one database are a later issue (it needs a shared change signal, e.g. LISTEN/NOTIFY
- * or a version row), which is where that gets fixed.
+ * every committed write to it, by this process or (heard through LISTEN/NOTIFY, change-feed.ts)
+ * by any other sharing the schema; an answer read while a write committed is not kept (the version
+ * is compared before and after the query). While notifications cannot be heard, the version moves
+ * every 0.5 s, so nothing is answered from here that is older than that.
  */
 export class LookupCache {
   private entries = new Map<string, StoredRecord | null>();

@@ -167,7 +167,8 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
       }
     }
   }
-  await upsertCounts(db, [...sums.values()]);
+  // A visitor's count taken back in the same flush nets to zero: no row for it.
+  await upsertCounts(db, [...sums.values()].filter((r) => r.n !== 0));
 }
 
 // A day as PostgreSQL gives it back (a date written '2024-1-5' reads '2024-01-05').

@@ -2,8 +2,9 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedValues, SightingCheck, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { readCatalog } from './catalog.ts';
+import { ChangeFeed } from './change-feed.ts';
 import { putFileContentIn, readFileContentIn } from './file-contents.ts';
 import type { ConstraintMap } from './errors.ts';
 import { describeUrl, isRetryable, storeError } from './errors.ts';
@@ -12,6 +13,7 @@ import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
 import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
 import { PgConnections } from './connections.ts';
+import { agreeIn, claimSightingsIn, pruneSightingsIn } from './pg-sightings.ts';
 import { PgTx } from './pg-tx.ts';
 import { checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -59,6 +61,8 @@ export class PostgresStore implements Store {
   private readonly lookups = new Map<string, LookupCache>();
   /** When this process last forgot old counter batch ids. */
   private prunedAt = 0;
+  /** Other processes' writes, heard through LISTEN/NOTIFY: they bump the versions as this process's own do. */
+  private readonly feed: ChangeFeed;
 
   private constructor(
     pool: pg.Pool,
@@ -67,8 +71,10 @@ export class PostgresStore implements Store {
     /** host:port/database, for messages. */
     private readonly where: string,
     log: Logger,
+    settings: ConnectionSettings,
   ) {
     this.db = new PgConnections(pool, (err) => this.mapError(err), log);
+    this.feed = new ChangeFeed(settings, (changed) => this.bump(changed === 'all' ? this.plans.keys() : changed.filter((c) => this.plans.has(c))), log);
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }
@@ -99,7 +105,9 @@ export class PostgresStore implements Store {
       const { facts, constraints } = await readCatalog(db, plans);
       const mismatch = mismatchOf(plans, facts);
       if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
-      return new PostgresStore(pool, plans, constraints, where, log);
+      const store = new PostgresStore(pool, plans, constraints, where, log, settings);
+      await store.feed.start();
+      return store;
     } catch (err) {
       await pool.end().catch(() => {});
       throw storeError(err, where, new Map());
@@ -116,7 +124,7 @@ export class PostgresStore implements Store {
     return storeError(err, this.where, this.constraints);
   }
 
-  /** Counts a committed change of `collections`; removing users cascades, so it changes everything they own. */
+  /** Counts a committed change of `collections` (here or elsewhere); removing users cascades, so it changes everything they own. */
   private bump(collections: Iterable<string>, cascaded = false): void {
     const touched = new Set(collections);
     if (cascaded) for (const name of this.plans.keys()) touched.add(name);
@@ -161,6 +169,7 @@ export class PostgresStore implements Store {
         const result = await fn(tx);
         await tx.end();
         if (tx.failed) throw tx.failed;
+        await this.feed.publishIn(db, tx.usersRemoved ? 'all' : [...tx.touched]);
         return { result, touched: tx.touched, cascaded: tx.usersRemoved };
       } finally {
         await tx.end();
@@ -170,7 +179,11 @@ export class PostgresStore implements Store {
     return result;
   }
 
-  /** Bumped by this process's own committed writes to the collection (other servers' writes are not seen). */
+  /**
+   * Bumped by every committed write to the collection: this process's at once, other processes'
+   * when their notification arrives (within milliseconds), and every 0.5 s while notifications
+   * cannot be heard (change-feed.ts).
+   */
   version(collection: string): number {
     this.plan(collection);
     return this.versions.get(collection) ?? 0;
@@ -181,14 +194,23 @@ export class PostgresStore implements Store {
     return this.changes;
   }
 
-  /** Adds counter deltas in one transaction; a `batch` already stored is skipped (see CounterStore.addCounts). */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string): Promise<void> {
+  /**
+   * Adds counter deltas in one transaction; a `batch` already stored is skipped (see
+   * CounterStore.addCounts). The sightings are claimed in it, and the counts of visitors another
+   * process had seen first taken back, so counts and sightings commit (or not) together.
+   */
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, _applied?: () => void, sightings?: SightingCheck): Promise<void> {
     if (deltas.length === 0) return;
     const prune = batch !== undefined && Date.now() - this.prunedAt > PRUNE_EVERY_MS;
     await this.db.inTransaction(async (db) => {
       if (batch !== undefined && !(await claimBatchIn(db, batch))) return;
-      await addCountsIn(db, deltas, maxLabels);
-      if (prune) await pruneBatchesIn(db);
+      const corrections = sightings ? sightings.correct(await claimSightingsIn(db, sightings.keys)) : [];
+      await addCountsIn(db, [...deltas, ...corrections], maxLabels);
+      await this.feed.publishIn(db, [STATS]);
+      if (prune) {
+        await pruneBatchesIn(db);
+        await pruneSightingsIn(db);
+      }
     });
     if (prune) this.prunedAt = Date.now();
     this.bump([STATS]);
@@ -209,7 +231,7 @@ export class PostgresStore implements Store {
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
       const tables = [...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table);
-      await db(`TRUNCATE ${[...tables, 'stat_days', 'stat_counts'].join(', ')} RESTART IDENTITY CASCADE`);
+      await db(`TRUNCATE ${[...tables, 'stat_days', 'stat_counts', 'visitor_sightings'].join(', ')} RESTART IDENTITY CASCADE`);
       // Owners first, statistics last: every other row references a user.
       const order = [...this.plans.keys()].sort((a, b) => rank(a) - rank(b));
       for (const name of order) {
@@ -218,6 +240,7 @@ export class PostgresStore implements Store {
         await resetSequence(db, this.plan(name));
       }
       for (const [id, bytes] of fileContents) await putFileContentIn(db, id, bytes);
+      await this.feed.publishIn(db, 'all');
     });
     this.bump(this.plans.keys());
   }
@@ -251,6 +274,14 @@ export class PostgresStore implements Store {
     await saveLedgerIn(this.db.read, state);
   }
 
+  /** Salts and secrets agreed in the database (`shared_values`): every process sharing it uses the same. */
+  readonly shared: SharedValues = {
+    agree: (name, proposed, forgetAfterDays) => {
+      this.db.open();
+      return agreeIn(this.db.read, name, proposed, forgetAfterDays);
+    },
+  };
+
   /** Registers work to finish before the store closes. */
   beforeClose(fn: () => Promise<void> | void): void {
     this.closers.push(fn);
@@ -261,6 +292,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     for (const fn of this.closers.splice(0)) await fn();
     this.closed = true;
+    await this.feed.close();
     await this.db.end();
   }
 }

@@ -1,4 +1,4 @@
--- 003: uploaded files (the Files API), their bytes, and one namespace of short aliases for links and files.
+-- 004: uploaded files (the Files API), their bytes, and one namespace of short aliases for links and files.
 --
 -- A file's bytes live in the database, beside its record: written in the same transaction, gone
 -- with it (ON DELETE CASCADE from the record, and from its owner through the record), in every
