@@ -346,8 +346,8 @@ export class FileStore implements Store {
    */
   async replaceAll(data: Record<string, StoredRecord[]>, fileContents: ReadonlyMap<number, Uint8Array> = new Map()): Promise<void> {
     await this.run(async (tx) => {
-      // The bytes first: a failure after leaves bytes no record names, which the next open sweeps.
-      await this.contents.sweep(() => false);
+      // The new bytes first (a failure after leaves bytes no record names, which the next open
+      // sweeps); the old ones go with their records once the change is durable (apply).
       for (const [id, bytes] of fileContents) await this.contents.write(id, bytes);
       for (const [name, col] of this.collections) {
         for (const id of [...col.records.keys()]) tx.remove(name, id);
@@ -361,6 +361,8 @@ export class FileStore implements Store {
         col.nextId = max + 1;
       }
     });
+    // A new file of an old file's id that came without bytes must not keep the old one's.
+    for (const r of data[FILES_COLLECTION] ?? []) if (!fileContents.has(r.id)) await this.contents.remove(r.id);
   }
 
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
