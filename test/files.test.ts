@@ -204,6 +204,18 @@ test('links and files share one alias namespace', async () => {
   assert.equal((await t.call('GET', '/link-first')).status, 302, 'the link still redirects');
 });
 
+test('a file on a branded domain answers there only, and its alias is free on the main host', async () => {
+  const domain = await t.call('POST', '/api/domain/add', { key: alice.key, body: { domain: 'https://files.example.net' } });
+  assert.equal(domain.status, 200, domain.text);
+  const r = await upload('/api/files/upload/brand.txt?domain=FILES.example.net&custom=brand-file', 'branded');
+  assert.deepEqual([r.status, r.body.shorturl], [200, 'https://files.example.net/brand-file']);
+  const there = await t.app.request('/brand-file', { headers: { host: 'files.example.net' } });
+  assert.deepEqual([there.status, await there.text()], [200, 'branded']);
+  assert.equal((await t.call('GET', '/brand-file')).status, 404);
+  assert.equal((await upload('/api/files/upload/main.txt?custom=brand-file', 'main')).status, 200);
+  assert.equal((await listOf('?name=brand')).data.files[0].shorturl, 'https://files.example.net/brand-file');
+});
+
 test('expired files answer 410', async () => {
   const r = await upload('/api/files/upload/soon.txt?expiry=2026-11-22', 'soon');
   assert.equal(r.status, 200);
