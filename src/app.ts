@@ -26,6 +26,8 @@ import { docsRoutes } from './routes/docs.ts';
 import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
+import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
+import { MULTIPART_ALLOWANCE, tooLarge } from './files/upload-body.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
@@ -54,6 +56,8 @@ export interface AppParts {
   limits?: MakeLimiter;
 }
 
+const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
+
 /** Paths under /api that need no key. */
 const PUBLIC_API = new Set(['/api', '/api/', '/api/register', '/api/event']);
 
@@ -78,7 +82,10 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
-  app.on(BODY_METHODS, '*', requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); }));
+  const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
+  // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
+  const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
+  app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
   app.get('/health', (c) => c.json({ status: 'ok' }));
   const areas = [
     registerRoutes(s, failures),
@@ -90,6 +97,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     wrapperRoutes(s),
     planRoutes(s),
     loginLinkRoutes(s),
+    fileRoutes(s),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.

@@ -45,6 +45,14 @@ function bodyCall(type: string, body: unknown): Call {
     const form = new URLSearchParams(Object.entries(body as Record<string, unknown>).map(([k, value]) => [k, typeof value === 'string' ? value : JSON.stringify(value)]));
     return { raw: form.toString(), headers: { 'content-type': type } };
   }
+  if (type === 'multipart/form-data') {
+    // The form's `file` field is sent as a file part, the others as text fields.
+    const parts = Object.entries(body as Record<string, unknown>).map(([k, value]) => {
+      const file = k === 'file' ? '; filename="upload.txt"\r\nContent-Type: text/plain' : '';
+      return `--b0undary\r\nContent-Disposition: form-data; name="${k}"${file}\r\n\r\n${typeof value === 'string' ? value : JSON.stringify(value)}\r\n`;
+    });
+    return { raw: `${parts.join('')}--b0undary--\r\n`, headers: { 'content-type': `${type}; boundary=b0undary` } };
+  }
   return { raw: JSON.stringify(body), headers: { 'content-type': type } };
 }
 
@@ -94,8 +102,8 @@ for (const o of operations) {
     const url = token && !media ? urlOf(w, o, { token }) : urlOf(w, o);
     await probe(w, o, 'as documented', url, media ? bodyCall(media[0], body ?? {}) : {});
     // Each other content type the operation takes, on fresh data so a create does not meet its twin.
-    for (const type of Object.keys(o.op.requestBody?.content ?? {}).slice(1)) {
-      await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, body ?? {}));
+    for (const [type, other] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { example?: unknown }>).slice(1)) {
+      await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[String(o.op.operationId)] ?? other.example ?? body ?? {}));
     }
   });
 }

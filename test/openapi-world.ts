@@ -76,7 +76,7 @@ export class Contract {
 
 /** An app with one record of every kind owned by a user, and the values that fill path parameters. */
 export async function world(overrides: Partial<Config> = {}) {
-  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, ...overrides });
+  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, fileMaxBytes: 4096, ...overrides });
   const alice = await t.makeUser('alice');
   const add = async (path: string, body: unknown, key = alice.key) => {
     const r = await t.call('POST', path, { key, body, headers: path.startsWith('/api/v1') ? { accept: 'application/json' } : {} });
@@ -98,6 +98,9 @@ export async function world(overrides: Partial<Config> = {}) {
     splash: await add('/api/splash/add', { name: 'Fixture splash' }),
     websites: await add('/api/v1/websites', { domain: 'fixture.example.org' }),
   };
+  const file = await t.call('POST', '/api/files/upload/fixture.txt', { key: alice.key, raw: 'A fixture file.\n' });
+  assert.equal(file.status, 200, file.text);
+  ids.files = file.body.id;
   ids.stats = ids.websites!;
   const values: Record<string, string> = {
     campaignid: String(campaign),
@@ -111,6 +114,7 @@ export async function world(overrides: Partial<Config> = {}) {
     planid: '2',
     userid: String(alice.id),
     domain: 'fixture.example.org',
+    filename: 'notes.txt',
   };
   /** The value of a path parameter in `path`: `id` by the segment that names the resource. */
   const param = (path: string, name: string): string => {

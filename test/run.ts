@@ -18,7 +18,7 @@ const BOTH_BACKENDS = [
   'account', 'analytics-ingest', 'analytics-stats-page', 'analytics-websites', 'analytics-websites-list', 'auth', 'bios', 'campaigns',
   'channels', 'compat-plans-login', 'compat-users-campaigns', 'compat-wrapper-calls', 'domains', 'hostile-strings', 'isolation', 'links', 'openapi-contract', 'overlays',
   'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart',
-  'compat-link-responses', 'compat-qr-payloads', 'cli-import', 'cli-data',
+  'compat-link-responses', 'compat-qr-payloads', 'cli-import', 'cli-data', 'files',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long

@@ -1,4 +1,6 @@
-import type { SnapshotView } from '../store/store.ts';
+import { FILES_COLLECTION } from '../store/store.ts';
+import type { SnapshotView, Store } from '../store/store.ts';
+import { withContents } from './file-contents.ts';
 import { CommandError } from './users.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
@@ -45,7 +47,8 @@ export async function writeAllExport(store: SnapshotView, counts: Record<string,
     let n = 0;
     for await (const batch of store.scan(c)) {
       if (batch.length === 0) continue;
-      await sink((n === 0 ? '\n' : ',\n') + batch.map((r) => JSON.stringify(r)).join(',\n'));
+      const records = c === FILES_COLLECTION ? await withContents(store, batch) : batch;
+      await sink((n === 0 ? '\n' : ',\n') + records.map((r) => JSON.stringify(r)).join(',\n'));
       n += batch.length;
       progress.tick(batch.length);
     }

@@ -1,6 +1,8 @@
 import type { Resource, UserRecord } from '../resources/define.ts';
 import { publicUser } from '../resources/users.ts';
+import { FILES_COLLECTION } from '../store/store.ts';
 import type { StoredRecord, Store } from '../store/store.ts';
+import { withContents } from './file-contents.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
 
@@ -43,7 +45,7 @@ export async function exportUser(store: Store, user: UserRecord, resources: read
       records.push(r);
       progress.tick();
     }
-    out[collection] = records;
+    out[collection] = collection === FILES_COLLECTION ? await withContents(store, records) : records;
   }
   progress.done();
   return out;

@@ -2,14 +2,27 @@ import { FixtureError } from '../fixtures/read.ts';
 import type { RawFixtures } from '../fixtures/read.ts';
 import type { Resource } from '../resources/define.ts';
 import { collectionsOf } from '../resources/table.ts';
-import { ConflictError, STATS_COLLECTION, StoreNotEmptyError, StoreUnavailableError } from '../store/store.ts';
+import { ConflictError, FILES_COLLECTION, STATS_COLLECTION, StoreNotEmptyError, StoreUnavailableError } from '../store/store.ts';
 import type { Store, StoredRecord } from '../store/store.ts';
 import { EXPORT_FORMAT, describeCounts } from './export-all.ts';
+import { fileProblem } from '../fixtures/defaults.ts';
+import { splitContent } from './file-contents.ts';
 
 /** Problems listed before an invalid file is refused: enough to see a pattern, not a flood. */
 const MAX_PROBLEMS = 10;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The files' bytes taken out of their records (`content`, base64, as export --all writes them). */
+function takeFileContents(data: Record<string, StoredRecord[]>): { records: Record<string, StoredRecord[]>; contents: Map<number, Uint8Array> } {
+  const contents = new Map<number, Uint8Array>();
+  const files = (data[FILES_COLLECTION] ?? []).map((r) => {
+    const { record, bytes } = splitContent(r);
+    if (bytes) contents.set(record.id, bytes);
+    return record;
+  });
+  return { records: { ...data, ...(data[FILES_COLLECTION] ? { [FILES_COLLECTION]: files } : {}) }, contents };
+}
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -39,6 +52,10 @@ function recordProblem(row: Resource, r: unknown, ids: Set<number>, users: Set<n
   }
   if (row.collection === STATS_COLLECTION && (typeof r.subject !== 'string' || typeof r.day !== 'string' || !DAY.test(r.day) || !isObject(r.counts))) {
     return 'is not a statistics day {subject, day: "YYYY-MM-DD", counts}';
+  }
+  if (row.collection === FILES_COLLECTION) {
+    const problem = fileProblem(r);
+    if (problem) return problem;
   }
   for (const [index, key] of Object.entries(row.indexes ?? {})) {
     try {
@@ -94,8 +111,9 @@ export function checkAllExport(raw: RawFixtures, resources: readonly Resource[],
  */
 export async function importAll(store: Store, data: Record<string, StoredRecord[]>): Promise<void> {
   try {
+    const { records, contents } = takeFileContents(data);
     // The emptiness check runs in the import's own transaction: no write can come between the two.
-    await store.replaceAll(data, { onlyIfEmpty: true });
+    await store.replaceAll(records, { onlyIfEmpty: true, fileContents: contents });
   } catch (err) {
     if (err instanceof StoreNotEmptyError) {
       throw new FixtureError(

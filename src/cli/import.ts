@@ -1,15 +1,17 @@
 import type { Fixtures } from '../fixtures/prepare.ts';
 import type { Resource, UserRecord } from '../resources/define.ts';
-import { STATS_COLLECTION } from '../store/store.ts';
+import { FILES_COLLECTION, STATS_COLLECTION } from '../store/store.ts';
+import { SHORT_ALIAS_COLLECTIONS } from '../links/alias-taken.ts';
+import { splitContent } from './file-contents.ts';
 import type { DayCounts, StoredRecord, Store, Tx } from '../store/store.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
 
 /** Kinds of counter subject and the collection their ids belong to ('link:7' counts links 7). */
-export const SUBJECT_KINDS: Readonly<Record<string, string>> = { link: 'links', qr: 'qrs', campaign: 'campaigns', website: 'websites' };
+export const SUBJECT_KINDS: Readonly<Record<string, string>> = { link: 'links', qr: 'qrs', campaign: 'campaigns', website: 'websites', file: 'files' };
 
 /** Fields that must be unique server-wide and may be changed on a clash: a suffix `-2`, `-3`... is added. */
-const RENAMEABLE: Readonly<Record<string, string>> = { links: 'alias', qrs: 'alias', campaigns: 'slug', bios: 'alias' };
+const RENAMEABLE: Readonly<Record<string, string>> = { links: 'alias', qrs: 'alias', campaigns: 'slug', bios: 'alias', files: 'alias' };
 
 /** Names unique per user: a clash with the target user's own gets ` (2)`, ` (3)`... */
 const NAMED: Readonly<Record<string, string>> = { channels: 'name', campaigns: 'name' };
@@ -39,11 +41,17 @@ export function importOrder(resources: readonly Resource[]): Resource[] {
 }
 
 /** A store lookup by every index of a row: the record `candidate` would clash with, if any. */
-async function clashOf(tx: Tx, row: Resource, candidate: StoredRecord): Promise<StoredRecord | undefined> {
+async function clashOf(tx: Tx, row: Resource, candidate: StoredRecord, resources: readonly Resource[]): Promise<StoredRecord | undefined> {
   for (const [index, keyOf] of Object.entries(row.indexes ?? {})) {
     const key = keyOf(candidate);
-    const other = key === null ? undefined : await tx.lookup(row.collection, index, key);
-    if (other) return other;
+    if (key === null) continue;
+    // Links and files share `/<alias>`: an alias of either clashes with both.
+    const shared = index === 'alias' && (SHORT_ALIAS_COLLECTIONS as readonly string[]).includes(row.collection);
+    const collections = shared ? SHORT_ALIAS_COLLECTIONS.filter((c) => resources.some((r) => r.collection === c)) : [row.collection];
+    for (const c of collections) {
+      const other = await tx.lookup(c, index, key);
+      if (other) return other;
+    }
   }
   return undefined;
 }
@@ -67,7 +75,7 @@ export async function importInto(store: Store, data: Fixtures, target: UserRecor
       ids.set(row.collection, map);
       for (const r of data[row.collection] ?? []) {
         if (row.collection === STATS_COLLECTION) await importStats(tx, r, target, ids, statsless, report);
-        else map.set(r.id, await importRecord(tx, row, r, target, ids, statsless, report));
+        else map.set(r.id, await importRecord(tx, { row, resources }, r, target, ids, statsless, report));
         progress.tick();
       }
     }
@@ -94,7 +102,7 @@ function remapReferences(row: Resource, record: StoredRecord, ids: Map<string, M
 
 async function importRecord(
   tx: Tx,
-  row: Resource,
+  { row, resources }: { row: Resource; resources: readonly Resource[] },
   original: StoredRecord,
   target: UserRecord,
   ids: Map<string, Map<number, number | null>>,
@@ -111,13 +119,13 @@ async function importRecord(
     for (let n = 2; taken.has(String(record[nameField]).toLowerCase()); n++) record[nameField] = `${name} (${n})`;
     if (record[nameField] !== name) report.notes.push(`${row.collection} ${original.id}: name "${name}" is taken; now "${String(record[nameField])}"`);
   }
-  let clash = await clashOf(tx, row, record);
+  let clash = await clashOf(tx, row, record, resources);
   const field = RENAMEABLE[row.collection];
   if (clash && field && typeof record[field] === 'string') {
     const value = record[field] as string;
     for (let n = 2; clash; n++) {
       record[field] = `${value}-${n}`;
-      clash = await clashOf(tx, row, record);
+      clash = await clashOf(tx, row, record, resources);
     }
     report.notes.push(`${row.collection} ${original.id}: ${field} "${value}" is taken; now "${String(record[field])}"`);
   }
@@ -130,9 +138,12 @@ async function importRecord(
     report.notes.push(`${row.collection} ${original.id}: ${outcome}; ${consequence}`);
     return mine ? clash.id : null;
   }
-  const { id: _old, ...fields } = record;
+  const { record: stored, bytes } = row.collection === FILES_COLLECTION ? splitContent(record) : { record, bytes: undefined };
+  const { id: _old, ...fields } = stored;
   report.imported[row.collection] = (report.imported[row.collection] ?? 0) + 1;
-  return (await tx.insert(row.collection, fields)).id;
+  const id = (await tx.insert(row.collection, fields)).id;
+  if (bytes) await tx.putFileContent(id, bytes);
+  return id;
 }
 
 async function importStats(

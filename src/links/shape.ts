@@ -30,7 +30,7 @@ export interface Link extends StoredRecord {
 }
 
 /** The origins of the branded domains some links use, by domain id, in one read. */
-async function originsOf(links: readonly Pick<Link, 'domainId'>[], ctx: Pick<HookContext, 'store'>): Promise<Map<number, string>> {
+export async function originsOf(links: readonly Pick<Link, 'domainId'>[], ctx: Pick<HookContext, 'store'>): Promise<Map<number, string>> {
   const ids = [...new Set(links.map((l) => l.domainId).filter((id): id is number => id !== null))];
   if (ids.length === 0) return new Map();
   const { items } = await ctx.store.find<StoredRecord & { domain: string }>('domains', { ids });

@@ -14,8 +14,8 @@ export interface VisitStats<T = string> {
   socialCount: { facebook: number; twitter: number; instagram: number; linkedin: number };
 }
 
-/** The counter subject of a link's clicks or a QR code's scans. */
-export const subjectOf = (kind: 'link' | 'qr' | 'campaign', id: number) => `${kind}:${id}`;
+/** The counter subject of a link's clicks, a QR code's scans or a file's downloads. */
+export const subjectOf = (kind: 'link' | 'qr' | 'campaign' | 'file', id: number) => `${kind}:${id}`;
 
 /** All-time clicks and unique clicks of some subjects, in one read (cheap: no top lists). */
 export function clickTotals(s: Pick<Services, 'counters'>, subjects: readonly string[]): Promise<Map<string, { clicks: number; uniqueClicks: number }>> {

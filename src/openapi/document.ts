@@ -4,6 +4,7 @@ import { accountOperations } from './account-operations.ts';
 import { compatOperations } from './compat-operations.ts';
 import { analyticsAccountOperation, analyticsRowOperations, statsOperation } from './analytics-operations.ts';
 import { Components, baseSchemas } from './components.ts';
+import { fileOperations } from './file-operations.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
@@ -40,7 +41,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...accountOperations(c), ...compatOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

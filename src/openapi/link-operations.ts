@@ -20,6 +20,7 @@ const TITLES: Readonly<Record<string, readonly [string, string]>> = {
   domain: ['Branded domains', 'branded domain'],
   overlay: ['CTA overlays', 'CTA overlay'],
   splash: ['Splash pages', 'splash page'],
+  file: ['Files', 'file'],
   website: ['Websites', 'website'],
 };
 
@@ -52,6 +53,7 @@ const LIST_FILTERS: Readonly<Record<string, readonly Param[]>> = {
       lenient: true,
     },
   ],
+  file: [{ name: 'name', description: 'Only files whose name contains this text (case-insensitive).', schema: { type: 'string' }, lenient: true }],
   user: [
     { name: 'email', description: 'Only the user with this email (case-insensitive).', schema: { type: 'string' } },
     { name: 'filter', description: 'Only admins, or users of one plan status.', schema: { type: 'string', enum: ['admin', 'free', 'pro'] } },

@@ -28,6 +28,8 @@ export interface Body {
   required?: boolean;
   example?: unknown;
   types?: readonly string[];
+  /** A content type whose schema and example differ from `schema` and `example` (an upload's multipart form). */
+  byType?: Readonly<Record<string, { schema: Schema; example?: unknown }>>;
 }
 
 /** One documented response. */
@@ -56,6 +58,8 @@ export interface OpSpec {
   responses: Record<string, Reply>;
   /** Error statuses beyond those derived from the dialect, in the dialect's shape. */
   errors?: readonly number[];
+  /** Whether its path parameters name a record that may be missing (404); default true. */
+  findsRecord?: boolean;
 }
 
 /** A derived operation: its OpenAPI path and operation object. */
@@ -102,7 +106,7 @@ function errorStatuses(spec: OpSpec): number[] {
   const validated = spec.body !== undefined || (spec.query ?? []).some((p) => !p.lenient);
   [401, 429, 503].forEach((s) => out.add(s));
   if (spec.admin) out.add(403);
-  if (pathNames(spec.path).length > 0) out.add(404);
+  if (pathNames(spec.path).length > 0 && spec.findsRecord !== false) out.add(404);
   if (validated) out.add(spec.dialect === 'link' ? 400 : 422);
   if (spec.body) [400, 415].forEach((s) => out.add(s));
   return [...out];
@@ -182,7 +186,12 @@ export function operation(spec: OpSpec, errorStatus: ErrorStatus = 'real'): Oper
           requestBody: {
             // An empty body is an empty object to the server: the body is required only when a field is.
             required: spec.body.required ?? ((spec.body.schema.required as unknown[] | undefined) ?? []).length > 0,
-            content: Object.fromEntries(types.map((t) => [t, { schema: spec.body!.schema, ...(spec.body!.example ? { example: spec.body!.example } : {}) }])),
+            content: Object.fromEntries(
+              types.map((t) => {
+                const media = spec.body!.byType?.[t] ?? spec.body!;
+                return [t, { schema: media.schema, ...(media.example ? { example: media.example } : {}) }];
+              }),
+            ),
           },
         }
       : {}),

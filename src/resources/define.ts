@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { DailyCounters } from '../stats/daily-counters.ts';
-import type { Condition, Sort, StoredRecord, Store, Tx } from '../store/store.ts';
+import type { Condition, Sort, StoredRecord, Store, Tx, Where } from '../store/store.ts';
 import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
@@ -119,8 +119,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   created?(record: R, ctx: HookContext, extra: Record<string, unknown>): Awaitable<Record<string, unknown>>;
   /** The body of an update response (without `error`); default `{message}`. */
   updated?(record: R, ctx: HookContext): Awaitable<Record<string, unknown>>;
-  /** What a list's query asks beyond `q` and paging: conditions and an order (throws ApiError on a bad value). */
-  listQuery?(query: Record<string, string | undefined>, ctx: HookContext): { conditions?: Condition[]; sort?: Sort };
+  /** What a list's query asks beyond `q` and paging: conditions, an order, a search (`q` takes its place) (throws ApiError on a bad value). */
+  listQuery?(query: Record<string, string | undefined>, ctx: HookContext): { conditions?: Condition[]; sort?: Sort; search?: Where['search'] };
   /**
    * Checks what the schema cannot (uniqueness, references) and turns validated input into the
    * fields to store. `existing` is set on update. Throws ApiError. `extra` carries values only

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { ApiError } from '../errors.ts';
 import { aliasKey, generateAlias, isReservedAlias } from '../links/alias.ts';
+import { shortAliasTaken } from '../links/alias-taken.ts';
 import { linkFields } from '../links/fields.ts';
 import { linkEntries, linkEntry, linkSingle, shortUrlOf } from '../links/shape.ts';
 import { subjectOf } from '../links/stats.ts';
@@ -20,7 +21,7 @@ const NOT_YOUR_DOMAIN = 'Invalid domain: it is not one of your branded domains.'
  * The id of the user's branded domain a link names (null: the main host), matched by host name
  * whatever the scheme, letter case or trailing slash, or as a bare host (docs/compatibility.md).
  */
-async function domainIdOf(ctx: HookContext, domain: string): Promise<number | null> {
+export async function domainIdOf(ctx: HookContext, domain: string): Promise<number | null> {
   if (domain.trim() === '') return null;
   const hostname = domainHostname(domain);
   if (hostname === null) throw new ApiError(400, NOT_YOUR_DOMAIN);
@@ -177,10 +178,7 @@ export const links = defineResource<typeof linkFields, Link>({
     const domainId = (f.domainId !== undefined ? f.domainId : (existing?.domainId ?? null)) as number | null;
     let alias = (f.alias as string | undefined) ?? existing?.alias;
     if (f.alias !== undefined && isReservedAlias(alias!)) throw new ApiError(400, 'That alias is reserved. Please choose another one.');
-    const taken = async (a: string) => {
-      const other = await tx.lookup('links', 'alias', aliasKey(domainId, a));
-      return other !== undefined && other.id !== existing?.id;
-    };
+    const taken = (a: string) => shortAliasTaken(tx, ctx, domainId, a, existing && { collection: 'links', id: existing.id });
     if (alias === undefined) alias = f.alias = await generateAlias(ctx.random, taken);
     else if (await taken(alias)) throw new ApiError(400, ALIAS_TAKEN);
   },

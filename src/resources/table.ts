@@ -4,6 +4,7 @@ import { channels } from './channels.ts';
 import type { CollectionSchema, StoredRecord } from '../store/store.ts';
 import type { Resource } from './define.ts';
 import { domains } from './domains.ts';
+import { files } from './files.ts';
 import { links } from './links.ts';
 import { overlays } from './overlays.ts';
 import { pixels } from './pixels.ts';
@@ -14,7 +15,7 @@ import { websites } from '../analytics/websites.ts';
 import { statsDays } from '../stats/stats-row.ts';
 
 /** The resource table: every resource of both APIs, one row each. */
-export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, websites, statsDays];
+export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, statsDays];
 
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {

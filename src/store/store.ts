@@ -119,7 +119,15 @@ export interface Tx extends StoreReads {
   dropCounts(subject: string): Promise<void>;
   /** Adds counts inside the transaction (imports); see CounterStore.addCounts. */
   addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void>;
+  /**
+   * Keeps the bytes of the `files` record `fileId` (inserted in this transaction), all or nothing with
+   * it. They go when the record goes (deleted, or its owner deleted): no other call removes them.
+   */
+  putFileContent(fileId: number, bytes: Uint8Array): Promise<void>;
 }
+
+/** The collection of uploaded files, whose records have their bytes kept beside them (`putFileContent`). */
+export const FILES_COLLECTION = 'files';
 
 /** The durable side of the statistics: per (subject, day) counts that flushes add to, never overwrite. */
 export interface CounterStore {
@@ -181,6 +189,14 @@ export interface WindowCounter {
 }
 
 /** A storage backend. */
+/** How replaceAll fills the store. */
+export interface ReplaceOptions {
+  /** Refuse (StoreNotEmptyError) unless every collection is empty, checked in the same transaction. */
+  onlyIfEmpty?: boolean;
+  /** The bytes of the `files` records, by id. */
+  fileContents?: ReadonlyMap<number, Uint8Array>;
+}
+
 export interface Store extends StoreReads, CounterStore {
   /** Which backend this is. */
   readonly backend: 'file' | 'memory' | 'postgres';
@@ -207,12 +223,15 @@ export interface Store extends StoreReads, CounterStore {
   /** A number that changes whenever anything changes (as `version`, for every collection at once). */
   revision(): number;
   /**
-   * Replaces every collection's content, counters included (test mode, fixtures, `import --all`).
-   * `onlyIfEmpty`: the same transaction first checks that every collection is empty and throws
-   * StoreNotEmptyError (changing nothing) when one is not, so no write can come between the check and the fill.
+   * Replaces every collection's content, counters included (test mode, fixtures, `import --all`),
+   * and the files' bytes by `files` id (`fileContents`). `onlyIfEmpty`: the same transaction first
+   * checks that every collection is empty and throws StoreNotEmptyError (changing nothing) when one
+   * is not, so no write can come between the check and the fill.
    */
-  replaceAll(data: Record<string, StoredRecord[]>, options?: { onlyIfEmpty?: boolean }): Promise<void>;
-  /** Every record of a collection, in id order, a batch at a time. */
+  replaceAll(data: Record<string, StoredRecord[]>, options?: ReplaceOptions): Promise<void>;
+  /** The bytes of a `files` record, or undefined when it has none (or is gone). */
+  readFileContent(fileId: number): Promise<Uint8Array | undefined>;
+  /** Every record of a collection, in id order, a batch at a time (exports). */
   scan<T extends StoredRecord = StoredRecord>(collection: string, batch?: number): AsyncIterable<T[]>;
   /**
    * Runs `fn` over one consistent picture of every collection (`export --all`): what is committed
@@ -237,6 +256,8 @@ export interface SnapshotView {
   count(collection: string): Promise<number>;
   /** Its records, in id order, a batch at a time. */
   scan<T extends StoredRecord = StoredRecord>(collection: string, batch?: number): AsyncIterable<T[]>;
+  /** The bytes of a `files` record, or undefined when it has none. */
+  readFileContent(fileId: number): Promise<Uint8Array | undefined>;
 }
 
 /** `replaceAll(…, { onlyIfEmpty })` found records: how many per collection that holds any. */

@@ -23,6 +23,7 @@ import { busyPage, expiredPage, foreignFormPage, notFoundPage, openingPage, pass
 import { PassCookies } from '../../redirect/pass-cookie.ts';
 import { resolveTarget } from '../../redirect/target.ts';
 import { recordClick, visitOf } from '../../redirect/visit.ts';
+import { downloadResponse, fileAt } from '../../files/download.ts';
 
 /**
  * The branded domain a request's Host header names, or undefined for the main host. The server's
@@ -86,6 +87,17 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     return html(c, notFoundPage(), 404);
   };
 
+  // Links and files share `/<alias>`: an alias no link has may be a file's.
+  const downloadOrMissing = async (c: Context, domain: Domain | undefined): Promise<Response> => {
+    const file = await fileAt(s, domain?.id ?? null, c.req.param('alias') ?? '');
+    if (!file) return missing(c, domain);
+    if (file.expiry !== null && parseDateTime(file.expiry) <= s.clock.now()) return html(c, expiredPage(), 410);
+    const bytes = await s.store.readFileContent(file.id);
+    if (!bytes) return missing(c, domain);
+    recordClick(s, subjectOf('file', file.id), file.userId, visitOf(c, s));
+    return downloadResponse(file, bytes);
+  };
+
   const expired = (link: Link) => link.expiry !== undefined && parseDateTime(link.expiry) <= s.clock.now();
 
   routes.get('/', async (c) => {
@@ -102,7 +114,7 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
   });
 
   const follow = (c: Context, link: Link | undefined, domain: Domain | undefined): Response | Promise<Response> => {
-    if (!link) return missing(c, domain);
+    if (!link) return downloadOrMissing(c, domain);
     if (expired(link)) return html(c, expiredPage(), 410);
     if (link.password) {
       const cookie = getCookie(c, cookies.name(link.id));

@@ -8,8 +8,9 @@ import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { DIR_MODE, tightenDataDir } from './permissions.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
-import { StoreNotEmptyError } from '../store.ts';
+import { FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
+import { FILES_DIR, FileContents } from './file-contents.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
 import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
@@ -56,6 +57,8 @@ export class FileStore implements Store {
   private counters!: FileCounters;
   private ledger: LedgerState | null = null;
   private reads!: MemoryReads;
+  /** Uploaded files' bytes: in DATA_DIR/files, or in memory. */
+  private contents!: FileContents;
 
   private constructor(
     private readonly dir: string | null,
@@ -75,6 +78,7 @@ export class FileStore implements Store {
     const schemas = withStats(options.collections.map((c) => (typeof c === 'string' ? { name: c } : c)));
     if (options.dir === ':memory:') {
       const store = new FileStore(null, null, every, bytes, log);
+      store.contents = new FileContents(null);
       for (const schema of schemas) {
         store.collections.set(schema.name, new Collection(schema.name, new Low<CollectionFile>(new Memory(), emptyFile(schema.name)), store.changes));
       }
@@ -87,9 +91,10 @@ export class FileStore implements Store {
     try {
       await removeStaleTempFiles(dir);
       const own = new Set(schemas.map((c) => `${c.name}.json`));
-      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE, log);
+      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE || name === FILES_DIR, log);
       const loaded = await Journal.open(dir);
       const store = new FileStore(dir, loaded.journal, every, bytes, log);
+      store.contents = new FileContents(join(dir, FILES_DIR));
       for (const { name } of schemas) {
         const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), readCollectionFile);
         const db = new Low<CollectionFile>(adapter, emptyFile(name));
@@ -100,6 +105,7 @@ export class FileStore implements Store {
         store.seq = Math.max(store.seq, col.fileSeq);
       }
       store.replay(loaded.entries);
+      await store.contents.sweep((id) => store.hasFile(id));
       await loaded.journal.start(store.seq + 1);
       store.ledger = await loadLedgerFile(join(dir, LEDGER_FILE), log);
       store.ready(schemas);
@@ -131,6 +137,10 @@ export class FileStore implements Store {
     }
     this.counters = new FileCounters(this.col(STATS_COLLECTION));
     this.reads = new MemoryReads((name) => this.col(name), this.counters);
+  }
+
+  private hasFile(id: number): boolean {
+    return this.collections.get(FILES_COLLECTION)?.records.has(id) ?? false;
   }
 
   private col(name: string): Collection {
@@ -166,6 +176,11 @@ export class FileStore implements Store {
     return this.reads.count(collection, where);
   }
 
+  /** A file's bytes, or undefined. */
+  async readFileContent(fileId: number): Promise<Uint8Array | undefined> {
+    return this.hasFile(fileId) ? this.contents.read(fileId) : undefined;
+  }
+
   /** Every record of a collection, in id order, a batch at a time. */
   scan<T extends StoredRecord = StoredRecord>(collection: string, batch = 1000): AsyncIterable<T[]> {
     return inBatches(this.reads.inIdOrder(collection, undefined) as readonly T[], batch);
@@ -188,6 +203,8 @@ export class FileStore implements Store {
     return fn({
       count: async (c) => list(c).length,
       scan: <T extends StoredRecord>(c: string, batch = 1000) => inBatches(list(c) as readonly T[], batch),
+      // Bytes are written before their record and removed after it: a listed file's are there.
+      readFileContent: (id) => this.readFileContent(id),
     });
   }
 
@@ -216,10 +233,10 @@ export class FileStore implements Store {
    * resolves once its changes are journalled. If `fn` throws, everything it did is undone.
    */
   transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
-    return this.run((tx) => fn(this.asyncTx(tx)));
+    return this.run((tx, undo) => fn(this.asyncTx(tx, undo)));
   }
 
-  private run<R>(fn: (tx: SyncTx) => Promise<R> | R): Promise<R> {
+  private run<R>(fn: (tx: SyncTx, undo: (() => void)[]) => Promise<R> | R): Promise<R> {
     const turn = this.queue.then(() => this.apply(fn));
     // The next transaction waits for this one's changes to be applied, not for its fsync.
     this.queue = turn.then(
@@ -229,12 +246,12 @@ export class FileStore implements Store {
     return turn.then((r) => r.durable.then(() => r.result));
   }
 
-  private async apply<R>(fn: (tx: SyncTx) => Promise<R> | R): Promise<{ result: R; durable: Promise<void> }> {
+  private async apply<R>(fn: (tx: SyncTx, undo: (() => void)[]) => Promise<R> | R): Promise<{ result: R; durable: Promise<void> }> {
     if (this.closed) throw new Error('store is closed');
     const { tx, ops, undo } = recordingTx((name) => this.col(name));
     let result: R;
     try {
-      result = await fn(tx);
+      result = await fn(tx, undo);
     } catch (err) {
       for (const u of undo.reverse()) u();
       throw err;
@@ -242,13 +259,24 @@ export class FileStore implements Store {
     if (ops.length === 0) return { result, durable: Promise.resolve() };
     const entry: JournalEntry = { s: ++this.seq, ops };
     for (const op of ops) this.col(op.c).dirty = true;
-    const durable = this.journal ? this.journal.append(entry) : Promise.resolve();
+    const journalled = this.journal ? this.journal.append(entry) : Promise.resolve();
+    const gone = ops.flatMap((op) => (op.c === FILES_COLLECTION && op.op === 'del' ? [op.id] : []));
+    // A file's bytes go once its removal is durable (a crash before leaves bytes the next open sweeps).
+    // Ids are not handed out again, but replaceAll may store a record of that id anew: then they stay.
+    const durable = gone.length === 0 ? journalled : journalled.then(() => this.dropContents(gone));
     const journalBytes = this.journal?.stats.bytes ?? 0;
     if (++this.sinceSnapshot >= this.snapshotEvery || journalBytes - this.bytesAtSnapshot >= this.snapshotBytes) this.snapshotSoon();
     return { result, durable };
   }
 
-  private asyncTx(tx: SyncTx): Tx {
+  private async dropContents(ids: readonly number[]): Promise<void> {
+    for (const id of ids) {
+      if (this.hasFile(id)) continue;
+      await this.contents.remove(id).catch((err: unknown) => this.log.error('removing a file\'s bytes failed', { id, error: String(err) }));
+    }
+  }
+
+  private asyncTx(tx: SyncTx, undo: (() => void)[]): Tx {
     return {
       get: (c, id) => this.get(c, id),
       // Transactions here run one at a time: nothing can change the record before this one ends.
@@ -267,6 +295,10 @@ export class FileStore implements Store {
       },
       dropCounts: async (subject) => this.counters.drop(tx, subject),
       addCounts: async (deltas, maxLabels) => this.counters.add(tx, deltas, maxLabels, (id) => this.col('users').records.has(id)),
+      putFileContent: async (fileId, bytes) => {
+        await this.contents.write(fileId, bytes);
+        undo.push(() => void this.contents.remove(fileId).catch(() => {}));
+      },
     };
   }
 
@@ -335,12 +367,16 @@ export class FileStore implements Store {
    * Replaces every collection's content (test mode and fixtures); durable like any write. Ids
    * continue after the new content's largest, so a reset to the same content hands out the same ids.
    */
-  async replaceAll(data: Record<string, StoredRecord[]>, options: { onlyIfEmpty?: boolean } = {}): Promise<void> {
-    await this.run((tx) => {
+  async replaceAll(data: Record<string, StoredRecord[]>, options: ReplaceOptions = {}): Promise<void> {
+    const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
+    await this.run(async (tx) => {
       if (options.onlyIfEmpty) {
         const held = Object.fromEntries([...this.collections].map(([name, col]) => [name, col.records.size]).filter(([, n]) => n));
         if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
       }
+      // The new bytes first (a failure after leaves bytes no record names, which the next open
+      // sweeps); the old ones go with their records once the change is durable (apply).
+      for (const [id, bytes] of fileContents) await this.contents.write(id, bytes);
       for (const [name, col] of this.collections) {
         for (const id of [...col.records.keys()]) tx.remove(name, id);
       }
@@ -353,6 +389,8 @@ export class FileStore implements Store {
         col.nextId = max + 1;
       }
     });
+    // A new file of an old file's id that came without bytes must not keep the old one's.
+    for (const r of data[FILES_COLLECTION] ?? []) if (!fileContents.has(r.id)) await this.contents.remove(r.id);
   }
 
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */

@@ -1,5 +1,6 @@
-import { ConflictError } from '../store.ts';
+import { ConflictError, FILES_COLLECTION } from '../store.ts';
 import type { CountsDelta, Found, ListQuery, StoredRecord, Tx, Where } from '../store.ts';
+import { putFileContentIn } from './file-contents.ts';
 import { addCountsIn, dropCountsIn } from './pg-counters.ts';
 import { countRecords, findRecords, getRecord, lookupRecord } from './reads.ts';
 import type { Db } from './reads.ts';
@@ -141,5 +142,10 @@ export class PgTx implements Tx {
   addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
     this.touched.add(STATS);
     return this.run(() => addCountsIn(this.db, deltas, maxLabels));
+  }
+
+  /** Keeps a file's bytes in this transaction. */
+  putFileContent(fileId: number, bytes: Uint8Array): Promise<void> {
+    return this.write(FILES_COLLECTION, () => putFileContentIn(this.db, fileId, bytes), () => false);
   }
 }

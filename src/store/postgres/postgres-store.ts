@@ -2,9 +2,10 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND, StoreNotEmptyError } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
+import { putFileContentIn, readFileContentIn } from './file-contents.ts';
 import type { ConstraintMap } from './errors.ts';
 import { describeUrl, isRetryable, storeError } from './errors.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
@@ -230,7 +231,8 @@ export class PostgresStore implements Store {
   }
 
   /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest. */
-  async replaceAll(data: Record<string, StoredRecord[]>, options: { onlyIfEmpty?: boolean } = {}): Promise<void> {
+  async replaceAll(data: Record<string, StoredRecord[]>, options: ReplaceOptions = {}): Promise<void> {
+    const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
       const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings'];
@@ -245,9 +247,15 @@ export class PostgresStore implements Store {
         for (let i = 0; i < records.length; i += 1000) await putRecords(db, this.plan(name), records.slice(i, i + 1000));
         await resetSequence(db, this.plan(name));
       }
+      for (const [id, bytes] of fileContents) await putFileContentIn(db, id, bytes);
       await this.feed.publishIn(db, 'all');
     });
     this.bump(this.plans.keys());
+  }
+
+  /** A file's bytes (file_contents), or undefined. */
+  async readFileContent(fileId: number): Promise<Uint8Array | undefined> {
+    return readFileContentIn(this.db.read, fileId);
   }
 
   /** Every record of a collection in id order, a batch at a time (keyset pages on the primary key; each batch its own statement). */
@@ -261,6 +269,7 @@ export class PostgresStore implements Store {
       fn({
         count: (c) => countRecords(db, this.plan(c), {}),
         scan: <T extends StoredRecord>(c: string, batch = 1000) => scanRecords<T>(db, this.plan(c), batch),
+        readFileContent: (id) => readFileContentIn(db, id),
       }),
     );
   }
