@@ -40,7 +40,10 @@ export function backendEnv(): Record<string, string> {
 export async function openTestStore(rows: readonly Resource[] = RESOURCES): Promise<Store> {
   if (TEST_BACKEND === 'file') return FileStore.open({ dir: ':memory:', collections: storeSchema(rows) });
   const schema = freshSchema();
-  const store = await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 3 });
+  // The only process on its fresh schema: no listening connection (a file opens dozens of stores
+  // and keeps them to its end; one connection each would exhaust max_connections). The change
+  // feed is tested with real processes in instances.test.ts and in postgres.test.ts.
+  const store = await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 3, listen: false });
   stores.push(store);
   schemaOf.set(store, schema);
   return store;

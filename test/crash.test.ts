@@ -26,7 +26,7 @@ const SNAPSHOT_EVERY = ['50', '20000', '5'];
  * (`row.example(n)` makes each of them unique to its request). `view`: stored field → list entry field.
  */
 const KINDS: { row: Resource; sig: Record<string, string>; view: Record<string, string> }[] = [
-  { row: links, sig: { url: 'url', alias: 'custom', description: 'description' }, view: { url: 'longurl', alias: 'alias', description: 'description' } },
+  { row: links, sig: { url: 'url', alias: 'custom', description: 'description' }, view: { url: 'longurl', alias: 'alias' } },
   { row: qrs, sig: { data: 'data', name: 'name', foreground: 'foreground' }, view: { name: 'name' } },
   { row: pixels, sig: { name: 'name', tag: 'tag' }, view: { name: 'name', tag: 'tag' } },
   { row: channels, sig: { name: 'name', description: 'description', color: 'color', starred: 'starred' }, view: { name: 'name', description: 'description', color: 'color', starred: 'starred' } },

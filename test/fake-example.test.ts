@@ -30,15 +30,15 @@ beforeEach(() => fake.reset());
 after(() => fake.close());
 
 test('a new short link gets the same alias on every run', async () => {
-  assert.equal(await shorten(fake.url, 'https://example.com/pricing'), 'https://sho.rt/Yrwr7a');
-  assert.equal(await shorten(fake.url, 'https://example.com/blog'), 'https://sho.rt/aihFsR');
+  assert.equal(await shorten(fake.url, 'https://example.com/pricing'), 'https://sho.rt/g8GckV');
+  assert.equal(await shorten(fake.url, 'https://example.com/blog'), 'https://sho.rt/sJH4r3');
 });
 
 test('reset() brings back the fixtures and nothing else, and the same aliases', async () => {
-  assert.equal(await shorten(fake.url, 'https://example.com/other'), 'https://sho.rt/Yrwr7a');
+  assert.equal(await shorten(fake.url, 'https://example.com/other'), 'https://sho.rt/g8GckV');
   const res = await fake.app.request('/api/urls', { headers: { authorization: `Bearer ${KEY}` } });
   const body = await res.json();
-  assert.deepEqual(body.data.urls.map((u: { alias: string }) => u.alias).sort(), ['Yrwr7a', 'guide']);
+  assert.deepEqual(body.data.urls.map((u: { alias: string }) => u.alias).sort(), ['g8GckV', 'guide']);
 });
 
 test('fixture links redirect and count their clicks, without a socket', async () => {

@@ -39,7 +39,7 @@ async function realStore(): Promise<Store> {
     return store;
   }
   schema = freshSchema();
-  const store = await PostgresStore.open({ url: process.env.TEST_DATABASE_URL!, schema, collections: storeSchema(RESOURCES), poolSize: 3 });
+  const store = await PostgresStore.open({ url: process.env.TEST_DATABASE_URL!, schema, collections: storeSchema(RESOURCES), poolSize: 3, listen: false });
   opened.push(store);
   admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();
@@ -263,7 +263,7 @@ test('export --all carries the bytes as base64 and import --all restores them', 
   const raw = JSON.parse(text);
   const exported = raw.files.find((f: { id: number }) => f.id === r.body.id);
   assert.equal(exported.content, Buffer.from(PDF).toString('base64'));
-  const target = TEST_BACKEND === 'file' ? await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) }) : await PostgresStore.open({ url: process.env.TEST_DATABASE_URL!, schema: freshSchema(), collections: storeSchema(RESOURCES), poolSize: 2 });
+  const target = TEST_BACKEND === 'file' ? await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) }) : await PostgresStore.open({ url: process.env.TEST_DATABASE_URL!, schema: freshSchema(), collections: storeSchema(RESOURCES), poolSize: 2, listen: false });
   opened.push(target);
   await importAll(target, checkAllExport(raw, RESOURCES, 'export.json'));
   assert.deepEqual(await target.readFileContent(r.body.id), PDF);

@@ -40,6 +40,12 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Bound on one statement (default 5000 ms); the client gives up a second later. */
   statementTimeoutMs?: number;
+  /**
+   * Whether to hear other processes' writes (default true: one listening connection of its own).
+   * Only a store that is known to be the one process on its schema (an in-process test) may say
+   * false and save that connection; its writes still notify the others.
+   */
+  listen?: boolean;
 }
 
 // Old counter batch ids are forgotten at most this often, by each process.
@@ -110,7 +116,7 @@ export class PostgresStore implements Store {
       const mismatch = mismatchOf(plans, facts);
       if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
       const store = new PostgresStore(pool, plans, constraints, where, log, settings);
-      await store.feed.start();
+      if (options.listen !== false) await store.feed.start();
       return store;
     } catch (err) {
       await pool.end().catch(() => {});
