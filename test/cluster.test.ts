@@ -29,7 +29,9 @@ if (DATABASE_URL) describe('WORKERS=2 on PostgreSQL', () => {
     const schema = newSchema();
     const server = await startPgServer(schema, DATABASE_URL, { WORKERS: '2', TEST_MODE: 'on' });
     try {
-      assert.ok(await waitFor(() => /\[primary\] 2 workers listening on http:\/\/127\.0\.0\.1:\d+/.test(server.output()), 30_000), server.output());
+      // Each process writes its own lines: the workers' may reach the pipe after the primary's.
+      const up = () => /\[primary\] 2 workers listening on http:\/\/127\.0\.0\.1:\d+/.test(server.output()) && linesMatching(server.output(), /\[worker \d+ pid \d+\] listening on /) >= 2;
+      assert.ok(await waitFor(up, 30_000), server.output());
       assert.equal(linesMatching(server.output(), /\[worker \d+ pid \d+\] listening on /), 2);
       assert.equal(linesMatching(server.output(), /schema migrated/), 1, 'one worker migrated; the other found nothing to do');
       const pids = await workerPids(server.url, 12);

@@ -23,7 +23,7 @@ const BOTH_BACKENDS = [
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
 // file started last would leave one lane running alone at the end. Wall times measured one file at a time.
-const LONGEST = ['postgres-server', 'store-lock', 'cli-move', 'process', 'crash', 'openapi-contract', 'hostile-strings', 'cli-data', 'fuzz', 'docker', 'fake-package', 'demo'];
+const LONGEST = ['global-limits', 'postgres-server', 'instances', 'store-lock', 'cli-move', 'process', 'crash', 'cluster', 'openapi-contract', 'hostile-strings', 'cli-data', 'fuzz', 'docker', 'fake-package', 'demo'];
 const weight = (file: string) => {
   const at = LONGEST.indexOf(file.slice(5, -8));
   return at < 0 ? LONGEST.length : at;
