@@ -92,6 +92,19 @@ for (const mode of ['real', 200] as const) {
     failed(await php('GET', `/api/qr/${qr.body.id}`), 404, /QR does not exist/);
     assert.deepEqual(await ownedBy(t.store, 'qrs', user.id), []);
 
+    // Files: a raw upload, the list, the download, a refused type, the delete.
+    const upload = (name: string, raw: string) => send('POST', `/api/files/upload/${name}?name=Notes`, { key: null, headers: { authorization: `Token ${user.key}`, 'content-type': 'application/octet-stream' }, raw });
+    const file = await upload('notes.txt', 'hello, world\n');
+    assert.deepEqual([file.status, file.body.error, typeof file.body.id], [200, 0, 'number'], file.text);
+    failed(await upload('page.html', '<!doctype html><script>alert(1)</script>'), 415, /type/i);
+    const files = await php('GET', '/api/files?limit=x');
+    assert.deepEqual([files.status, files.body.data.files.map((f: { id: number; name: string; downloads: number }) => [f.id, f.name, f.downloads])], [200, [[file.body.id, 'Notes', 0]]]);
+    const got = await t.call('GET', new URL(file.body.shorturl).pathname, { key: null });
+    assert.deepEqual([got.status, got.text, got.headers.get('x-content-type-options')], [200, 'hello, world\n', 'nosniff']);
+    assert.deepEqual((await php('DELETE', `/api/files/${file.body.id}/delete`)).body.error, 0);
+    failed(await php('DELETE', `/api/files/${file.body.id}/delete`), 404, /File does not exist/);
+    assert.deepEqual(await ownedBy(t.store, 'files', user.id), []);
+
     // The analytics product's clients: Bearer, Accept: application/json, form bodies; real statuses in both modes.
     const laravel = (method: string, url: string, form?: Record<string, string>) =>
       send(method, url, { key: user.key, headers: { accept: 'application/json', ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, raw: form ? new URLSearchParams(form).toString() : undefined });

@@ -3,22 +3,25 @@
  * the files whose behaviour does not depend on the backend once more on PostgreSQL (TEST_STORE=postgres:
  * each store in a fresh schema, dropped after). Ends with one line adding both passes up.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 // PostgreSQL-only files (postgres, postgres-server, instances, cluster, global-limits: the last needs
 // TEST_REDIS_URL too) are not listed: they run in the first pass,
 // read TEST_DATABASE_URL themselves, and print one skip line without it.
-// What runs twice: the API, redirects, analytics and pages through the app; not the file store's own
-// tests (journal, lock, modes, crash), nor pure functions, nor what never opens a store. Run once:
-// the fuzz run (2,000 refused requests; on PostgreSQL it alone took 45 s) and method-not-allowed,
-// whose refusals happen before the store, and openapi, which checks the document and the routes;
-// hostile-strings, which stores what passes, runs on both.
+// What runs twice: what reads and writes the store in ways a backend decides: the records of every
+// resource through the API (uniques, cascades, ownership, lists with their search, sort and paging),
+// redirects and their counters, analytics ingest and statistics, imports and exports, files, the
+// visitor ledger, and hostile strings stored as they came. Run once: what is decided before or
+// around the store (keys, rate limits with their counters faked, passwords and pages, URL and
+// payload checks, the answers' shapes of the compatibility files, the OpenAPI document, the fuzz
+// run's 2,000 refusals), the file store's own tests (journal, lock, modes, crash), pure functions,
+// and what never opens a store. The storage interface itself is store-contract.test.ts's, on both.
 const BOTH_BACKENDS = [
-  'account', 'analytics-ingest', 'analytics-stats-page', 'analytics-websites', 'analytics-websites-list', 'auth', 'bios', 'campaigns',
-  'channels', 'compat-plans-login', 'compat-users-campaigns', 'compat-wrapper-calls', 'domains', 'hostile-strings', 'isolation', 'links', 'openapi-contract', 'overlays',
-  'page-security', 'password-guessing', 'password-work', 'qrs', 'rate-limit', 'redirects', 'resources', 'url-fields', 'users', 'qr-logo-fetch', 'click-stats', 'visitor-ledger-restart',
-  'compat-link-responses', 'compat-qr-payloads', 'cli-import', 'cli-data', 'files',
+  'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
+  'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
+  'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
@@ -62,6 +65,18 @@ function run(files: string[], env: Record<string, string>, concurrency: number, 
   };
   return { done, release };
 }
+
+// Tests that start the server in processes of their own start this build of it (see ENTRY in
+// process-helpers.ts): made once here, unchecked (`npm test` type-checks first), with source maps.
+const BUILD = fileURLToPath(new URL('../.test-dist/', import.meta.url));
+rmSync(BUILD, { recursive: true, force: true });
+const built = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json', '--noCheck', '--sourceMap', '--outDir', BUILD], { stdio: 'inherit' });
+if (built.status !== 0) {
+  console.error('test/run.ts: the build for the process tests failed');
+  process.exit(1);
+}
+cpSync(fileURLToPath(new URL('../src/store/postgres/migrations', import.meta.url)), `${BUILD}store/postgres/migrations`, { recursive: true });
+process.env.TEST_SERVER_ENTRY = `${BUILD}main.js`;
 
 const all = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`).sort((a, b) => weight(a) - weight(b));
 // Both passes at once: most files wait on processes, sockets, the disk or PostgreSQL more than on

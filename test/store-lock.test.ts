@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockedError, acquireLock } from '../src/store/file/lock.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import { PROCESS_ADMIN_KEY, api, runCli, startProcess } from './process-helpers.ts';
+import { ENTRY, PROCESS_ADMIN_KEY, api, runCli, startProcess } from './process-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tmp = () => mkdtemp(join(tmpdir(), 'lock-test-'));
-const SERVER = `'${process.execPath}' --import tsx src/main.ts serve`;
+const SERVER = [process.execPath, ...ENTRY, 'serve'].map((a) => `'${a}'`).join(' ');
 
 /** A server started by `sh -c <script>` in its own process group; `url` once it listens, or its exit code and output. */
 interface Group {
@@ -177,7 +177,7 @@ const otherNamespace = spawnSync('unshare', ['-n', 'true']).status === 0;
 
 /** `npm run cli -- <args>` in a fresh network namespace. */
 function cliElsewhere(args: string[], dir: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn('unshare', ['-n', process.execPath, '--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' } });
+  const child = spawn('unshare', ['-n', process.execPath, ...ENTRY, ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' } });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
