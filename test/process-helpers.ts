@@ -6,8 +6,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * How tests start the server in a process of its own: the JavaScript build `npm test` makes once
- * (test/run.ts sets TEST_SERVER_ENTRY; the same tsc output the Docker image runs, with source maps
- * for coverage), which starts on about 1 s less CPU than compiling src/main.ts through tsx each
+ * (test/run.ts sets TEST_SERVER_ENTRY; the same tsc output the Docker image runs; coverage does not
+ * count it), which starts on about 1 s less CPU than compiling src/main.ts through tsx each
  * time; a test file run on its own uses src/main.ts through tsx.
  */
 export const ENTRY: readonly string[] = process.env.TEST_SERVER_ENTRY ? [process.env.TEST_SERVER_ENTRY] : ['--import', 'tsx', 'src/main.ts'];
