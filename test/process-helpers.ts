@@ -12,6 +12,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 export const ENTRY: readonly string[] = process.env.TEST_SERVER_ENTRY ? [process.env.TEST_SERVER_ENTRY] : ['--import', 'tsx', 'src/main.ts'];
 
+/** The environment of those processes: the build's coverage is not counted, so V8 is not asked to collect it (c8's NODE_V8_COVERAGE). */
+export const CHILD_ENV: NodeJS.ProcessEnv = (() => {
+  if (!process.env.TEST_SERVER_ENTRY) return process.env;
+  const { NODE_V8_COVERAGE: _unused, ...rest } = process.env;
+  return rest;
+})();
+
 /** The key real-process tests start their servers with. */
 export const PROCESS_ADMIN_KEY = 'sk_process_test_admin_000000000000000000000';
 
@@ -26,7 +33,7 @@ export interface ServerProcess {
 /** Runs the server's entry point (ENTRY) with `args` and waits for it to exit; returns its code and output. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...ENTRY, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+    const child = spawn(process.execPath, [...ENTRY, ...args], { cwd: ROOT, env: { ...CHILD_ENV, LOG_LEVEL: 'warn', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -39,7 +46,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 export function startProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...ENTRY, 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_API_KEY: PROCESS_ADMIN_KEY, LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
+    env: { ...CHILD_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_API_KEY: PROCESS_ADMIN_KEY, LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
   });
   let out = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -68,7 +68,7 @@ function run(files: string[], env: Record<string, string>, concurrency: number, 
 
 // Tests that start the server in processes of their own start this build of it (see ENTRY in
 // process-helpers.ts): made once here, unchecked (`npm test` type-checks first). Coverage counts what
-// runs from src/ (in-process tests, and the CLI tests that still run through tsx), not this build.
+// runs from src/ (the in-process tests), not the processes started from this build.
 const BUILD = fileURLToPath(new URL('../.test-dist/', import.meta.url));
 rmSync(BUILD, { recursive: true, force: true });
 const built = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json', '--noCheck', '--outDir', BUILD], { stdio: 'inherit' });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockedError, acquireLock } from '../src/store/file/lock.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
-import { ENTRY, PROCESS_ADMIN_KEY, api, runCli, startProcess } from './process-helpers.ts';
+import { CHILD_ENV, ENTRY, PROCESS_ADMIN_KEY, api, runCli, startProcess } from './process-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tmp = () => mkdtemp(join(tmpdir(), 'lock-test-'));
@@ -29,7 +29,7 @@ function startGroup(dir: string, script = `exec ${SERVER}`): Group {
   const child = spawn('sh', ['-c', script], {
     cwd: ROOT,
     detached: true, // its own process group, as `npm start` under a supervisor would be
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_API_KEY: PROCESS_ADMIN_KEY, LOG_LEVEL: 'info', RATE_LIMIT: '0' },
+    env: { ...CHILD_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_API_KEY: PROCESS_ADMIN_KEY, LOG_LEVEL: 'info', RATE_LIMIT: '0' },
   });
   let out = '';
   const started = new Promise<{ url: string } | { code: number | null; output: string }>((resolve) => {
@@ -177,7 +177,7 @@ const otherNamespace = spawnSync('unshare', ['-n', 'true']).status === 0;
 
 /** `npm run cli -- <args>` in a fresh network namespace. */
 function cliElsewhere(args: string[], dir: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn('unshare', ['-n', process.execPath, ...ENTRY, ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' } });
+  const child = spawn('unshare', ['-n', process.execPath, ...ENTRY, ...args], { cwd: ROOT, env: { ...CHILD_ENV, DATA_DIR: dir, LOG_LEVEL: 'warn' } });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
