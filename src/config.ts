@@ -97,7 +97,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'port', env: 'PORT', kind: 'port', fallback: '3000', help: 'TCP port to listen on (0 picks a free one)' },
   { key: 'host', env: 'HOST', kind: 'string', fallback: '0.0.0.0', help: 'Interface to bind' },
   { key: 'dataDir', env: 'DATA_DIR', kind: 'string', fallback: './data', help: 'Directory of the JSON data files; :memory: keeps everything in memory' },
-  { key: 'databaseUrl', env: 'DATABASE_URL', kind: 'database-url', fallback: undefined, help: 'postgres://user:password@host:port/database: keep the data in PostgreSQL (DATA_DIR is then not used)' },
+  { key: 'databaseUrl', env: 'DATABASE_URL', kind: 'database-url', fallback: undefined, help: 'postgres://user:password@host:port/database (a Unix socket: postgres://user@/database?host=/run/postgresql): keep the data in PostgreSQL (DATA_DIR is then not used)' },
   { key: 'databasePool', env: 'DATABASE_POOL', kind: 'int', fallback: '10', help: 'Connections in the PostgreSQL pool' },
   { key: 'databaseSchema', env: 'DATABASE_SCHEMA', kind: 'identifier', fallback: 'public', help: 'PostgreSQL schema holding the tables (several servers can share one database in different schemas)' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
@@ -226,7 +226,8 @@ function parseValue(s: Setting, raw: string): unknown {
       if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError(`Invalid ${s.env}: must be 16 to 256 printable characters without spaces`);
       return raw;
     case 'database-url':
-      return serviceUrl(s, raw, ['postgres:', 'postgresql:'], 'postgres://user:password@host:port/database');
+      // A Unix socket is named by ?host=/its/directory, with nothing between // and / (libpq's form).
+      return serviceUrl(s, raw, ['postgres:', 'postgresql:'], 'postgres://user:password@host:port/database (or postgres://user@/database?host=/socket/directory)', true);
     case 'identifier':
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw bad('is not a plain lowercase SQL name (letters, digits, underscores)');
       return raw;
@@ -235,15 +236,22 @@ function parseValue(s: Setting, raw: string): unknown {
   }
 }
 
-/** A database's URL with one of `protocols` and a host; the error never echoes it back, as it may hold the password. */
-function serviceUrl(s: Setting, raw: string, protocols: readonly string[], shape: string): string {
-  let url: URL | null = null;
+const NO_HOST = 'no-host.invalid';
+
+function parsedUrl(raw: string): URL | null {
   try {
-    url = new URL(raw);
+    return new URL(raw);
   } catch {
-    // reported below
+    return null;
   }
-  if (!url || !protocols.includes(url.protocol) || !url.hostname) throw new ConfigError(`Invalid ${s.env}: must be ${shape}`);
+}
+
+/** A database's URL with one of `protocols` and a host; the error never echoes it back, as it may hold the password. */
+function serviceUrl(s: Setting, raw: string, protocols: readonly string[], shape: string, hostParam = false): string {
+  // libpq's socket form may name a user before an empty host (user@/db), which URL cannot parse: a stand-in host, taken as none.
+  const url = parsedUrl(raw) ?? (hostParam ? parsedUrl(raw.replace('@/', `@${NO_HOST}/`)) : null);
+  const host = (url?.hostname === NO_HOST ? '' : url?.hostname) || (hostParam ? url?.searchParams.get('host') : '');
+  if (!url || !protocols.includes(url.protocol) || !host) throw new ConfigError(`Invalid ${s.env}: must be ${shape}`);
   return raw;
 }
 

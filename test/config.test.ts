@@ -78,6 +78,14 @@ test('workers, Redis and the limiters on error: defaults, values, and the file s
   assert.throws(() => loadConfig({ REDIS_URL: 'redis//:hunter2@cache' }), (err: Error) => err.message.includes('REDIS_URL') && !err.message.includes('hunter2'));
 });
 
+test('DATABASE_URL: a host, or a Unix socket directory as ?host=; neither is refused without echoing the password', () => {
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://u:pw@db:5432/x' }).databaseUrl, 'postgres://u:pw@db:5432/x');
+  assert.equal(loadConfig({ DATABASE_URL: 'postgresql://u@/x?host=/var/run/postgresql' }).databaseUrl, 'postgresql://u@/x?host=/var/run/postgresql');
+  for (const bad of ['postgres://u:hunter2@/x', 'postgres:///x?port=5432&password=hunter2', 'mysql://u:hunter2@db/x']) {
+    assert.throws(() => loadConfig({ DATABASE_URL: bad }), (err: Error) => err instanceof ConfigError && err.message.startsWith('Invalid DATABASE_URL') && !err.message.includes('hunter2'), bad);
+  }
+});
+
 test('WORKERS=auto: one per core on PostgreSQL, one on the JSON files; restarts back off while a worker dies young', () => {
   assert.equal(workerCount({ workers: 'auto', databaseUrl: 'postgres://db/x' }, 6), 6);
   assert.equal(workerCount({ workers: 'auto', databaseUrl: undefined }, 6), 1);

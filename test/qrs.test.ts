@@ -103,3 +103,31 @@ test('QR codes', async (t) => {
     assert.deepEqual(Object.keys(r.body.data.qrs[0]).sort(), ['date', 'id', 'link', 'name', 'scans']);
   });
 });
+
+test('a made-up QR alias that is taken is made again, without a lookup first; one that stays taken is the row conflict error, nothing stored', async () => {
+  // Every alias is made from the bytes this source hands out: `fill` of them, or, queued, exactly those.
+  let fill = 1;
+  const queued: number[] = [];
+  const random = { bytes: (n: number) => new Uint8Array(n).fill(queued.length > 0 ? queued.shift()! : fill) };
+  const { call, store, makeUser } = await testApp({ rateLimit: 1000 }, { random });
+  const alice = await makeUser('alice');
+  const add = () => call('POST', '/api/qr/add', { key: alice.key, body: { type: 'text', data: 'hi' } });
+
+  queued.push(0);
+  const first = await add();
+  assert.equal(first.status, 200, first.text);
+  const taken = (await store.get('qrs', first.body.id))!.alias as string;
+  queued.push(0, 2);
+  const second = await add();
+  assert.equal(second.status, 200, second.text);
+  const made = (await store.get('qrs', second.body.id))!.alias as string;
+  assert.notEqual(made, taken);
+  assert.equal(second.body.link, `http://sho.rt/qr/${made}`);
+  assert.equal(queued.length, 0, 'the taken alias was made again exactly once');
+
+  fill = 0; // every try makes the taken alias
+  const before = await store.count('qrs');
+  const refused = await add();
+  assert.deepEqual([refused.status, refused.body.error, refused.body.message], [503, 1, 'Please try again.']);
+  assert.equal(await store.count('qrs'), before);
+});

@@ -103,6 +103,12 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
    * concurrent one took the key first (the store's ConflictError, past the row's own `check`).
    */
   unique?: Record<string, () => ApiError>;
+  /**
+   * A unique key the server makes up for each new record (a random alias): set by `make` before the
+   * insert without looking it up first (a round trip per create on PostgreSQL), and made again when
+   * the unique index `index` refuses it.
+   */
+  madeUp?: { index: string; make(fields: Record<string, unknown>, ctx: HookContext): void };
   /** A valid create body, different for each `n`: drives the table tests and the docs' examples. */
   example(n: number): Record<string, unknown>;
   /** Fields the list's `q` search looks in, and fields lists may be sorted by. */

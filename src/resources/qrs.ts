@@ -131,8 +131,10 @@ export const qrs = defineResource<typeof qrFields, Qr>({
   async onDelete(tx, qr, ctx) {
     await ctx.counters.dropSubject(tx, subjectOf('qr', qr.id));
   },
-  async check(f, ctx, tx, existing) {
-    if (!existing) f.alias = randomToken(ctx.random, ALIAS_LENGTH);
-    while (!existing && (await tx.lookup('qrs', 'alias', f.alias as string))) f.alias = randomToken(ctx.random, ALIAS_LENGTH);
+  madeUp: {
+    index: 'alias',
+    make(f, ctx) {
+      f.alias = randomToken(ctx.random, ALIAS_LENGTH);
+    },
   },
 });

@@ -79,6 +79,22 @@ export async function singleBody(s: Services, row: Resource, ctx: HookContext, r
   return { error: 0, ...(row.single ? await row.single(record, ctx) : { data: await row.entry(record, ctx) }) };
 }
 
+// Made-up keys collide about never (62^8 QR aliases): a few tries, then the row's conflict error.
+const MADE_UP_TRIES = 5;
+
+/** Inserts a new record of `row`, making up its key again (`row.madeUp`) while the unique index refuses it. */
+async function insertNew(tx: Tx, row: Resource, ctx: HookContext, fields: Record<string, unknown>) {
+  for (let attempt = 1; ; attempt++) {
+    row.madeUp?.make(fields, ctx);
+    try {
+      return await tx.insert(row.collection, fields);
+    } catch (err) {
+      const again = row.madeUp !== undefined && err instanceof ConflictError && err.index === row.madeUp.index && attempt < MADE_UP_TRIES;
+      if (!again) throw err;
+    }
+  }
+}
+
 /** Creates a record of a row from a request body (validated, checked, stored in one transaction) and answers the row's create response. */
 export async function createBody(s: Services, row: Resource, ctx: HookContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const input = parseWith(creatingOf(row), withoutEmptyOptionals(row, 'create', body));
@@ -89,7 +105,7 @@ export async function createBody(s: Services, row: Resource, ctx: HookContext, b
     (await transact(s, row, async (tx) => {
       await checkReferences(row, prepared.fields, ctx, tx);
       await row.check?.(prepared.fields, ctx, tx);
-      return tx.insert(row.collection, { ...stamp, ...prepared.fields });
+      return insertNew(tx, row, ctx, { ...stamp, ...prepared.fields });
     }));
   const extra = prepared.extra ?? {};
   return { error: 0, ...(row.created ? await row.created(record, ctx, extra) : { id: record.id }) };

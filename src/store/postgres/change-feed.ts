@@ -67,10 +67,24 @@ export class ChangeFeed {
 
   /** Sends the message of a write of `changed` inside the caller's transaction (delivered on commit). */
   async publishIn(db: Db, changed: Changed): Promise<void> {
-    if (changed !== 'all' && changed.length === 0) return;
-    let payload = JSON.stringify({ o: this.origin, c: changed });
-    if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ o: this.origin, c: 'all' });
-    await db('SELECT pg_notify($1, $2)', [this.channel, payload]);
+    const payload = this.payloadOf(changed);
+    if (payload !== null) await db('SELECT pg_notify($1, $2)', [this.channel, payload]);
+  }
+
+  /**
+   * The same message as one statement of SQL text, for the caller to send in one round trip with
+   * its COMMIT (`SELECT …; COMMIT`); null when nothing changed. Its values are our own (the
+   * channel, this process's id and collection names), quoted as literals.
+   */
+  notifySql(changed: Changed): string | null {
+    const payload = this.payloadOf(changed);
+    return payload === null ? null : `SELECT pg_notify(${pg.escapeLiteral(this.channel)}, ${pg.escapeLiteral(payload)})`;
+  }
+
+  private payloadOf(changed: Changed): string | null {
+    if (changed !== 'all' && changed.length === 0) return null;
+    const payload = JSON.stringify({ o: this.origin, c: changed });
+    return payload.length > MAX_PAYLOAD ? JSON.stringify({ o: this.origin, c: 'all' }) : payload;
   }
 
   /** Stops listening and closes the connection. */

@@ -47,12 +47,15 @@ export class PgConnections {
     }
   };
 
-  /** Runs `work` in one transaction, again on a serialization failure or deadlock; errors as callers see them. */
-  async inTransaction<R>(work: (db: Db) => Promise<R>): Promise<R> {
+  /**
+   * Runs `work` in one transaction, again on a serialization failure or deadlock; errors as callers
+   * see them. `lastWords(result)`, a statement without parameters, goes in one round trip with the COMMIT.
+   */
+  async inTransaction<R>(work: (db: Db) => Promise<R>, lastWords?: LastWords<R>): Promise<R> {
     this.open();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.attempt(work);
+        return await this.attempt(work, 'BEGIN', lastWords);
       } catch (err) {
         if (attempt < ATTEMPTS && isRetryable(err)) {
           this.log.debug('PostgreSQL transaction retried', { code: codeOf(err), attempt });
@@ -62,6 +65,12 @@ export class PgConnections {
         throw this.mapError(err);
       }
     }
+  }
+
+  /** Runs `work` in one transaction, once: the database's own errors, for a caller that decides what to do with them (group-commit.ts). */
+  async inTransactionOnce<R>(work: (db: Db) => Promise<R>, lastWords?: LastWords<R>): Promise<R> {
+    this.open();
+    return this.attempt(work, 'BEGIN', lastWords);
   }
 
   /**
@@ -110,7 +119,7 @@ export class PgConnections {
     }
   }
 
-  private async attempt<R>(work: (db: Db) => Promise<R>, begin = 'BEGIN'): Promise<R> {
+  private async attempt<R>(work: (db: Db) => Promise<R>, begin = 'BEGIN', lastWords?: LastWords<R>): Promise<R> {
     const client = await this.begin(begin);
     let broken: unknown = null;
     const db: Db = async (text, values) => {
@@ -123,7 +132,9 @@ export class PgConnections {
     };
     try {
       const result = await work(db);
-      await db('COMMIT');
+      const last = lastWords?.(result);
+      // A failing last statement skips the COMMIT after it: the transaction is then rolled back below.
+      await db(last ? `${last}; COMMIT` : 'COMMIT');
       return result;
     } catch (err) {
       if (!broken) await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
@@ -133,6 +144,9 @@ export class PgConnections {
     }
   }
 }
+
+/** A statement (SQL text, no parameters) to run just before a transaction's COMMIT, given its result; null for none. */
+export type LastWords<R> = (result: R) => string | null;
 
 // A checked-out connection that breaks is reported by the statement that fails; this only keeps the event from crashing the process.
 function onClientError(): void {}

@@ -49,9 +49,11 @@ export function isRetryable(err: unknown): boolean {
 /** Where a database is, for messages: host:port/database, never the user's password. */
 export function describeUrl(url: string): string {
   try {
-    const u = new URL(url);
+    // libpq's socket form, user@/db?host=/dir, has no host for URL to parse.
+    const u = new URL(url.replace(/@\/(?!\/)/, '@localhost/'));
     const db = decodeURIComponent(u.pathname.replace(/^\//, '')) || u.searchParams.get('dbname') || '(default database)';
-    return `${u.hostname || u.searchParams.get('host') || 'localhost'}:${u.port || '5432'}/${db}`;
+    const host = u.searchParams.get('host') || u.hostname || 'localhost';
+    return `${host}:${u.port || u.searchParams.get('port') || '5432'}/${db}`;
   } catch {
     return '(an unparsable database URL)';
   }

@@ -22,6 +22,8 @@ export class PgTx implements Tx {
   usersRemoved = false;
   /** The first error that aborted the transaction, if any. */
   failed: unknown = null;
+  /** Whether a write took effect (a failure after it must roll the transaction back, not commit around it). */
+  wrote = false;
   private queue: Promise<unknown> = Promise.resolve();
   private over = false;
 
@@ -74,7 +76,13 @@ export class PgTx implements Tx {
   private write<R>(collection: string, op: (plan: TablePlan) => Promise<R>, guarded = (plan: TablePlan) => plan.hasUnique): Promise<R> {
     const plan = this.plan(collection);
     this.touched.add(collection);
-    return this.run(() => op(plan), guarded(plan));
+    return this.run(() => this.written(op(plan)), guarded(plan));
+  }
+
+  private async written<R>(write: Promise<R>): Promise<R> {
+    const result = await write;
+    this.wrote = true;
+    return result;
   }
 
   /** One record by id, as this transaction sees it. */
@@ -135,13 +143,13 @@ export class PgTx implements Tx {
   /** Removes a subject's counters. */
   dropCounts(subject: string): Promise<void> {
     this.touched.add(STATS);
-    return this.run(() => dropCountsIn(this.db, subject));
+    return this.run(() => this.written(dropCountsIn(this.db, subject)));
   }
 
   /** Adds counts inside this transaction (imports). */
   addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
     this.touched.add(STATS);
-    return this.run(() => addCountsIn(this.db, deltas, maxLabels));
+    return this.run(() => this.written(addCountsIn(this.db, deltas, maxLabels)));
   }
 
   /** Keeps a file's bytes in this transaction. */

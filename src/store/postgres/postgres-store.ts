@@ -7,7 +7,9 @@ import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { putFileContentIn, readFileContentIn } from './file-contents.ts';
 import type { ConstraintMap } from './errors.ts';
-import { describeUrl, isRetryable, storeError } from './errors.ts';
+import { describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
+import { GroupCommit, Spoiled } from './group-commit.ts';
+import type { TxDone } from './group-commit.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
 import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
@@ -46,7 +48,17 @@ export interface PostgresStoreOptions {
    * false and save that connection; its writes still notify the others.
    */
   listen?: boolean;
+  /** Transaction groups in flight at once (group-commit.ts; default 2, 1 on a pool of 2 or less). */
+  groupRunners?: number;
 }
+
+/**
+ * Groups in flight by default. Two: one group runs while the next gathers, so a busy process's
+ * transactions share commits (measured on 2 cores, durable creates: 1 runner 1,764/s, 2 runners
+ * 2,962/s, 4 runners 2,103/s; more runners make smaller groups and more statements). Each worker
+ * process has its own two, and the rest of the pool serves reads.
+ */
+const defaultRunners = (poolSize: number) => Math.max(1, Math.min(2, poolSize - 1));
 
 // Old counter batch ids are forgotten at most this often, by each process.
 const PRUNE_EVERY_MS = 60_000;
@@ -72,6 +84,8 @@ export class PostgresStore implements Store {
   private readonly feed: ChangeFeed;
   /** Rate-limit windows in the UNLOGGED rate_windows table, shared by every server on the schema. */
   readonly windows: WindowCounter;
+  /** Transactions that arrive together commit together. */
+  readonly group: GroupCommit;
 
   private constructor(
     pool: pg.Pool,
@@ -81,8 +95,19 @@ export class PostgresStore implements Store {
     private readonly where: string,
     log: Logger,
     settings: ConnectionSettings,
+    groupRunners: number,
   ) {
     this.db = new PgConnections(pool, (err) => this.mapError(err), log);
+    this.group = new GroupCommit(
+      {
+        inTransaction: (work, lastWords) => this.db.inTransaction(work, lastWords),
+        inTransactionOnce: (work, lastWords) => this.db.inTransactionOnce(work, lastWords),
+        notice: (touched, cascaded) => this.feed.notifySql(cascaded ? 'all' : [...touched]),
+        isUnavailable,
+        mapError: (err) => this.mapError(err),
+      },
+      groupRunners,
+    );
     this.feed = new ChangeFeed(settings, (changed) => this.bump(changed === 'all' ? this.plans.keys() : changed.filter((c) => this.plans.has(c))), log);
     this.windows = new PgRateWindows(this.db.read);
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
@@ -115,7 +140,7 @@ export class PostgresStore implements Store {
       const { facts, constraints } = await readCatalog(db, plans);
       const mismatch = mismatchOf(plans, facts);
       if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
-      const store = new PostgresStore(pool, plans, constraints, where, log, settings);
+      const store = new PostgresStore(pool, plans, constraints, where, log, settings, options.groupRunners ?? defaultRunners(options.poolSize ?? 10));
       if (options.listen !== false) await store.feed.start();
       return store;
     } catch (err) {
@@ -171,22 +196,29 @@ export class PostgresStore implements Store {
     return countRecords(this.db.read, this.plan(collection), where);
   }
 
-  /** Runs `fn` as one transaction (BEGIN…COMMIT on one connection), again on a serialization failure or deadlock. */
+  /**
+   * Runs `fn` as one transaction (BEGIN…COMMIT on one connection), again on a serialization failure
+   * or deadlock; on a busy server, together with others in one commit (group-commit.ts).
+   */
   async transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
-    const { result, touched, cascaded } = await this.db.inTransaction(async (db) => {
-      const tx = new PgTx(db, (c) => this.plan(c), (err) => (isRetryable(err) ? err : this.mapError(err)));
-      try {
-        const result = await fn(tx);
-        await tx.end();
-        if (tx.failed) throw tx.failed;
-        await this.feed.publishIn(db, tx.usersRemoved ? 'all' : [...tx.touched]);
-        return { result, touched: tx.touched, cascaded: tx.usersRemoved };
-      } finally {
-        await tx.end();
-      }
-    });
+    this.db.open();
+    const { result, touched, cascaded } = await this.group.run((db) => this.runTx(db, fn));
     this.bump(touched, cascaded);
     return result;
+  }
+
+  /** `fn` on a transaction's connection; its failure is Spoiled when what ran it must roll back. */
+  private async runTx<R>(db: Db, fn: (tx: Tx) => Promise<R>): Promise<TxDone<R>> {
+    const tx = new PgTx(db, (c) => this.plan(c), (err) => (isRetryable(err) ? err : this.mapError(err)));
+    try {
+      const result = await fn(tx);
+      await tx.end();
+      if (tx.failed) throw tx.failed;
+      return { result, touched: tx.touched, cascaded: tx.usersRemoved };
+    } catch (err) {
+      await tx.end();
+      throw tx.wrote || tx.failed || isRetryable(err) ? new Spoiled(err) : err;
+    }
   }
 
   /**

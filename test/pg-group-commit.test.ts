@@ -1,0 +1,191 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
+import type { Tx } from '../src/store/store.ts';
+
+/**
+ * Group commit on PostgreSQL (src/store/postgres/group-commit.ts): transactions that arrive while
+ * another runs commit together, and each still succeeds or fails as it would alone. One runner, so
+ * that everything arriving during a transaction forms the next group.
+ */
+const URL = process.env.TEST_DATABASE_URL;
+if (!URL) console.log('pg-group-commit: PostgreSQL group commit tests skipped (TEST_DATABASE_URL is not set)');
+
+const COLLECTIONS = storeSchema(RESOURCES);
+const schemas: string[] = [];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const user = (n: number | string) => ({ username: `user${n}`, email: `user${n}@example.com`, keyHash: `hash${n}` });
+
+async function admin<R>(fn: (c: pg.Client) => Promise<R>): Promise<R> {
+  const client = new pg.Client({ connectionString: URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function open(extra: { applicationName?: string; listen?: boolean } = {}): Promise<PostgresStore> {
+  const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  schemas.push(schema);
+  return PostgresStore.open({ url: URL!, schema, collections: COLLECTIONS, poolSize: 4, groupRunners: 1, listen: false, ...extra });
+}
+
+/** A promise the test releases, to hold a transaction open while others queue behind it. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+/** Starts a transaction that holds the one runner until released; the ones started meanwhile form a group. */
+function holdRunner(store: PostgresStore): { release: () => void; done: Promise<unknown> } {
+  const g = gate();
+  const done = store.transaction(async (tx) => {
+    await g.wait;
+    return tx.insert('users', user('holder'));
+  });
+  return { release: g.open, done };
+}
+
+async function usernames(store: PostgresStore): Promise<string[]> {
+  return (await store.find<{ id: number; username: string }>('users', { limit: 1000 })).items.map((u) => u.username).sort();
+}
+
+if (URL) describe('PostgreSQL group commit', () => {
+  after(async () => {
+    await admin(async (c) => {
+      for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    });
+  });
+
+  test('transactions that arrive together commit in one group; each resolves with its own result once committed, and others hear of it', async () => {
+    const store = await open();
+    const other = await PostgresStore.open({ url: URL!, schema: schemas.at(-1)!, collections: COLLECTIONS, poolSize: 2 });
+    try {
+      const before = other.version('users');
+      const hold = holdRunner(store);
+      await sleep(50);
+      const queued = Array.from({ length: 30 }, (_, i) => store.transaction((tx) => tx.insert('users', user(i))));
+      assert.equal(store.group.groups, 0);
+      hold.release();
+      const made = await Promise.all(queued);
+      await hold.done;
+      assert.equal(store.group.groups, 1, 'the 30 queued behind the holder ran as one group');
+      assert.deepEqual(made.map((u) => u.username), Array.from({ length: 30 }, (_, i) => `user${i}`));
+      assert.equal(new Set(made.map((u) => u.id)).size, 30);
+      for (const u of made) assert.equal((await store.get('users', u.id))?.username, u.username);
+      assert.equal(await store.count('users'), 31);
+      // The group's one notification reaches the other process.
+      for (const until = Date.now() + 2000; other.version('users') === before && Date.now() < until; ) await sleep(20);
+      assert.ok(other.version('users') > before, 'the other store heard the group commit');
+    } finally {
+      await other.close();
+      await store.close();
+    }
+  });
+
+  test('one that fails before writing fails alone (a taken key, its own error); the rest of its group commits', async () => {
+    const store = await open();
+    try {
+      await store.transaction((tx) => tx.insert('users', user('taken')));
+      const hold = holdRunner(store);
+      await sleep(50);
+      const good1 = store.transaction((tx) => tx.insert('users', user(1)));
+      const taken = store.transaction((tx) => tx.insert('users', user('taken')));
+      const refused = store.transaction(async (tx) => {
+        await tx.get('users', 1);
+        throw new Error('refused by a check');
+      });
+      const good2 = store.transaction((tx) => tx.insert('users', user(2)));
+      hold.release();
+      const [, g1, g2, t, r] = await Promise.allSettled([hold.done, good1, good2, taken, refused]);
+      assert.deepEqual([g1.status, g2.status], ['fulfilled', 'fulfilled']);
+      assert.ok(t.status === 'rejected' && t.reason instanceof ConflictError && t.reason.collection === 'users');
+      assert.ok(r.status === 'rejected' && /refused by a check/.test(String(r.reason)));
+      assert.equal(store.group.groups, 1);
+      assert.deepEqual(await usernames(store), ['user1', 'user2', 'userholder', 'usertaken']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  for (const kind of ['fails after its write', 'aborts the transaction'] as const) {
+    test(`one that ${kind} is rolled back with its group; the others run again alone and commit`, async () => {
+      const store = await open();
+      try {
+        const runs = new Map<string, number>();
+        const counted = (name: string, fn: (tx: Tx) => Promise<unknown>) => (tx: Tx) => {
+          runs.set(name, (runs.get(name) ?? 0) + 1);
+          return fn(tx);
+        };
+        const hold = holdRunner(store);
+        await sleep(50);
+        const first = store.transaction(counted('first', (tx) => tx.insert('users', user('first'))));
+        const bad = store.transaction(
+          counted('bad', async (tx) => {
+            if (kind === 'aborts the transaction') {
+              // A link owned by no user: the foreign key refuses it, which aborts the database transaction.
+              return tx.insert('links', { userId: 999_999, alias: 'orphan', url: 'https://example.com/', domainId: null });
+            }
+            await tx.insert('users', user('bad'));
+            throw new Error('failed after its insert');
+          }),
+        );
+        const last = store.transaction(counted('last', (tx) => tx.insert('users', user('last'))));
+        hold.release();
+        const [, f, l, b] = await Promise.allSettled([hold.done, first, last, bad]);
+        assert.deepEqual([f.status, l.status], ['fulfilled', 'fulfilled']);
+        assert.equal(b.status, 'rejected');
+        const reason = (b as PromiseRejectedResult).reason as { code?: string; message?: string };
+        if (kind === 'aborts the transaction') assert.equal(reason.code, '23503', String(reason));
+        else assert.equal(reason.message, 'failed after its insert');
+        assert.equal(store.group.groups, 0, 'the group was rolled back, not committed');
+        assert.deepEqual(await usernames(store), ['userfirst', 'userholder', 'userlast']);
+        assert.equal(await store.count('links'), 0);
+        // The group stopped at the bad one: the one before it ran twice (in the group, then alone), the one after it once.
+        assert.deepEqual([runs.get('first'), runs.get('bad'), runs.get('last')], [2, 2, 1]);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+
+  test('a connection lost in the middle of a group fails all of it with StoreUnavailableError, and the next transaction works', async () => {
+    const name = `gc_lost_${process.pid}`;
+    const store = await open({ applicationName: name });
+    try {
+      const hold = holdRunner(store);
+      await sleep(50);
+      const inside = gate();
+      const reached = gate();
+      const group = [
+        store.transaction((tx) => tx.insert('users', user('a'))),
+        store.transaction(async (tx) => {
+          await tx.insert('users', user('b'));
+          reached.open();
+          await inside.wait;
+          return tx.insert('users', user('c'));
+        }),
+        store.transaction((tx) => tx.insert('users', user('d'))),
+      ];
+      hold.release();
+      await hold.done;
+      await reached.wait;
+      const killed = await admin(async (c) => (await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name])).rowCount);
+      assert.ok((killed ?? 0) >= 1);
+      inside.open();
+      const settled = await Promise.allSettled(group);
+      for (const s of settled) assert.ok(s.status === 'rejected' && s.reason instanceof StoreUnavailableError, String(s.status === 'rejected' ? s.reason : 'fulfilled'));
+      assert.deepEqual(await usernames(store), ['userholder']);
+      const after = await store.transaction((tx) => tx.insert('users', user('after')));
+      assert.equal((await store.get('users', after.id))?.username, 'userafter');
+    } finally {
+      await store.close();
+    }
+  });
+});
