@@ -29,7 +29,7 @@ async function admin<R>(fn: (c: pg.Client) => Promise<R>): Promise<R> {
   }
 }
 
-async function open(extra: { applicationName?: string; listen?: boolean } = {}): Promise<PostgresStore> {
+async function open(extra: { applicationName?: string; listen?: boolean; statementTimeoutMs?: number } = {}): Promise<PostgresStore> {
   const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   schemas.push(schema);
   return PostgresStore.open({ url: URL!, schema, collections: COLLECTIONS, poolSize: 4, groupRunners: 1, listen: false, ...extra });
@@ -154,6 +154,59 @@ if (URL) describe('PostgreSQL group commit', () => {
       }
     });
   }
+
+  test('a member that waits out its statement timeout (a row locked elsewhere) fails alone; the rest of its group commits', async () => {
+    const store = await open({ statementTimeoutMs: 300 });
+    try {
+      const locked = await store.transaction((tx) => tx.insert('users', user('locked')));
+      const holder = new pg.Client({ connectionString: URL, options: `-c search_path=${schemas.at(-1)}` });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [locked.id]);
+        const hold = holdRunner(store);
+        await sleep(50);
+        const a = store.transaction((tx) => tx.insert('users', user('a')));
+        const waits = store.transaction(async (tx) => {
+          await tx.getForUpdate('users', locked.id);
+          return tx.update('users', locked.id, { email: 'changed@example.com' });
+        });
+        const d = store.transaction((tx) => tx.insert('users', user('d')));
+        hold.release();
+        const [, ra, rw, rd] = await Promise.allSettled([hold.done, a, waits, d]);
+        assert.deepEqual([ra.status, rd.status], ['fulfilled', 'fulfilled']);
+        assert.ok(rw.status === 'rejected' && rw.reason instanceof StoreUnavailableError, String(rw.status === 'rejected' ? rw.reason : 'fulfilled'));
+      } finally {
+        await holder.query('ROLLBACK').catch(() => {});
+        await holder.end();
+      }
+      assert.deepEqual(await usernames(store), ['usera', 'userd', 'userholder', 'userlocked']);
+      assert.equal((await store.get<{ id: number; email: string }>('users', locked.id))?.email, 'userlocked@example.com');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a member that failed cannot slip a write into its group afterwards (an operation it asked for after failing)', async () => {
+    const store = await open();
+    try {
+      const hold = holdRunner(store);
+      await sleep(50);
+      const failing = store.transaction(async (tx) => {
+        // The failure is seen first; the insert is asked for only after the read, by then too late.
+        await Promise.all([tx.get('users', 1).then(() => tx.insert('users', user('late'))), Promise.reject(new Error('check failed'))]);
+      });
+      const other = store.transaction((tx) => tx.insert('users', user('other')));
+      hold.release();
+      const [, f, o] = await Promise.allSettled([hold.done, failing, other]);
+      assert.ok(f.status === 'rejected' && /check failed/.test(String(f.reason)));
+      assert.equal(o.status, 'fulfilled');
+      await sleep(50);
+      assert.deepEqual(await usernames(store), ['userholder', 'userother']);
+    } finally {
+      await store.close();
+    }
+  });
 
   test('a connection lost in the middle of a group fails all of it with StoreUnavailableError, and the next transaction works', async () => {
     const name = `gc_lost_${process.pid}`;

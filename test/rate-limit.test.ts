@@ -4,6 +4,7 @@ import { fixedClock } from '../src/clock.ts';
 import { FixedWindowLimiter } from '../src/http/rate-limit.ts';
 import { createLogger } from '../src/log.ts';
 import { sharedLimiters } from '../src/limits/shared-limiter.ts';
+import { CoalescedHits } from '../src/limits/coalesced-hits.ts';
 import { SharedWindows } from '../src/limits/shared-windows.ts';
 import type { WindowCounter } from '../src/store/store.ts';
 import { ADMIN_KEY, testApp } from './helpers.ts';
@@ -110,11 +111,11 @@ function fakeCounter() {
   const counts = new Map<string, number>();
   const state = { mode: 'up' as 'up' | 'down' | 'silent', calls: 0 };
   const counter: WindowCounter = {
-    hit: async (key, endsAt) => {
+    hit: async (key, endsAt, n = 1) => {
       state.calls++;
       if (state.mode === 'down') throw Object.assign(new Error('connect ECONNREFUSED redis://user:pw@10.0.0.5:6379'), {});
       if (state.mode === 'silent') return new Promise<never>(() => {});
-      const count = (counts.get(`${key}@${endsAt}`) ?? 0) + 1;
+      const count = (counts.get(`${key}@${endsAt}`) ?? 0) + n;
       counts.set(`${key}@${endsAt}`, count);
       return { count, endsAt };
     },
@@ -172,4 +173,72 @@ test('shared limits: a silent counter costs one request the timeout at a time; t
   assert.deepEqual(await Promise.all(during), [null, null, null]);
   assert.equal(state.calls, calls + 1, 'while one probe waits, the others do not ask');
   assert.ok(Date.now() - started < 600, `took ${Date.now() - started} ms`);
+});
+
+/** A counter whose answers the test releases one round trip at a time, recording what each was asked. */
+function heldCounter() {
+  const asked: { key: string; endsAt: number; n: number; answer: (count: number | Error) => void }[] = [];
+  const totals = new Map<string, number>();
+  const counter: WindowCounter = {
+    hit: (key, endsAt, n = 1) =>
+      new Promise((resolve, reject) => {
+        asked.push({
+          key, endsAt, n,
+          answer: (c) => {
+            if (c instanceof Error) return reject(c);
+            const at = `${key}@${endsAt}`;
+            totals.set(at, (totals.get(at) ?? 0) + c);
+            resolve({ count: totals.get(at)!, endsAt });
+          },
+        });
+      }),
+  };
+  return { counter, asked };
+}
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('coalesced hits: the hits of a busy key wait for its round trip and go as one hit of n; each gets its own count, in order; other keys do not wait', async () => {
+  const { counter, asked } = heldCounter();
+  const hits = new CoalescedHits(counter, 10_000);
+  const first = hits.hit('k', 60_000);
+  const more = Array.from({ length: 9 }, () => hits.hit('k', 60_000));
+  const other = hits.hit('other', 60_000);
+  assert.deepEqual(asked.map((a) => [a.key, a.n]), [['k', 1], ['other', 1]], 'one round trip per key at a time');
+  asked[0]!.answer(1);
+  asked[1]!.answer(1);
+  assert.deepEqual(await first, { count: 1, endsAt: 60_000 });
+  assert.deepEqual(await other, { count: 1, endsAt: 60_000 });
+  await turn();
+  assert.deepEqual(asked.map((a) => [a.key, a.n]), [['k', 1], ['other', 1], ['k', 9]]);
+  asked[2]!.answer(9);
+  assert.deepEqual((await Promise.all(more)).map((c) => c.count), [2, 3, 4, 5, 6, 7, 8, 9, 10]);
+});
+
+test('coalesced hits: waiting hits of another window go in a round trip of their own; a failure fails its batch only; a silent round trip is not waited for past staleMs', async () => {
+  const { counter, asked } = heldCounter();
+  const hits = new CoalescedHits(counter, 100);
+  const a = hits.hit('k', 60_000);
+  const b = [hits.hit('k', 60_000), hits.hit('k', 120_000), hits.hit('k', 60_000)];
+  asked[0]!.answer(new Error('down'));
+  await assert.rejects(a, /down/);
+  await turn();
+  assert.deepEqual(asked.slice(1).map((x) => [x.endsAt, x.n]), [[60_000, 2]]);
+  asked[1]!.answer(2);
+  await turn();
+  assert.deepEqual(asked.slice(2).map((x) => [x.endsAt, x.n]), [[120_000, 1]]);
+  asked[2]!.answer(1);
+  assert.deepEqual((await Promise.all(b)).map((c) => [c.count, c.endsAt]), [[1, 60_000], [1, 120_000], [2, 60_000]]);
+
+  // Never answered: the next hit within staleMs waits; the one after staleMs goes at once, taking it along.
+  const silent = hits.hit('s', 60_000);
+  const waits = hits.hit('s', 60_000);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  const late = hits.hit('s', 60_000);
+  assert.deepEqual(asked.slice(3).map((x) => [x.key, x.n]), [['s', 1], ['s', 2]]);
+  asked[4]!.answer(2);
+  assert.deepEqual([(await waits).count, (await late).count], [1, 2]);
+  asked[3]!.answer(1); // the stale one answers at last: its own hit only, nothing sent again
+  assert.equal((await silent).count, 3);
+  await turn();
+  assert.equal(asked.length, 5);
 });

@@ -1,17 +1,18 @@
 import { createClient } from 'redis';
 import type { WindowCount, WindowCounter } from '../store/store.ts';
 
-// One round trip, atomic: a key holds its window's end (e) and count (n). A hit for a later window
+// One round trip, atomic: a key holds its window's end (e) and count (n); ARGV[3] hits at once. A hit for a later window
 // starts it; a hit for the same or an earlier one (a process whose clock is behind) counts in the
 // stored window. The key expires a second after its window ends (PEXPIRE: Redis's clock is not ours).
 const HIT = `
 local e = tonumber(redis.call('HGET', KEYS[1], 'e') or '0')
+local n = tonumber(ARGV[3])
 if tonumber(ARGV[1]) > e then
-  redis.call('HSET', KEYS[1], 'e', ARGV[1], 'n', 1)
+  redis.call('HSET', KEYS[1], 'e', ARGV[1], 'n', n)
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1, ARGV[1]}
+  return {n, ARGV[1]}
 end
-return {redis.call('HINCRBY', KEYS[1], 'n', 1), tostring(e)}`;
+return {redis.call('HINCRBY', KEYS[1], 'n', n), tostring(e)}`;
 
 /** Where a Redis is, for messages: host:port, never the password. */
 export function describeRedisUrl(url: string): string {
@@ -51,10 +52,10 @@ export class RedisWindows implements WindowCounter {
     return windows;
   }
 
-  /** Counts one hit of `key` in the window ending at `endsAt`. */
-  async hit(key: string, endsAt: number): Promise<WindowCount> {
+  /** Counts `n` hits of `key` in the window ending at `endsAt`. */
+  async hit(key: string, endsAt: number, n = 1): Promise<WindowCount> {
     const ttl = Math.max(1, endsAt - Date.now()) + 1000;
-    const reply = (await this.client.eval(HIT, { keys: [this.prefix + key], arguments: [String(endsAt), String(ttl)] })) as [number, string];
+    const reply = (await this.client.eval(HIT, { keys: [this.prefix + key], arguments: [String(endsAt), String(ttl), String(n)] })) as [number, string];
     return { count: Number(reply[0]), endsAt: Number(reply[1]) };
   }
 

@@ -1,9 +1,12 @@
 import type { LimitOnError } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { WindowCount, WindowCounter } from '../store/store.ts';
+import { CoalescedHits } from './coalesced-hits.ts';
 
 /** The bound on one count in Redis: past it the request is answered as if Redis were down. */
 export const REDIS_HIT_TIMEOUT_MS = 500;
+// How long hits of a key wait behind an unanswered round trip of a counter that bounds its own waits.
+const STALE_WITHOUT_BOUND_MS = 1000;
 
 /** Why a counter failed, in a few words safe to log (never a URL, which may hold a password). */
 function reasonOf(err: unknown): string {
@@ -24,9 +27,11 @@ function reasonOf(err: unknown): string {
 export class SharedWindows {
   private down = false;
   private probing = false;
+  /** The counter, busy keys' hits sent together (coalesced-hits.ts). */
+  private readonly counter: WindowCounter;
 
   constructor(
-    private readonly counter: WindowCounter,
+    counter: WindowCounter,
     /** What the counter is ("Redis at 127.0.0.1:6379"), for the log. */
     private readonly label: string,
     private readonly onError: LimitOnError,
@@ -34,7 +39,10 @@ export class SharedWindows {
     private readonly timeoutMs: number | null,
     /** Why the counter's outage is answered as it is, for the log line. */
     private readonly because = `RATE_LIMIT_ON_ERROR=${onError}`,
-  ) {}
+  ) {
+    // A round trip unanswered past the request's own bound (PostgreSQL's is its statement timeout) is no longer waited for by the key's next hits.
+    this.counter = new CoalescedHits(counter, timeoutMs ?? STALE_WITHOUT_BOUND_MS);
+  }
 
   /** Counts one hit of `key` in the window ending at `endsAt`; null when the counter could not. */
   async hit(key: string, endsAt: number): Promise<WindowCount | null> {

@@ -181,11 +181,12 @@ export interface WindowCount {
 /** Fixed-window hit counts shared by every process that uses them (the rate limits of many processes). */
 export interface WindowCounter {
   /**
-   * Counts one hit of `key` in the window ending at `endsAt` (Unix ms, from the caller's clock).
-   * A process whose clock is behind counts in the later window another one opened already, so
-   * every process answers the same count and the same end of the window.
+   * Counts `n` hits (default 1) of `key` in the window ending at `endsAt` (Unix ms, from the
+   * caller's clock), in one atomic step: the count returned includes them. A process whose clock is
+   * behind counts in the later window another one opened already, so every process answers the
+   * same count and the same end of the window.
    */
-  hit(key: string, endsAt: number): Promise<WindowCount>;
+  hit(key: string, endsAt: number, n?: number): Promise<WindowCount>;
 }
 
 /** A storage backend. */
@@ -281,7 +282,11 @@ export class ConflictError extends Error {
 
 /** The store could not be reached or failed (a database down): answered 503, never with its details. */
 export class StoreUnavailableError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** A wait that ran out (a statement or lock timeout), the connection still sound, not a database gone. */
+    readonly timedOut = false,
+  ) {
     super(`storage unavailable: ${reason}`);
     this.name = 'StoreUnavailableError';
   }

@@ -122,7 +122,10 @@ export class PgConnections {
   private async attempt<R>(work: (db: Db) => Promise<R>, begin = 'BEGIN', lastWords?: LastWords<R>): Promise<R> {
     const client = await this.begin(begin);
     let broken: unknown = null;
+    let ended = false;
     const db: Db = async (text, values) => {
+      // Work that outlived its transaction (given up at a deadline) must not reach a connection back in the pool.
+      if (ended) throw new Error('the transaction is over');
       try {
         return (await client.query(prepared(text, values) as never)) as never;
       } catch (err) {
@@ -137,9 +140,11 @@ export class PgConnections {
       await db(last ? `${last}; COMMIT` : 'COMMIT');
       return result;
     } catch (err) {
+      ended = true;
       if (!broken) await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
       throw err;
     } finally {
+      ended = true;
       release(client, broken);
     }
   }

@@ -40,6 +40,11 @@ export function isTimeout(err: unknown): boolean {
   return !codeOf(err) && err instanceof Error && /timeout/i.test(err.message);
 }
 
+/** Whether `err` says the connection or the database is gone (unavailable, and not merely a wait that ran out). */
+export function isLost(err: unknown): boolean {
+  return isUnavailable(err) && !(err instanceof StoreUnavailableError ? err.timedOut : isTimeout(err));
+}
+
 /** Whether running the whole transaction again may succeed (serialization failure, deadlock). */
 export function isRetryable(err: unknown): boolean {
   const code = codeOf(err);
@@ -76,8 +81,7 @@ function reasonOf(err: unknown): string {
 /** A StoreUnavailableError for `err`, naming where the database is and why, safe to print. */
 export function unavailable(err: unknown, where: string): StoreUnavailableError {
   if (err instanceof StoreUnavailableError) return err;
-  const e = new StoreUnavailableError(`the PostgreSQL database at ${where} is unavailable (${reasonOf(err)})`);
-  return e;
+  return new StoreUnavailableError(`the PostgreSQL database at ${where} is unavailable (${reasonOf(err)})`, isTimeout(err));
 }
 
 /** The (collection, index) a unique constraint guards, by constraint name. */

@@ -28,8 +28,10 @@ export interface GroupDeps {
   inTransactionOnce<R>(work: (db: Db) => Promise<R>, lastWords: LastWords<R>): Promise<R>;
   /** The statement that tells other processes what a transaction wrote (sent with its COMMIT), or null. */
   notice(touched: ReadonlySet<string>, cascaded: boolean): string | null;
-  /** Whether an error means the connection or the database is gone (then nothing is run again). */
+  /** Whether an error means the database cannot be used now (a wait that ran out included). */
   isUnavailable(err: unknown): boolean;
+  /** Whether an error means the connection or the database is gone (not merely a wait that ran out). */
+  isLost(err: unknown): boolean;
   /** A database error as callers see it. */
   mapError(err: unknown): unknown;
 }
@@ -40,10 +42,18 @@ interface Queued {
   work: Work;
   resolve: (done: TxDone<unknown>) => void;
   reject: (err: unknown) => void;
+  /** Taken back from a group that was rolled back: runs in a transaction of its own. */
+  alone?: boolean;
 }
 
-/** Transactions run together at most. */
-export const MAX_GROUP = 64;
+/**
+ * Transactions run together at most: each may hold a savepoint's subtransaction, and PostgreSQL
+ * keeps 64 of them per transaction in shared memory before every other session's snapshots slow down.
+ */
+export const MAX_GROUP = 32;
+
+/** A member of a group that has not finished after this long gives the group up (its others run alone). */
+export const MEMBER_DEADLINE_MS = 10_000;
 
 /**
  * Group commit for PostgreSQL: the transactions that arrive while `runners` others are in flight
@@ -53,11 +63,13 @@ export const MAX_GROUP = 64;
  * a timer: on a quiet server every transaction runs alone, at once, exactly as before.
  *
  * Each resolves only after the COMMIT that holds it, so an acknowledged write is a committed one.
- * A transaction that fails before writing anything fails alone and the others commit; one that
- * fails after writing (Spoiled), a deadlock or a serialization failure rolls the group back and
- * each of its transactions runs again alone (retried as usual); a lost connection fails them all,
- * as it fails one. A transaction must not start another from inside its work: it may wait behind
- * its own group.
+ * A transaction that fails before writing anything fails alone and the others commit. A group is
+ * rolled back, and each of its transactions then runs again on its own (retried as usual), when
+ * one fails after writing (Spoiled), on a deadlock or serialization failure, on a wait that ran
+ * out (a statement or lock timeout: only the one that waited fails again), and when a member takes
+ * longer than MEMBER_DEADLINE_MS. A lost connection fails them all, as it fails one, and so does
+ * one lost while the COMMIT is under way, whose outcome is unknown (never run twice). A transaction
+ * must not start another from inside its work: it may wait behind its own group.
  */
 export class GroupCommit {
   private readonly queue: Queued[] = [];
@@ -69,6 +81,7 @@ export class GroupCommit {
     private readonly deps: GroupDeps,
     /** Groups in flight at most, each on one pooled connection (the rest of the pool serves reads). */
     private readonly runners: number,
+    private readonly deadlineMs = MEMBER_DEADLINE_MS,
   ) {}
 
   /** Runs `work` in a transaction, alone or with others; resolves after its COMMIT. */
@@ -91,7 +104,12 @@ export class GroupCommit {
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const group = this.queue.splice(0, MAX_GROUP);
+      if (this.queue[0]!.alone) {
+        await this.alone(this.queue.shift()!);
+        continue;
+      }
+      const end = this.queue.findIndex((q) => q.alone);
+      const group = this.queue.splice(0, Math.min(MAX_GROUP, end === -1 ? this.queue.length : end));
       if (group.length === 1) await this.alone(group[0]!);
       else await this.together(group);
     }
@@ -113,12 +131,13 @@ export class GroupCommit {
   /** Several transactions in one BEGIN…COMMIT; see the class. */
   private async together(group: Queued[]): Promise<void> {
     const outcomes: ({ done: TxDone<unknown> } | { error: unknown })[] = [];
+    let committing = false;
     try {
       await this.deps.inTransactionOnce(
         async (db) => {
           for (const q of group) {
             try {
-              outcomes.push({ done: await q.work(db) });
+              outcomes.push({ done: await within(q.work(db), this.deadlineMs) });
             } catch (err) {
               if (err instanceof Spoiled) throw err;
               outcomes.push({ error: err });
@@ -126,19 +145,21 @@ export class GroupCommit {
           }
         },
         () => {
+          committing = true;
           const done = outcomes.flatMap((o) => ('done' in o ? [o.done] : []));
           return this.deps.notice(new Set(done.flatMap((d) => [...d.touched])), done.some((d) => d.cascaded));
         },
       );
     } catch (err) {
       const cause = err instanceof Spoiled ? err.reason : err;
-      if (this.deps.isUnavailable(cause)) {
+      if (committing ? this.deps.isUnavailable(cause) : this.deps.isLost(cause)) {
         const mapped = this.deps.mapError(cause);
         for (const q of group) q.reject(mapped);
         return;
       }
-      // Rolled back: each runs again in a transaction of its own, beside this runner's next group.
-      for (const q of group) void this.alone(q);
+      // Rolled back: each runs again in a transaction of its own, first in line, through the runners.
+      for (const q of group) q.alone = true;
+      this.queue.unshift(...group);
       return;
     }
     this.groups++;
@@ -147,6 +168,16 @@ export class GroupCommit {
       if ('done' in o) q.resolve(o.done);
       else q.reject(this.deps.mapError(o.error));
     });
+  }
+}
+
+/** `work`, or Spoiled once it has taken `ms`: the group it holds up is given up. */
+async function within<R>(work: Promise<R>, ms: number): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Spoiled(new Error(`a transaction of the group took more than ${ms} ms`))), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

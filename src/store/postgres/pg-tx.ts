@@ -26,6 +26,7 @@ export class PgTx implements Tx {
   wrote = false;
   private queue: Promise<unknown> = Promise.resolve();
   private over = false;
+  private closing = false;
 
   constructor(
     private readonly db: Db,
@@ -34,15 +35,21 @@ export class PgTx implements Tx {
     private readonly mapError: (err: unknown) => unknown,
   ) {}
 
-  /** Ends the transaction's use: later calls (an un-awaited operation) fail instead of running outside it. */
+  /**
+   * Ends the transaction's use: what was asked before runs, anything asked from now on (an
+   * un-awaited operation of a `fn` that already failed or returned) fails instead of running
+   * outside it, or inside a group commit's transaction after its own was given up.
+   */
   async end(): Promise<void> {
+    this.closing = true;
     await this.queue.catch(() => {});
     this.over = true;
   }
 
   private run<R>(op: () => Promise<R>, guarded = false): Promise<R> {
+    const late = this.closing;
     const next = this.queue.then(async () => {
-      if (this.over) throw new Error('the transaction is over');
+      if (this.over || late) throw new Error('the transaction is over');
       if (this.failed) throw this.failed;
       if (!guarded) {
         try {
@@ -79,9 +86,10 @@ export class PgTx implements Tx {
     return this.run(() => this.written(op(plan)), guarded(plan));
   }
 
+  /** `write`'s result, noting that it changed something (an update or removal that found nothing did not). */
   private async written<R>(write: Promise<R>): Promise<R> {
     const result = await write;
-    this.wrote = true;
+    if (result !== undefined && result !== false && result !== 0) this.wrote = true;
     return result;
   }
 

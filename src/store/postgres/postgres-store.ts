@@ -7,7 +7,7 @@ import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { putFileContentIn, readFileContentIn } from './file-contents.ts';
 import type { ConstraintMap } from './errors.ts';
-import { describeUrl, isRetryable, isUnavailable, storeError } from './errors.ts';
+import { describeUrl, isLost, isRetryable, isUnavailable, storeError } from './errors.ts';
 import { GroupCommit, Spoiled } from './group-commit.ts';
 import type { TxDone } from './group-commit.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
@@ -104,6 +104,7 @@ export class PostgresStore implements Store {
         inTransactionOnce: (work, lastWords) => this.db.inTransactionOnce(work, lastWords),
         notice: (touched, cascaded) => this.feed.notifySql(cascaded ? 'all' : [...touched]),
         isUnavailable,
+        isLost,
         mapError: (err) => this.mapError(err),
       },
       groupRunners,

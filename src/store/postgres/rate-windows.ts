@@ -3,9 +3,9 @@ import type { Db } from './reads.ts';
 
 // A hit on a key whose stored window has ended starts a new one; a hit from a process whose clock
 // is behind (an earlier `ends_at`) is counted in the later window another process opened.
-const HIT = `INSERT INTO rate_windows AS w (key, ends_at, n) VALUES ($1, $2, 1)
+const HIT = `INSERT INTO rate_windows AS w (key, ends_at, n) VALUES ($1, $2, $3)
   ON CONFLICT (key) DO UPDATE SET
-    n = CASE WHEN w.ends_at >= EXCLUDED.ends_at THEN w.n + 1 ELSE 1 END,
+    n = CASE WHEN w.ends_at >= EXCLUDED.ends_at THEN w.n + EXCLUDED.n ELSE EXCLUDED.n END,
     ends_at = GREATEST(w.ends_at, EXCLUDED.ends_at)
   RETURNING n, ends_at`;
 
@@ -23,9 +23,9 @@ export class PgRateWindows implements WindowCounter {
 
   constructor(private readonly db: Db) {}
 
-  /** Counts one hit of `key` in the window ending at `endsAt`, in one statement. */
-  async hit(key: string, endsAt: number): Promise<WindowCount> {
-    const { rows } = await this.db<{ n: number; ends_at: number }>(HIT, [key, endsAt]);
+  /** Counts `n` hits of `key` in the window ending at `endsAt`, in one statement. */
+  async hit(key: string, endsAt: number, n = 1): Promise<WindowCount> {
+    const { rows } = await this.db<{ n: number; ends_at: number }>(HIT, [key, endsAt, n]);
     const row = rows[0]!;
     if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
