@@ -11,6 +11,7 @@ import { describeUrl, isLost, isRetryable, isUnavailable, storeError } from './e
 import { GroupCommit, Spoiled } from './group-commit.ts';
 import type { TxDone } from './group-commit.ts';
 import { loadLedgerIn, saveLedgerIn } from './ledger.ts';
+import { foldKeptCounts, KeptCountFolds } from './kept-counts.ts';
 import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
 import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
@@ -22,7 +23,7 @@ import type { ConnectionSettings } from './pool.ts';
 import { PgRateWindows } from './rate-windows.ts';
 import { countRecords, findRecords, getRecord, lookupRecord, scanRecords } from './reads.ts';
 import type { Db } from './reads.ts';
-import { mismatchOf, planTables, STATS } from './tables.ts';
+import { mismatchOf, planTables, STATS, withCounted } from './tables.ts';
 import type { TablePlan } from './tables.ts';
 import { putRecords, resetSequence } from './writes.ts';
 
@@ -86,6 +87,8 @@ export class PostgresStore implements Store {
   readonly windows: WindowCounter;
   /** Transactions that arrive together commit together. */
   readonly group: GroupCommit;
+  /** The kept counts of the tables this process writes, folded a second after (kept-counts.ts). */
+  private readonly folds: KeptCountFolds;
 
   private constructor(
     pool: pg.Pool,
@@ -111,6 +114,7 @@ export class PostgresStore implements Store {
     );
     this.feed = new ChangeFeed(settings, (changed) => this.bump(changed === 'all' ? this.plans.keys() : changed.filter((c) => this.plans.has(c))), log);
     this.windows = new PgRateWindows(this.db.read);
+    this.folds = new KeptCountFolds((tables) => foldKeptCounts(this.db.read, tables), log);
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }
@@ -132,17 +136,20 @@ export class PostgresStore implements Store {
       statementTimeoutMs: options.statementTimeoutMs ?? 5000,
     };
     const where = describeUrl(options.url);
-    const plans = planTables(options.collections);
+    const planned = planTables(options.collections);
     const migrated = await migrateDatabase(settings);
     if (migrated.applied.length > 0) log.info('PostgreSQL schema migrated', { schema, from: migrated.from, to: migrated.to, applied: migrated.applied });
     const pool = createPool(settings, options.poolSize ?? 10, log);
     try {
       const db: Db = (text, values) => pool.query(text, values) as never;
-      const { facts, constraints } = await readCatalog(db, plans);
+      const { facts, constraints } = await readCatalog(db, planned);
+      const plans = withCounted(planned, facts);
       const mismatch = mismatchOf(plans, facts);
       if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
       const store = new PostgresStore(pool, plans, constraints, where, log, settings, options.groupRunners ?? defaultRunners(options.poolSize ?? 10));
       if (options.listen !== false) await store.feed.start();
+      // Counts left scattered by another process (a seed, an import, a crash before its fold).
+      store.folds.wrote(store.countedTables(store.plans.keys()));
       return store;
     } catch (err) {
       await pool.end().catch(() => {});
@@ -166,6 +173,11 @@ export class PostgresStore implements Store {
     if (cascaded) for (const name of this.plans.keys()) touched.add(name);
     for (const name of touched) this.versions.set(name, (this.versions.get(name) ?? 0) + 1);
     if (touched.size > 0) this.changes++;
+  }
+
+  /** The tables of these collections whose counts are kept. */
+  private countedTables(collections: Iterable<string>): string[] {
+    return [...collections].filter((c) => this.plans.get(c)?.counted);
   }
 
   /** One record by id. */
@@ -205,6 +217,7 @@ export class PostgresStore implements Store {
     this.db.open();
     const { result, touched, cascaded } = await this.group.run((db) => this.runTx(db, fn));
     this.bump(touched, cascaded);
+    this.folds.wrote(this.countedTables(cascaded ? this.plans.keys() : touched));
     return result;
   }
 
@@ -274,7 +287,7 @@ export class PostgresStore implements Store {
     const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
-      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings'];
+      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts'];
       // TRUNCATE's own lock, taken first: writers in flight commit before the check, later ones wait for the import.
       await db(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       if (options.onlyIfEmpty) await refuseUnlessEmpty(db, [...this.plans.values()]);
@@ -290,6 +303,7 @@ export class PostgresStore implements Store {
       await this.feed.publishIn(db, 'all');
     });
     this.bump(this.plans.keys());
+    this.folds.wrote(this.countedTables(this.plans.keys()));
   }
 
   /** A file's bytes (file_contents), or undefined. */
@@ -342,6 +356,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     for (const fn of this.closers.splice(0)) await fn();
     this.closed = true;
+    await this.folds.close();
     await this.feed.close();
     await this.db.end();
   }
@@ -352,7 +367,8 @@ async function refuseUnlessEmpty(db: Db, plans: readonly TablePlan[]): Promise<v
   const held: Record<string, number> = {};
   // One at a time: a transaction's statements share one connection.
   for (const plan of plans) {
-    const n = await countRecords(db, plan, {});
+    // The rows themselves, not the kept counts: what an import would truncate is decided on facts.
+    const n = await countRecords(db, { ...plan, counted: false }, {});
     if (n > 0) held[plan.collection] = n;
   }
   if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);

@@ -29,6 +29,8 @@ export interface TablePlan {
   byIndex: ReadonlyMap<string, KeyColumn>;
   /** Whether a write can break a unique constraint (writes then run under a savepoint, so the error can be caught). */
   hasUnique: boolean;
+  /** Whether the table's triggers keep its counts in kept_counts (migration 006; read from the catalog at open). */
+  counted: boolean;
 }
 
 // Table names and key columns come from our own code, but they still end up in SQL text.
@@ -62,7 +64,7 @@ export function planTables(collections: readonly CollectionSchema[]): Map<string
     }
     if (schema.name === STATS && keys.length > 0) throw new Error('the stats collection cannot have indexes in PostgreSQL');
     for (const k of keys) ident(k.column);
-    plans.set(schema.name, { collection: schema.name, table: ident(schema.name), keys, byIndex: new Map(keys.map((k) => [k.index, k])), hasUnique: keys.some((k) => k.unique) });
+    plans.set(schema.name, { collection: schema.name, table: ident(schema.name), keys, byIndex: new Map(keys.map((k) => [k.index, k])), hasUnique: keys.some((k) => k.unique), counted: false });
   }
   return plans;
 }
@@ -80,6 +82,13 @@ export function constraintsOf(plans: ReadonlyMap<string, TablePlan>): Constraint
 export interface CatalogFacts {
   columns: Map<string, Set<string>>;
   uniqueColumns: Map<string, Set<string>>;
+  /** Tables with both kept-count triggers (insert and delete). */
+  counted: Set<string>;
+}
+
+/** The plans, each marked with whether the database keeps its table's counts. */
+export function withCounted(plans: ReadonlyMap<string, TablePlan>, facts: CatalogFacts): Map<string, TablePlan> {
+  return new Map([...plans].map(([name, plan]) => [name, { ...plan, counted: facts.counted.has(plan.collection) }]));
 }
 
 /**

@@ -1,0 +1,212 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
+import { loadMigrations, migrateWith } from '../src/store/postgres/migrate.ts';
+import { foldKeptCounts } from '../src/store/postgres/kept-counts.ts';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { STATS } from '../src/store/postgres/tables.ts';
+
+/**
+ * Kept counts on PostgreSQL (migration 006, src/store/postgres/kept-counts.ts): list totals of a
+ * whole table or of one owner are sums of rows the database's triggers add in each writing
+ * transaction. Every test checks the store's answer against `count(*)` of the rows themselves.
+ */
+const URL = process.env.TEST_DATABASE_URL;
+if (!URL) console.log('pg-kept-counts: PostgreSQL kept-count tests skipped (TEST_DATABASE_URL is not set)');
+
+const COLLECTIONS = storeSchema(RESOURCES);
+const schemas: string[] = [];
+const user = (n: number | string) => ({ username: `user${n}`, email: `user${n}@example.com`, keyHash: `hash${n}` });
+const link = (userId: number, n: number | string) => ({ userId, alias: `a${n}`, url: `https://example.com/${n}` });
+
+async function admin<R>(fn: (c: pg.Client) => Promise<R>): Promise<R> {
+  const client = new pg.Client({ connectionString: URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function freshSchema(): string {
+  const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  schemas.push(name);
+  return name;
+}
+
+async function open(schema = freshSchema()): Promise<PostgresStore> {
+  return PostgresStore.open({ url: URL!, schema, collections: COLLECTIONS, poolSize: 4, listen: false });
+}
+
+/** A fold run on a connection of the test's own, as another process's would. */
+async function foldElsewhere(schema: string, tables: string[]): Promise<void> {
+  await admin(async (c) => {
+    await c.query(`SET search_path TO "${schema}"`);
+    await foldKeptCounts((text, values) => c.query(text, values) as never, tables);
+  });
+}
+
+/** count(*) of the rows themselves: of a table, or of one owner's. */
+async function rowsIn(schema: string, table: string, owner?: number): Promise<number> {
+  return admin(async (c) => {
+    const where = owner === undefined ? '' : ' WHERE user_id = $1';
+    const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}"."${table}"${where}`, owner === undefined ? [] : [owner]);
+    return Number(rows[0]!.n);
+  });
+}
+
+/** The kept_counts rows of a table: [owner, n] in owner order. */
+async function keptRows(schema: string, table: string): Promise<[number, number][]> {
+  return admin(async (c) => {
+    const { rows } = await c.query<{ owner: string; n: string }>(`SELECT owner, n FROM "${schema}".kept_counts WHERE tbl = $1 ORDER BY owner, n`, [table]);
+    return rows.map((r) => [Number(r.owner), Number(r.n)] as [number, number]);
+  });
+}
+
+/** What the store answers for the table and each owner, next to count(*) of the rows. */
+async function bothWays(store: PostgresStore, schema: string, table: string, owners: number[]) {
+  const answered = [await store.count(table), ...(await Promise.all(owners.map((o) => store.count(table, { owner: o }))))];
+  const counted = [await rowsIn(schema, table), ...(await Promise.all(owners.map((o) => rowsIn(schema, table, o))))];
+  return { answered, counted };
+}
+
+if (URL) describe('PostgreSQL kept counts', () => {
+  after(async () => {
+    await admin(async (c) => {
+      for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    });
+  });
+
+  test('every collection but the statistics has its counts kept', async () => {
+    const store = await open();
+    try {
+      const plans = (store as unknown as { plans: Map<string, { counted: boolean }> }).plans;
+      const uncounted = [...plans].filter(([name, p]) => name !== STATS && !p.counted).map(([name]) => name);
+      assert.deepEqual(uncounted, [], 'a table added by a later migration needs the triggers of 006');
+      assert.equal(plans.get(STATS)?.counted, false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('inserts, removals, moves between owners, removeWhere and a user removed with all it owns: the totals match count(*)', async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    try {
+      const [a, b, c] = await store.transaction(async (tx) => [await tx.insert('users', user(1)), await tx.insert('users', user(2)), await tx.insert('users', user(3))]);
+      const ids = { a: a!.id, b: b!.id, c: c!.id };
+      const owners = [ids.a, ids.b, ids.c];
+      // Several statements in one transaction, several transactions, one of them rolled back.
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 5; i++) await tx.insert('links', link(ids.a, `a${i}`));
+        for (let i = 0; i < 3; i++) await tx.insert('links', link(ids.b, `b${i}`));
+      });
+      await Promise.all([0, 1, 2, 3].map((i) => store.transaction((tx) => tx.insert('links', link(ids.c, `c${i}`)))));
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.insert('links', link(ids.a, 'rolled-back'));
+          throw new Error('no');
+        }),
+        /no/,
+      );
+      assert.deepEqual(await bothWays(store, schema, 'links', owners), { answered: [12, 5, 3, 4], counted: [12, 5, 3, 4] });
+      // The page's total is the kept count; a filtered one still counts rows.
+      const page = await store.find('links', { owner: ids.a, limit: 2 });
+      assert.deepEqual([page.total, page.items.length], [5, 2]);
+      const filtered = await store.find('links', { owner: ids.a, limit: 2, conditions: [{ field: 'alias', equals: 'aa1' }] });
+      assert.deepEqual([filtered.total, filtered.items.length], [1, 1]);
+      // The totals are read from kept_counts, not counted: a row added by hand shows in them.
+      await admin((cl) => cl.query(`INSERT INTO "${schema}".kept_counts (tbl, owner, n) VALUES ('links', $1, 100)`, [ids.b]));
+      assert.deepEqual([await store.count('links', { owner: ids.b }), (await store.find('links', { owner: ids.b, limit: 1 })).total, await store.count('links')], [103, 103, 112]);
+      await admin((cl) => cl.query(`DELETE FROM "${schema}".kept_counts WHERE n = 100`));
+
+      const firstOfA = (await store.find<{ id: number }>('links', { owner: ids.a, limit: 1 })).items[0]!;
+      await store.transaction(async (tx) => {
+        await tx.remove('links', firstOfA.id);
+        // A move: b's first link goes to c.
+        const ofB = await tx.find<{ id: number }>('links', { owner: ids.b, limit: 1 });
+        await tx.update('links', ofB.items[0]!.id, { userId: ids.c });
+        // Inside the transaction the kept counts already tell its own writes.
+        assert.equal(await tx.count('links', { owner: ids.a }), 4);
+        assert.equal(await tx.count('links', { owner: ids.c }), 5);
+      });
+      assert.deepEqual(await bothWays(store, schema, 'links', owners), { answered: [11, 4, 2, 5], counted: [11, 4, 2, 5] });
+      assert.equal(await store.transaction((tx) => tx.removeWhere('links', { owner: ids.c })), 5);
+      assert.deepEqual(await bothWays(store, schema, 'links', owners), { answered: [6, 4, 2, 0], counted: [6, 4, 2, 0] });
+
+      // A user removed: the database removes what it owns (ON DELETE CASCADE), whose triggers count it.
+      await store.transaction((tx) => tx.remove('users', ids.a));
+      assert.deepEqual(await bothWays(store, schema, 'links', owners), { answered: [2, 0, 2, 0], counted: [2, 0, 2, 0] });
+      assert.deepEqual(await bothWays(store, schema, 'users', []), { answered: [2], counted: [2] });
+
+      // Folded: one row per owner that has records, none for the owners that have none left.
+      await foldElsewhere(schema, ['links', 'users']);
+      assert.deepEqual(await keptRows(schema, 'links'), [[ids.b, 2]]);
+      assert.deepEqual(await keptRows(schema, 'users'), [[0, 2]]);
+      assert.deepEqual(await bothWays(store, schema, 'links', owners), { answered: [2, 0, 2, 0], counted: [2, 0, 2, 0] });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('the store folds what it wrote a second later; readers never see a fold half done', async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    const reader = await open(schema);
+    try {
+      const owner = (await store.transaction((tx) => tx.insert('users', user(1)))).id;
+      let stop = false;
+      const seen: number[] = [];
+      // Only inserts: each answer must be at least the one before, whatever folds run meanwhile.
+      const reading = (async () => {
+        while (!stop) seen.push(await reader.count('links', { owner }));
+      })();
+      for (let round = 0; round < 6; round++) {
+        await Promise.all(Array.from({ length: 40 }, (_, i) => store.transaction((tx) => tx.insert('links', link(owner, `${round}-${i}`)))));
+        // Folds by another process at the same moment: one of the two finds the lock taken.
+        await Promise.all([foldElsewhere(schema, ['links']), new Promise((r) => setTimeout(r, 150))]);
+      }
+      stop = true;
+      await reading;
+      assert.ok(seen.length > 10, `only ${seen.length} reads`);
+      for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! >= seen[i - 1]!, `read ${i} went back from ${seen[i - 1]} to ${seen[i]}`);
+      assert.equal(await reader.count('links', { owner }), 240);
+      assert.equal(await rowsIn(schema, 'links', owner), 240);
+      // The store's own fold, a second after its last write: one row for the owner.
+      const until = Date.now() + 5000;
+      while ((await keptRows(schema, 'links')).length > 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(await keptRows(schema, 'links'), [[owner, 240]]);
+    } finally {
+      await reader.close();
+      await store.close();
+    }
+  });
+
+  test('a schema of version 5 with records in it: migration 006 counts them, and a replaceAll starts the counts again', async () => {
+    const schema = freshSchema();
+    const migrations = await loadMigrations();
+    await admin(async (c) => {
+      await c.query(`CREATE SCHEMA "${schema}"`);
+      await c.query(`SET search_path TO "${schema}"`);
+      await migrateWith(c, schema, migrations.slice(0, 5));
+      await c.query(`INSERT INTO users (data, username) VALUES ('{}', 'u1'), ('{}', 'u2')`);
+      await c.query(`INSERT INTO links (user_id, data) SELECT 1 + (g % 2), '{}' FROM generate_series(1, 7) g`);
+      await c.query(`INSERT INTO qrs (user_id, data) VALUES (NULL, '{}')`);
+    });
+    const store = await open(schema);
+    try {
+      assert.deepEqual(await bothWays(store, schema, 'links', [1, 2]), { answered: [7, 3, 4], counted: [7, 3, 4] });
+      assert.deepEqual(await bothWays(store, schema, 'qrs', []), { answered: [1], counted: [1] });
+      // Ownerless records count in the table's total, and no owner id 0 exists to ask for.
+      assert.equal(await store.count('qrs', { owner: 0 }), 0);
+
+      await store.replaceAll({ users: [{ id: 5, ...user(5) }], links: [{ id: 9, ...link(5, 'x') }, { id: 10, ...link(5, 'y') }] });
+      assert.deepEqual(await bothWays(store, schema, 'links', [1, 2, 5]), { answered: [2, 0, 0, 2], counted: [2, 0, 0, 2] });
+      assert.deepEqual(await bothWays(store, schema, 'qrs', []), { answered: [0], counted: [0] });
+    } finally {
+      await store.close();
+    }
+  });
+});
