@@ -143,6 +143,7 @@ test("no user can claim the server's own host names, and on them main-host alias
   await t.test('the Host the request came by, a RESERVED_DOMAINS name and BASE_URL are refused; nothing is stored', async () => {
     for (const [domain, headers] of [
       ['https://public.example.net', { host: 'Public.Example.NET:3000' }],
+      ['https://public.example.net', { host: 'public.example.net.' }],
       ['https://links.example.org', {}],
       ['http://sho.rt', {}],
     ] as const) {
@@ -159,7 +160,8 @@ test("no user can claim the server's own host names, and on them main-host alias
     await store.transaction(async (tx) => {
       for (const domain of ['https://sho.rt', 'https://links.example.org']) await tx.insert('domains', { userId: 1, domain, redirectroot: 'https://attacker.example/', redirect404: 'https://attacker.example/404', date: '2026-11-21 10:00:00' });
     });
-    for (const host of ['sho.rt', 'SHO.RT:80', 'links.example.org']) {
+    // A trailing dot names the same host (go.example.com. is go.example.com): still the main one.
+    for (const host of ['sho.rt', 'SHO.RT:80', 'links.example.org', 'sho.rt.', 'Links.Example.Org.:80']) {
       const alias = await call('GET', '/mine', { key: null, headers: { host } });
       assert.equal(alias.status, 302, host);
       assert.equal(alias.headers.get('location'), 'https://example.com/mine', `${host}: the main host's alias`);

@@ -143,6 +143,8 @@ test('redirects over real HTTP', async (t) => {
     const host = { host: 'go.brand.test' };
     assert.equal((await raw(`${url}/sale`, { headers: host })).headers.location, 'https://brand.test/sale');
     assert.equal((await raw(`${url}/sale`)).status, 404, 'the alias lives on the branded domain only');
+    // A fully qualified Host (a trailing dot, any case) names the same domain.
+    for (const fqdn of ['go.brand.test.', 'GO.Brand.Test.']) assert.equal((await raw(`${url}/sale`, { headers: { host: fqdn } })).headers.location, 'https://brand.test/sale', fqdn);
     const root = await raw(`${url}/`, { headers: host });
     assert.deepEqual([root.status, root.headers.location], [302, 'https://brand.test/']);
     const lost = await raw(`${url}/nothing`, { headers: host });

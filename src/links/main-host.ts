@@ -11,9 +11,17 @@ export function mainHostnames(config: Pick<Config, 'baseUrl' | 'reservedDomains'
   return cached.names;
 }
 
-/** The host name of a `Host` header value (lowercase, without the port; IPv6 keeps its brackets as URLs write them). */
+/**
+ * A `Host` header value as the server compares it: lowercase, and without the trailing dot of a
+ * fully qualified name (`go.example.com.:8080` is `go.example.com:8080`), which names the same host.
+ */
+export function requestHostOf(hostHeader: string): string {
+  return hostHeader.toLowerCase().replace(/\.(?=(?::\d*)?$)/, '');
+}
+
+/** The host name of a `Host` header value (lowercase, without the port or a trailing dot; IPv6 keeps its brackets as URLs write them). */
 export function hostnameOf(hostHeader: string): string {
-  return hostHeader.toLowerCase().replace(/:\d*$/, '');
+  return requestHostOf(hostHeader).replace(/:\d*$/, '');
 }
 
 /** Whether a request's `Host` names this server itself, where main-host aliases win over any branded domain. */

@@ -52,7 +52,7 @@ export interface Services {
 /** What a hook knows about the request it serves. */
 export interface HookContext extends Services {
   user: UserRecord;
-  /** The request's `Host` header (lowercase), the name this server is reached by; absent outside a request. */
+  /** The request's `Host` header as sent (compare it through hostnameOf), the name this server is reached by; absent outside a request. */
   requestHost?: string;
 }
 

@@ -18,7 +18,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' } as const;
 
 /** The context hooks get: the services and the signed-in user. */
 export function hookContext(s: Services, c: Context<AppEnv>): HookContext {
-  return { ...s, user: c.get('user'), requestHost: c.req.header('host')?.toLowerCase() };
+  return { ...s, user: c.get('user'), requestHost: c.req.header('host') };
 }
 
 /** The record `raw` names if it exists and the user may see it; otherwise a 404 with the row's message. */

@@ -8,7 +8,7 @@ import { clientIp } from '../../http/client-ip.ts';
 import { headerSafeLocation } from '../../http/location.ts';
 import type { PasswordAttempts } from '../../http/password-attempts.ts';
 import { aliasKey } from '../../links/alias.ts';
-import { isMainHost } from '../../links/main-host.ts';
+import { isMainHost, requestHostOf } from '../../links/main-host.ts';
 import type { Link } from '../../links/shape.ts';
 import { subjectOf } from '../../links/stats.ts';
 import type { Services } from '../../resources/define.ts';
@@ -31,14 +31,16 @@ import { downloadResponse, fileAt } from '../../files/download.ts';
  * import, an older version): no user can take over the main host's aliases.
  */
 export async function brandedDomainOf(s: Services, c: Context): Promise<Domain | undefined> {
-  const host = c.req.header('host')?.toLowerCase();
+  const header = c.req.header('host');
+  const host = header === undefined ? undefined : requestHostOf(header);
   const domain = host ? await s.store.lookup<Domain>('domains', 'host', host) : undefined;
   return brandedOnly(s, host, domain);
 }
 
 /** brandedDomainOf answered without waiting when the store has the answer at hand, else NOT_AT_HAND. */
 function brandedDomainAtHand(s: Services, c: Context): Domain | undefined | typeof NOT_AT_HAND {
-  const host = c.req.header('host')?.toLowerCase();
+  const header = c.req.header('host');
+  const host = header === undefined ? undefined : requestHostOf(header);
   const domain = host ? s.store.lookupAtHand<Domain>('domains', 'host', host) : undefined;
   return domain === NOT_AT_HAND ? domain : brandedOnly(s, host, domain);
 }
