@@ -1,4 +1,5 @@
 import type { ConstraintMap } from './errors.ts';
+import { COUNTED_TABLES_SQL } from './kept-counts.ts';
 import type { Db } from './reads.ts';
 import type { CatalogFacts, TablePlan } from './tables.ts';
 
@@ -20,12 +21,8 @@ export async function readCatalog(db: Db, plans: ReadonlyMap<string, TablePlan>)
      JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
      WHERE t.relnamespace = current_schema()::regnamespace AND i.indisunique AND i.indnatts = 1`,
   );
-  // Kept counts (migration 006): a table is counted when both of its statement triggers are there.
-  const triggers = await db<{ table_name: string }>(
-    `SELECT c.relname AS table_name FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
-     WHERE c.relnamespace = current_schema()::regnamespace AND g.tgname IN (c.relname || '_counted_insert', c.relname || '_counted_delete') AND g.tgenabled <> 'D'
-     GROUP BY c.relname HAVING count(*) = 2`,
-  );
+  // Kept counts (migration 006): a table is counted when all three of its triggers are there.
+  const triggers = await db<{ table_name: string }>(COUNTED_TABLES_SQL);
   const facts: CatalogFacts = { columns: new Map(), uniqueColumns: new Map(), counted: new Set(triggers.rows.map((r) => r.table_name)) };
   for (const r of columns.rows) {
     let set = facts.columns.get(r.table_name);

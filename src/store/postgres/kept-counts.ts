@@ -6,23 +6,68 @@ import type { Db } from './reads.ts';
  * stay a few rows each.
  */
 
+/** The tables whose counts are kept: the three triggers of migration 006 are there and enabled. */
+export const COUNTED_TABLES_SQL = `SELECT c.relname AS table_name FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+  WHERE c.relnamespace = current_schema()::regnamespace AND g.tgenabled <> 'D'
+    AND g.tgname IN (c.relname || '_counted_insert', c.relname || '_counted_delete', c.relname || '_counted_move')
+  GROUP BY c.relname HAVING count(*) = 3`;
+
 /**
  * Folds each owner's rows of these tables into one (or none, at zero), in one statement: readers
  * see the rows or their sum, never half of it. One fold per schema at a time (a transaction-scoped
- * advisory lock; a second one finds it taken and does nothing). Rows that writers add meanwhile are
- * not in this statement's snapshot, so they stay for the next fold.
+ * advisory lock): false when another held it and nothing was folded. Rows that writers add
+ * meanwhile are not in this statement's snapshot, so they stay for the next fold.
  */
-export async function foldKeptCounts(db: Db, tables: readonly string[]): Promise<void> {
-  await db(
+export async function foldKeptCounts(db: Db, tables: readonly string[]): Promise<boolean> {
+  const { rows } = await db<{ mine: boolean }>(
     `WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtext('kept-counts:' || current_schema())) AS mine),
      scattered AS (
        SELECT k.tbl, k.owner FROM kept_counts k, turn
        WHERE turn.mine AND k.tbl = ANY($1::text[]) GROUP BY k.tbl, k.owner HAVING count(*) > 1
      ),
-     gone AS (DELETE FROM kept_counts k USING scattered s WHERE k.tbl = s.tbl AND k.owner = s.owner RETURNING k.tbl, k.owner, k.n)
-     INSERT INTO kept_counts (tbl, owner, n) SELECT tbl, owner, sum(n) FROM gone GROUP BY tbl, owner HAVING sum(n) <> 0`,
+     gone AS (DELETE FROM kept_counts k USING scattered s WHERE k.tbl = s.tbl AND k.owner = s.owner RETURNING k.tbl, k.owner, k.n),
+     folded AS (INSERT INTO kept_counts (tbl, owner, n) SELECT tbl, owner, sum(n) FROM gone GROUP BY tbl, owner HAVING sum(n) <> 0)
+     SELECT mine FROM turn`,
     [tables],
   );
+  return rows[0]?.mine === true;
+}
+
+/** One table's total in kept_counts before and after a recount. */
+export interface Recounted {
+  table: string;
+  before: number;
+  after: number;
+}
+
+/**
+ * Rebuilds kept_counts from the rows themselves, in one transaction on `client`: for a data-only
+ * restore (`pg_restore --data-only` copies kept_counts and fires the triggers as it loads the
+ * rows, so every count doubles) or anything else that wrote the tables with the triggers off.
+ * Writers wait for it (SHARE locks on the tables); readers do not.
+ */
+export async function recountWith(db: Db): Promise<Recounted[]> {
+  await db('BEGIN');
+  try {
+    await db('SET LOCAL statement_timeout = 0');
+    await db('SET LOCAL lock_timeout = 60000');
+    const tables = (await db<{ table_name: string }>(COUNTED_TABLES_SQL)).rows.map((r) => r.table_name).sort();
+    const quoted = tables.map((t) => `"${t}"`);
+    if (quoted.length > 0) await db(`LOCK TABLE ${quoted.join(', ')} IN SHARE MODE`);
+    await db('LOCK TABLE kept_counts IN SHARE ROW EXCLUSIVE MODE');
+    const sums = async () => new Map((await db<{ tbl: string; n: number }>('SELECT tbl, coalesce(sum(n), 0)::bigint AS n FROM kept_counts GROUP BY tbl')).rows.map((r) => [r.tbl, r.n]));
+    const before = await sums();
+    await db('DELETE FROM kept_counts');
+    for (const [i, t] of tables.entries()) {
+      await db(`INSERT INTO kept_counts (tbl, owner, n) SELECT $1, coalesce(user_id, 0) AS o, count(*) FROM ${quoted[i]} GROUP BY o`, [t]);
+    }
+    const after = await sums();
+    await db('COMMIT');
+    return tables.map((table) => ({ table, before: before.get(table) ?? 0, after: after.get(table) ?? 0 }));
+  } catch (err) {
+    await db('ROLLBACK').catch(() => {});
+    throw err;
+  }
 }
 
 /** How long after a write the tables it wrote are folded: the rows of one second of writes, folded together. */
@@ -30,8 +75,10 @@ export const FOLD_AFTER_MS = 1000;
 
 /**
  * Folds the tables this process writes, FOLD_AFTER_MS after the first write of a quiet stretch
- * (later writes join that fold). A fold that fails is logged and its tables wait for the next
- * write: nothing is lost, the sums just take a few more rows meanwhile.
+ * (later writes join that fold). One fold at a time: tables written while one runs wait for the
+ * next. A fold that finds another process folding keeps its tables for the next one; one that
+ * fails leaves them to the next write. Nothing is lost either way: the sums just take a few more
+ * rows meanwhile.
  */
 export class KeptCountFolds {
   private readonly due = new Set<string>();
@@ -40,7 +87,7 @@ export class KeptCountFolds {
   private closed = false;
 
   constructor(
-    private readonly fold: (tables: readonly string[]) => Promise<void>,
+    private readonly fold: (tables: readonly string[]) => Promise<boolean>,
     private readonly log: Logger,
     private readonly afterMs = FOLD_AFTER_MS,
   ) {}
@@ -49,10 +96,17 @@ export class KeptCountFolds {
   wrote(tables: Iterable<string>): void {
     if (this.closed) return;
     for (const t of tables) this.due.add(t);
-    if (this.due.size === 0 || this.timer) return;
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.closed || this.due.size === 0 || this.timer || this.running) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.run().finally(() => (this.running = undefined));
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+        this.arm();
+      });
     }, this.afterMs);
     this.timer.unref();
   }
@@ -61,13 +115,15 @@ export class KeptCountFolds {
     const tables = [...this.due];
     this.due.clear();
     try {
-      await this.fold(tables);
+      // Another process folding: these tables wait for the next fold.
+      if (!(await this.fold(tables))) for (const t of tables) this.due.add(t);
     } catch (err) {
+      // Not retried on a timer (a database that is down would log this every second): the next write folds them.
       this.log.warn('PostgreSQL: folding the kept counts failed; the next write tries again', { error: (err as Error).message });
     }
   }
 
-  /** No more folds; waits for one under way. */
+  /** No more folds; waits for the one under way. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);

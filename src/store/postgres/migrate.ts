@@ -1,6 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { describeUrl, storeError } from './errors.ts';
+import { recountWith } from './kept-counts.ts';
+import type { Recounted } from './kept-counts.ts';
 import { checkSchemaName, clientConfig } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
 import { ident } from './tables.ts';
@@ -18,6 +20,14 @@ export interface MigrationResult {
   from: number;
   to: number;
   applied: string[];
+  /** With `recount`: each counted table's kept total before and after it was rebuilt from the rows. */
+  recounted?: Recounted[];
+}
+
+/** What a migration run does besides migrating. */
+export interface MigrateOptions {
+  /** Rebuild the kept counts from the rows afterwards (kept-counts.ts, recountWith). */
+  recount?: boolean;
 }
 
 /** A database migrated past what this code knows: running it could corrupt data the newer server wrote. */
@@ -56,7 +66,9 @@ export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migrati
  */
 export async function migrateWith(client: pg.ClientBase, schema: string, migrations: readonly Migration[]): Promise<MigrationResult> {
   const codeVersion = migrations.at(-1)?.version ?? 0;
-  await client.query('BEGIN');
+  // READ COMMITTED whatever the database's default: a migration that counts rows (006) must see
+  // those that writers committed while it waited for its locks.
+  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
   try {
     // A migration on a large table may outlast the statement timeout meant for requests.
     await client.query('SET LOCAL statement_timeout = 0');
@@ -83,7 +95,7 @@ export async function migrateWith(client: pg.ClientBase, schema: string, migrati
 }
 
 /** Migrates with a connection of its own: no client-side query timeout, as a lock wait may last until another instance is done. */
-export async function migrateDatabase(settings: ConnectionSettings): Promise<MigrationResult> {
+export async function migrateDatabase(settings: ConnectionSettings, options: MigrateOptions = {}): Promise<MigrationResult> {
   const where = describeUrl(settings.url);
   const migrations = await loadMigrations();
   const client = new pg.Client({ ...clientConfig(settings), query_timeout: undefined });
@@ -96,7 +108,9 @@ export async function migrateDatabase(settings: ConnectionSettings): Promise<Mig
     throw storeError(err, where, new Map());
   }
   try {
-    return await migrateWith(client, settings.schema, migrations);
+    const result = await migrateWith(client, settings.schema, migrations);
+    if (!options.recount) return result;
+    return { ...result, recounted: await recountWith((text, values) => client.query(text, values) as never) };
   } catch (err) {
     throw storeError(err, where, new Map());
   } finally {
@@ -105,6 +119,6 @@ export async function migrateDatabase(settings: ConnectionSettings): Promise<Mig
 }
 
 /** The `migrate` command: brings the database at `url` (tables in `schema`) up to this code's schema. */
-export function migrate(url: string, schema = 'public'): Promise<MigrationResult> {
-  return migrateDatabase({ url, schema, applicationName: 'shortlink-server migrate', connectTimeoutMs: 2000, statementTimeoutMs: 5000 });
+export function migrate(url: string, schema = 'public', options: MigrateOptions = {}): Promise<MigrationResult> {
+  return migrateDatabase({ url, schema, applicationName: 'shortlink-server migrate', connectTimeoutMs: 2000, statementTimeoutMs: 5000 }, options);
 }

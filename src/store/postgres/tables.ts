@@ -82,7 +82,7 @@ export function constraintsOf(plans: ReadonlyMap<string, TablePlan>): Constraint
 export interface CatalogFacts {
   columns: Map<string, Set<string>>;
   uniqueColumns: Map<string, Set<string>>;
-  /** Tables with both kept-count triggers (insert and delete). */
+  /** Tables with all three kept-count triggers (insert, delete, move). */
   counted: Set<string>;
 }
 
