@@ -104,3 +104,41 @@ test('QR images decode to the exact payload for every type; a link QR counts sca
     await server.close();
   }
 });
+
+test('HEAD requests are answered like GET and never counted: links, QR scans, the campaign rotator (previewers send them with browser user agents)', async () => {
+  const server = await liveServer();
+  const { api, url } = server;
+  const head = (path: string) => fetch(`${url}${path}`, { method: 'HEAD', redirect: 'manual', headers: { 'user-agent': WINDOWS_CHROME } });
+  try {
+    const link = (await api('POST', '/api/url/add', { url: 'https://example.com/h', custom: 'probed', status: 'public' })).body;
+    for (let i = 0; i < 3; i++) {
+      const r = await head('/probed');
+      assert.deepEqual([r.status, r.headers.get('location'), await r.text()], [302, 'https://example.com/h', '']);
+    }
+    assert.equal((await api('GET', `/api/url/${link.id}`)).body.data.clicks, 0);
+    assert.equal((await visit(`${url}/probed`, { 'user-agent': WINDOWS_CHROME })).status, 302);
+    assert.equal((await api('GET', `/api/url/${link.id}`)).body.data.clicks, 1, 'the GET counts');
+
+    const qr = (await api('POST', '/api/qr/add', { type: 'link', data: 'https://example.com/menu' })).body;
+    const alias = qr.link.split('/').pop();
+    const probe = await head(`/qr/${alias}/scan`);
+    assert.deepEqual([probe.status, probe.headers.get('location')], [302, 'https://example.com/menu']);
+    assert.equal((await api('GET', `/api/qr/${qr.id}`)).body.details.scans, 0);
+
+    // The rotator: a HEAD is told whose turn it is without taking it.
+    const campaign = (await api('POST', '/api/campaign/add', { name: 'Probe', slug: 'probe' })).body;
+    const other = (await api('POST', '/api/url/add', { url: 'https://example.com/other', custom: 'probed-2', status: 'public' })).body;
+    for (const l of [link, other]) assert.equal((await api('POST', `/api/campaign/${campaign.id}/assign/${l.id}`)).status, 200);
+    const turns = [];
+    for (const method of ['HEAD', 'HEAD', 'GET', 'HEAD', 'GET']) {
+      const r = method === 'HEAD' ? await head('/r/probe') : await visit(`${url}/r/probe`, { 'user-agent': WINDOWS_CHROME });
+      turns.push(`${method} ${r.headers.get('location')}`);
+    }
+    assert.deepEqual(turns, ['HEAD https://example.com/h', 'HEAD https://example.com/h', 'GET https://example.com/h', 'HEAD https://example.com/other', 'GET https://example.com/other']);
+    const views = (await api('GET', '/api/campaigns')).body.data.campaigns.find((c: { id: number }) => c.id === campaign.id).views;
+    assert.equal(views, 2);
+    assert.equal((await api('GET', `/api/url/${link.id}`)).body.data.clicks, 2);
+  } finally {
+    await server.close();
+  }
+});

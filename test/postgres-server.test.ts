@@ -333,7 +333,12 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       let stopLoad = false;
       const worker = async (w: number) => {
         for (let n = 0; !stopLoad; n++) {
-          const r = n % 2 === 0 ? await api(server.url, 'POST', '/api/url/add', { url: `https://example.com/t${w}/${n}` }) : await api(server.url, 'GET', '/api/urls?limit=5');
+          const request = n % 2 === 0 ? api(server.url, 'POST', '/api/url/add', { url: `https://example.com/t${w}/${n}` }) : api(server.url, 'GET', '/api/urls?limit=5');
+          // A request that gets no answer at all (seen once in a full parallel run, never alone): say why, and what the server said.
+          const r = await request.catch((err: Error) => {
+            const state = server.child.exitCode === null && server.child.signalCode === null ? 'still running' : `exited (${server.child.exitCode ?? server.child.signalCode})`;
+            throw new Error(`no answer: ${err.message} (${String(err.cause)}); the server is ${state}; its last output:\n${server.output().slice(-3000)}`);
+          });
           statuses.push(r.status);
           if (r.status !== 200) assert.deepEqual(r.body, { error: 1, message: UNAVAILABLE });
         }

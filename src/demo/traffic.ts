@@ -134,7 +134,7 @@ export function generateTraffic(counters: DailyCounters, seed: string, now: numb
         const who = visitor(next, 10 + target.perDay * 3);
         const agent = classifyUserAgent(who.ua);
         const when = at();
-        const visit: VisitInfo = { ip: who.ip, ua: who.ua, agent, bot: false, referrer: pick(next, REFERRERS), country: who.country, platform: agent.platform, languages: parseAcceptLanguage(who.language) };
+        const visit: VisitInfo = { ip: who.ip, ua: who.ua, agent, bot: false, probe: false, referrer: pick(next, REFERRERS), country: who.country, platform: agent.platform, languages: parseAcceptLanguage(who.language) };
         for (const subject of target.subjects) {
           const seen = counters.sight(subject, visit.ip, visit.ua, when);
           counters.record(subject, clickTally(visit, seen.newToday, [ownHost]), { owner: target.owner, at: when });

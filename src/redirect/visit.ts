@@ -15,6 +15,11 @@ export interface VisitInfo extends Visitor {
   ua: string;
   agent: UserAgentInfo;
   bot: boolean;
+  /**
+   * A HEAD request: answered like the GET, never counted. Link previewers and mail scanners send
+   * them with browser user agents (X sends three per shared link), so no visitor is behind one.
+   */
+  probe: boolean;
   referrer: string | undefined;
 }
 
@@ -41,6 +46,7 @@ export function visitOf(c: Context, s: Services): VisitInfo {
     ua,
     agent,
     bot,
+    probe: c.req.method === 'HEAD',
     referrer: c.req.header('referer'),
     country: code && /^[A-Z]{2}$/.test(code) ? code : null,
     platform: agent.platform,
@@ -65,9 +71,9 @@ export function clickTally(v: VisitInfo, unique: boolean, ownHosts: string[]): T
   };
 }
 
-/** Counts a visit of `subject` ('link:7', 'qr:3') for its owner, unless the visitor is a bot; never waits for the disk. */
+/** Counts a visit of `subject` ('link:7', 'qr:3') for its owner, unless it is a bot's or a HEAD request; never waits for the disk. */
 export function recordClick(s: Services, subject: string, owner: number, v: VisitInfo): void {
-  if (v.bot) return;
+  if (v.bot || v.probe) return;
   s.counters.recordVisit(subject, v.ip, v.ua, (seen) => clickTally(v, seen.newToday, ownHosts(s.config.baseUrl)), { owner });
 }
 

@@ -31,7 +31,8 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
     const links = campaign ? await campaignLinks(s, campaign) : [];
     if (!campaign || links.length === 0) return html(c, notFoundPage(), 404);
     const turn = turns.get(campaign.id) ?? 0;
-    turns.set(campaign.id, turn + 1);
+    // A HEAD request is told the link whose turn it is, without taking the turn (nor counting).
+    if (c.req.method !== 'HEAD') turns.set(campaign.id, turn + 1);
     const link = links[turn % links.length]!;
     // A protected link keeps its password: the visitor goes through its own short URL.
     if (link.password) return uncachedRedirect(await shortUrlOf(link, s), 302);
