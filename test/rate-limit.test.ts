@@ -175,6 +175,24 @@ test('shared limits: a silent counter costs one request the timeout at a time; t
   assert.ok(Date.now() - started < 600, `took ${Date.now() - started} ms`);
 });
 
+test('coalesced hits: a round trip its caller gave up on (timed out) is not joined by the next hit, however young it is', async () => {
+  const { counter, asked } = heldCounter();
+  const hits = new CoalescedHits(counter, 60_000);
+  const first = hits.hit('k', 1000);
+  const joined = hits.hit('k', 1000);
+  assert.equal(asked.length, 1, 'a young round trip is joined');
+  hits.giveUp('k');
+  assert.equal(asked.length, 2, 'its waiting hit goes at once');
+  const next = hits.hit('k', 1000);
+  assert.equal(asked.length, 2, 'the next hit joins the new round trip, not the one given up');
+  asked[1]!.answer(2);
+  await turn();
+  asked[2]!.answer(1);
+  assert.deepEqual((await Promise.all([joined, next])).map((c) => c.count), [2, 3]);
+  asked[0]!.answer(1);
+  assert.equal((await first).count, 4);
+});
+
 /** A counter whose answers the test releases one round trip at a time, recording what each was asked. */
 function heldCounter() {
   const asked: { key: string; endsAt: number; n: number; answer: (count: number | Error) => void }[] = [];

@@ -44,6 +44,18 @@ export class CoalescedHits implements WindowCounter {
     });
   }
 
+  /**
+   * The caller stopped waiting for `key`'s round trip (its own timeout): the next hit goes at once,
+   * with the hits waiting now, whatever staleMs says (a timer and a clock read of the same moment
+   * can disagree by a millisecond).
+   */
+  giveUp(key: string): void {
+    const flight = this.flights.get(key);
+    if (!flight) return;
+    this.flights.delete(key);
+    this.launchWaiting(key, flight.waiting);
+  }
+
   private launch(key: string, batch: Waiter[]): void {
     const flight: Flight = { since: Date.now(), waiting: [] };
     this.flights.set(key, flight);

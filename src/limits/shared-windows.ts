@@ -28,7 +28,7 @@ export class SharedWindows {
   private down = false;
   private probing = false;
   /** The counter, busy keys' hits sent together (coalesced-hits.ts). */
-  private readonly counter: WindowCounter;
+  private readonly counter: CoalescedHits;
 
   constructor(
     counter: WindowCounter,
@@ -50,16 +50,23 @@ export class SharedWindows {
     const probe = this.down;
     if (probe) this.probing = true;
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     try {
       const counting = this.counter.hit(key, endsAt);
       const limit = this.timeoutMs;
-      const got = limit === null ? await counting : await Promise.race([counting, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${limit} ms`)), limit)))]);
+      const late = (reject: (err: Error) => void) => () => {
+        timedOut = true;
+        reject(new Error(`no answer within ${limit} ms`));
+      };
+      const got = limit === null ? await counting : await Promise.race([counting, new Promise<never>((_, reject) => (timer = setTimeout(late(reject), limit)))]);
       if (this.down) {
         this.down = false;
         this.log.warn(`rate limits: ${this.label} answers again; limits count across processes again`);
       }
       return got;
     } catch (err) {
+      // Not waited for any longer: the key's next hit asks again instead of joining this round trip.
+      if (timedOut) this.counter.giveUp(key);
       if (!this.down) {
         this.down = true;
         const then = this.onError === 'open' ? 'requests pass without rate limits' : 'rate-limited requests are refused with 503';
