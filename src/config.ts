@@ -1,5 +1,6 @@
 /** Server configuration: the only module that reads the environment or the command line. */
 import { isIP } from 'node:net';
+import { parseDatabaseUrl } from './database-url.ts';
 import { trustedRanges } from './http/trust-proxy.ts';
 import type { TrustProxy } from './http/trust-proxy.ts';
 
@@ -227,7 +228,7 @@ function parseValue(s: Setting, raw: string): unknown {
       return raw;
     case 'database-url':
       // A Unix socket is named by ?host=/its/directory, with nothing between // and / (libpq's form).
-      return serviceUrl(s, raw, ['postgres:', 'postgresql:'], 'postgres://user:password@host:port/database (or postgres://user@/database?host=/socket/directory)', true);
+      return serviceUrl(s, raw, ['postgres:', 'postgresql:'], 'postgres://user:password@host:port/database (or postgres://user@/database?host=/socket/directory)', parseDatabaseUrl);
     case 'identifier':
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw bad('is not a plain lowercase SQL name (letters, digits, underscores)');
       return raw;
@@ -236,23 +237,20 @@ function parseValue(s: Setting, raw: string): unknown {
   }
 }
 
-const NO_HOST = 'no-host.invalid';
+/** A service's URL with one of `protocols` and a host; the error never echoes it back, as it may hold the password. */
+function serviceUrl(s: Setting, raw: string, protocols: readonly string[], shape: string, parse = plainUrl): string {
+  const parsed = parse(raw);
+  if (!parsed || !protocols.includes(parsed.url.protocol) || !parsed.host) throw new ConfigError(`Invalid ${s.env}: must be ${shape}`);
+  return raw;
+}
 
-function parsedUrl(raw: string): URL | null {
+function plainUrl(raw: string): { url: URL; host: string } | null {
   try {
-    return new URL(raw);
+    const url = new URL(raw);
+    return { url, host: url.hostname };
   } catch {
     return null;
   }
-}
-
-/** A database's URL with one of `protocols` and a host; the error never echoes it back, as it may hold the password. */
-function serviceUrl(s: Setting, raw: string, protocols: readonly string[], shape: string, hostParam = false): string {
-  // libpq's socket form may name a user before an empty host (user@/db), which URL cannot parse: a stand-in host, taken as none.
-  const url = parsedUrl(raw) ?? (hostParam ? parsedUrl(raw.replace('@/', `@${NO_HOST}/`)) : null);
-  const host = (url?.hostname === NO_HOST ? '' : url?.hostname) || (hostParam ? url?.searchParams.get('host') : '');
-  if (!url || !protocols.includes(url.protocol) || !host) throw new ConfigError(`Invalid ${s.env}: must be ${shape}`);
-  return raw;
 }
 
 /** `--rate-limit-window` for `RATE_LIMIT_WINDOW`. */

@@ -1,10 +1,12 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
 import type { Tx } from '../src/store/store.ts';
+import { freshSchema } from './backend.ts';
+import { withClient } from './pg-server.ts';
 
 /**
  * Group commit on PostgreSQL (src/store/postgres/group-commit.ts): transactions that arrive while
@@ -15,23 +17,10 @@ const URL = process.env.TEST_DATABASE_URL;
 if (!URL) console.log('pg-group-commit: PostgreSQL group commit tests skipped (TEST_DATABASE_URL is not set)');
 
 const COLLECTIONS = storeSchema(RESOURCES);
-const schemas: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const user = (n: number | string) => ({ username: `user${n}`, email: `user${n}@example.com`, keyHash: `hash${n}` });
 
-async function admin<R>(fn: (c: pg.Client) => Promise<R>): Promise<R> {
-  const client = new pg.Client({ connectionString: URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function open(extra: { applicationName?: string; listen?: boolean; statementTimeoutMs?: number } = {}): Promise<PostgresStore> {
-  const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  schemas.push(schema);
+async function open(extra: { applicationName?: string; listen?: boolean; statementTimeoutMs?: number } = {}, schema = freshSchema()): Promise<PostgresStore> {
   return PostgresStore.open({ url: URL!, schema, collections: COLLECTIONS, poolSize: 4, groupRunners: 1, listen: false, ...extra });
 }
 
@@ -57,15 +46,10 @@ async function usernames(store: PostgresStore): Promise<string[]> {
 }
 
 if (URL) describe('PostgreSQL group commit', () => {
-  after(async () => {
-    await admin(async (c) => {
-      for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    });
-  });
-
   test('transactions that arrive together commit in one group; each resolves with its own result once committed, and others hear of it', async () => {
-    const store = await open();
-    const other = await PostgresStore.open({ url: URL!, schema: schemas.at(-1)!, collections: COLLECTIONS, poolSize: 2 });
+    const schema = freshSchema();
+    const store = await open({}, schema);
+    const other = await PostgresStore.open({ url: URL!, schema, collections: COLLECTIONS, poolSize: 2 });
     try {
       const before = other.version('users');
       const hold = holdRunner(store);
@@ -156,10 +140,11 @@ if (URL) describe('PostgreSQL group commit', () => {
   }
 
   test('a member that waits out its statement timeout (a row locked elsewhere) fails alone; the rest of its group commits', async () => {
-    const store = await open({ statementTimeoutMs: 300 });
+    const schema = freshSchema();
+    const store = await open({ statementTimeoutMs: 300 }, schema);
     try {
       const locked = await store.transaction((tx) => tx.insert('users', user('locked')));
-      const holder = new pg.Client({ connectionString: URL, options: `-c search_path=${schemas.at(-1)}` });
+      const holder = new pg.Client({ connectionString: URL, options: `-c search_path=${schema}` });
       await holder.connect();
       try {
         await holder.query('BEGIN');
@@ -229,7 +214,7 @@ if (URL) describe('PostgreSQL group commit', () => {
       hold.release();
       await hold.done;
       await reached.wait;
-      const killed = await admin(async (c) => (await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name])).rowCount);
+      const killed = await withClient(async (c) => (await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name])).rowCount);
       assert.ok((killed ?? 0) >= 1);
       inside.open();
       const settled = await Promise.allSettled(group);

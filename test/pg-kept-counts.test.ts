@@ -1,12 +1,13 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { runMigrate } from '../src/cli/migrate.ts';
 import { loadMigrations, migrateWith } from '../src/store/postgres/migrate.ts';
 import { foldKeptCounts } from '../src/store/postgres/kept-counts.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { STATS } from '../src/store/postgres/tables.ts';
+import { freshSchema } from './backend.ts';
+import { withClient } from './pg-server.ts';
 
 /**
  * Kept counts on PostgreSQL (migration 006, src/store/postgres/kept-counts.ts): list totals of a
@@ -17,25 +18,8 @@ const URL = process.env.TEST_DATABASE_URL;
 if (!URL) console.log('pg-kept-counts: PostgreSQL kept-count tests skipped (TEST_DATABASE_URL is not set)');
 
 const COLLECTIONS = storeSchema(RESOURCES);
-const schemas: string[] = [];
 const user = (n: number | string) => ({ username: `user${n}`, email: `user${n}@example.com`, keyHash: `hash${n}` });
 const link = (userId: number, n: number | string) => ({ userId, alias: `a${n}`, url: `https://example.com/${n}` });
-
-async function admin<R>(fn: (c: pg.Client) => Promise<R>): Promise<R> {
-  const client = new pg.Client({ connectionString: URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-function freshSchema(): string {
-  const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  schemas.push(name);
-  return name;
-}
 
 async function open(schema = freshSchema()): Promise<PostgresStore> {
   return PostgresStore.open({ url: URL!, schema, collections: COLLECTIONS, poolSize: 4, listen: false });
@@ -43,7 +27,7 @@ async function open(schema = freshSchema()): Promise<PostgresStore> {
 
 /** A fold run on a connection of the test's own, as another process's would. */
 async function foldElsewhere(schema: string, tables: string[]): Promise<void> {
-  await admin(async (c) => {
+  await withClient(async (c) => {
     await c.query(`SET search_path TO "${schema}"`);
     await foldKeptCounts((text, values) => c.query(text, values) as never, tables);
   });
@@ -51,7 +35,7 @@ async function foldElsewhere(schema: string, tables: string[]): Promise<void> {
 
 /** count(*) of the rows themselves: of a table, or of one owner's. */
 async function rowsIn(schema: string, table: string, owner?: number): Promise<number> {
-  return admin(async (c) => {
+  return withClient(async (c) => {
     const where = owner === undefined ? '' : ' WHERE user_id = $1';
     const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}"."${table}"${where}`, owner === undefined ? [] : [owner]);
     return Number(rows[0]!.n);
@@ -60,7 +44,7 @@ async function rowsIn(schema: string, table: string, owner?: number): Promise<nu
 
 /** The kept_counts rows of a table: [owner, n] in owner order. */
 async function keptRows(schema: string, table: string): Promise<[number, number][]> {
-  return admin(async (c) => {
+  return withClient(async (c) => {
     const { rows } = await c.query<{ owner: string; n: string }>(`SELECT owner, n FROM "${schema}".kept_counts WHERE tbl = $1 ORDER BY owner, n`, [table]);
     return rows.map((r) => [Number(r.owner), Number(r.n)] as [number, number]);
   });
@@ -74,12 +58,6 @@ async function bothWays(store: PostgresStore, schema: string, table: string, own
 }
 
 if (URL) describe('PostgreSQL kept counts', () => {
-  after(async () => {
-    await admin(async (c) => {
-      for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    });
-  });
-
   test('every collection but the statistics has its counts kept', async () => {
     const store = await open();
     try {
@@ -119,9 +97,9 @@ if (URL) describe('PostgreSQL kept counts', () => {
       const filtered = await store.find('links', { owner: ids.a, limit: 2, conditions: [{ field: 'alias', equals: 'aa1' }] });
       assert.deepEqual([filtered.total, filtered.items.length], [1, 1]);
       // The totals are read from kept_counts, not counted: a row added by hand shows in them.
-      await admin((cl) => cl.query(`INSERT INTO "${schema}".kept_counts (tbl, owner, n) VALUES ('links', $1, 100)`, [ids.b]));
+      await withClient((cl) => cl.query(`INSERT INTO "${schema}".kept_counts (tbl, owner, n) VALUES ('links', $1, 100)`, [ids.b]));
       assert.deepEqual([await store.count('links', { owner: ids.b }), (await store.find('links', { owner: ids.b, limit: 1 })).total, await store.count('links')], [103, 103, 112]);
-      await admin((cl) => cl.query(`DELETE FROM "${schema}".kept_counts WHERE n = 100`));
+      await withClient((cl) => cl.query(`DELETE FROM "${schema}".kept_counts WHERE n = 100`));
 
       const firstOfA = (await store.find<{ id: number }>('links', { owner: ids.a, limit: 1 })).items[0]!;
       await store.transaction(async (tx) => {
@@ -209,7 +187,7 @@ if (URL) describe('PostgreSQL kept counts', () => {
         for (let i = 0; i < 4; i++) await tx.insert('links', link(owner, i));
       });
       // pg_restore --data-only copies kept_counts and its COPY of the rows fires the triggers again.
-      await admin((c) => c.query(`INSERT INTO "${schema}".kept_counts SELECT * FROM "${schema}".kept_counts`));
+      await withClient((c) => c.query(`INSERT INTO "${schema}".kept_counts SELECT * FROM "${schema}".kept_counts`));
       assert.deepEqual(await bothWays(store, schema, 'links', [owner]), { answered: [8, 8], counted: [4, 4] });
       const out: string[] = [];
       const errors: string[] = [];
@@ -230,7 +208,7 @@ if (URL) describe('PostgreSQL kept counts', () => {
   test('a schema of version 5 with records in it: migration 006 counts them, and a replaceAll starts the counts again', async () => {
     const schema = freshSchema();
     const migrations = await loadMigrations();
-    await admin(async (c) => {
+    await withClient(async (c) => {
       await c.query(`CREATE SCHEMA "${schema}"`);
       await c.query(`SET search_path TO "${schema}"`);
       await migrateWith(c, schema, migrations.slice(0, 5));

@@ -24,15 +24,20 @@ export function viaPort(url: string, port: number): string {
   return u.toString();
 }
 
-/** Runs one statement on a connection of the test's own. */
-export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<R[]> {
+/** Runs `fn` on a connection of the test's own (outside any store), closed after. */
+export async function withClient<R>(fn: (client: pg.Client) => Promise<R>): Promise<R> {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
-    return (await client.query<R>(text, values)).rows;
+    return await fn(client);
   } finally {
     await client.end();
   }
+}
+
+/** Runs one statement on a connection of the test's own. */
+export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<R[]> {
+  return withClient(async (client) => (await client.query<R>(text, values)).rows);
 }
 
 /** Clicks of a subject ('link:3') stored in `schema`, all days: what survives the process. */

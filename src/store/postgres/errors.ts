@@ -1,3 +1,4 @@
+import { parseDatabaseUrl } from '../../database-url.ts';
 import { ConflictError, StoreUnavailableError } from '../store.ts';
 
 // SQLSTATEs and socket errors that mean "the database is not there", not "the request was wrong".
@@ -53,12 +54,12 @@ export function isRetryable(err: unknown): boolean {
 
 /** Where a database is, for messages: host:port/database, never the user's password. */
 export function describeUrl(url: string): string {
+  const parsed = parseDatabaseUrl(url);
+  if (!parsed) return '(an unparsable database URL)';
+  const u = parsed.url;
   try {
-    // libpq's socket form, user@/db?host=/dir, has no host for URL to parse.
-    const u = new URL(url.replace(/@\/(?!\/)/, '@localhost/'));
     const db = decodeURIComponent(u.pathname.replace(/^\//, '')) || u.searchParams.get('dbname') || '(default database)';
-    const host = u.searchParams.get('host') || u.hostname || 'localhost';
-    return `${host}:${u.port || u.searchParams.get('port') || '5432'}/${db}`;
+    return `${parsed.host || 'localhost'}:${u.port || u.searchParams.get('port') || '5432'}/${db}`;
   } catch {
     return '(an unparsable database URL)';
   }
