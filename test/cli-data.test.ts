@@ -187,6 +187,13 @@ test('export and import: help, clear errors, exit codes, and nothing written on 
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /unknown collection "gadgets"/);
   assert.equal(await readFile(join(dir, 'links.json'), 'utf8'), linksBefore);
+  // A record the API would refuse (a javascript: URL) refuses the whole file, named, before anything is stored.
+  const unsafe = join(dir, '..', `unsafe-${Date.now()}.json`);
+  await writeFile(unsafe, JSON.stringify({ links: [{ id: 1, userId: 1, alias: 'fine', url: 'https://e.com/ok' }, { id: 2, userId: 1, alias: 'evil', url: 'javascript:alert(1)' }] }));
+  const unsafeImport = await runCli(['import', unsafe, '--email', 'alice@example.com', '--data-dir', dir]);
+  assert.equal(unsafeImport.code, 1, unsafeImport.stderr);
+  assert.match(unsafeImport.stderr, /links\[1\] \(id 2\): "url": /);
+  assert.equal(await readFile(join(dir, 'links.json'), 'utf8'), linksBefore, 'not even the valid record');
 });
 
 test('the bin shim runs the same CLI', filePassOnly, async () => {

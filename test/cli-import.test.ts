@@ -106,7 +106,7 @@ test('progress: redrawn in place on a terminal at most every 100 ms, one line pe
   NO_PROGRESS.done();
 });
 
-const seedOne = { users: [{ id: 1, username: 'a', email: 'a@example.com' }], links: [{ id: 1, userId: 1, alias: 'one', url: 'https://e.com/1' }] };
+const seedOne = { users: [{ id: 1, username: 'ann', email: 'a@example.com' }], links: [{ id: 1, userId: 1, alias: 'one', url: 'https://e.com/1' }] };
 
 test('export --all reads one snapshot: a link committed while the export runs is in neither its counts nor its records', async () => {
   const store = await openTestStore();
@@ -145,4 +145,13 @@ test('import --all checks that the store is empty in its own transaction: a user
   assert.deepEqual((await allOf(store, 'users')).map((u) => u.email), ['ada@example.com']);
   assert.deepEqual(Object.fromEntries(await Promise.all(collectionsOf(RESOURCES).map(async (c) => [c, await store.count(c)]))), { ...Object.fromEntries(collectionsOf(RESOURCES).map((c) => [c, 0])), users: 1 });
   await store.close();
+});
+
+test('import --all checks each record with the API\'s rules: a javascript: URL refuses the whole file, named', () => {
+  const raw = {
+    $export: { format: 'shortlink-analytics-server/export', version: 1, all: true, counts: { users: 1, links: 2 } },
+    users: seedOne.users,
+    links: [...seedOne.links, { id: 2, userId: 1, alias: 'two', url: 'javascript:alert(1)' }],
+  };
+  assert.throws(() => checkAllExport(raw, RESOURCES, 'all.json'), (err: Error) => err instanceof FixtureError && /nothing was imported/.test(err.message) && /links record 2 \(id 2\) "url": /.test(err.message));
 });
