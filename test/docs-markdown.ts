@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root, where the README is. */
@@ -26,6 +26,25 @@ export function readingOrder(): DocPage[] {
   const linked = [...readme.text.matchAll(/\]\((docs\/[^)#]+\.md)/g)].map((m) => m[1]!);
   const ordered = [...new Set([...linked.filter((p) => pages.includes(p)), ...pages])];
   return [readme, ...ordered.map(read)];
+}
+
+const NOT_OURS = new Set(['node_modules', '.git', 'coverage', 'dist', '.test-dist', 'data', 'artifacts']);
+
+/** Every markdown page of the repository (the README, docs/, bench/, src/fake/, ...), in reading order first, then by path. */
+export function allMarkdown(): DocPage[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(ROOT + dir)) {
+      if (NOT_OURS.has(name)) continue;
+      const path = dir ? `${dir}/${name}` : name;
+      if (statSync(ROOT + path).isDirectory()) walk(path);
+      else if (name.endsWith('.md')) found.push(path);
+    }
+  };
+  walk('');
+  const ordered = readingOrder();
+  const seen = new Set(ordered.map((p) => p.path));
+  return [...ordered, ...found.sort().filter((p) => !seen.has(p)).map((path) => ({ path, text: readFileSync(ROOT + path, 'utf8') }))];
 }
 
 /** The fenced code blocks of a markdown text, each with the HTML comment on the line before its fence (`<!-- docs-examples: ... -->`), if any. */

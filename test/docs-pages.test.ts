@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { ROOT, headingAnchors, prose, readingOrder } from './docs-markdown.ts';
+import { ROOT, allMarkdown, headingAnchors, prose, readingOrder } from './docs-markdown.ts';
 
 const pages = readingOrder();
+const everyPage = allMarkdown();
 
 /** Every relative link of a page's prose: `[text](target)`, with the line it is on. */
 function relativeLinks(text: string): { line: number; target: string }[] {
@@ -14,10 +15,10 @@ function relativeLinks(text: string): { line: number; target: string }[] {
     .filter((l) => !/^[a-z][a-z0-9+.-]*:/i.test(l.target));
 }
 
-test('every relative link of the README and docs/ names a file that exists, and a heading of it that exists', () => {
+test('every relative link of every markdown page names a file that exists, and a heading of it that exists', () => {
   const broken: string[] = [];
   let checked = 0;
-  for (const page of pages) {
+  for (const page of everyPage) {
     for (const { line, target } of relativeLinks(page.text)) {
       checked++;
       const [file = '', anchor] = target.split('#');
@@ -65,7 +66,7 @@ const HISTORY = [
 
 test('no page tells the project history ("issue 14", "before the hardening", "(before: ...)")', () => {
   const found: string[] = [];
-  for (const page of pages) {
+  for (const page of everyPage) {
     page.text.split('\n').forEach((l, i) => {
       for (const re of HISTORY) if (re.test(l)) found.push(`${page.path}:${i + 1}: ${l.trim()}`);
     });
@@ -74,6 +75,6 @@ test('no page tells the project history ("issue 14", "before the hardening", "(b
 });
 
 test('no page points into the workspace outside the repository (shared/spec)', () => {
-  const found = pages.filter((p) => /shared\/spec|\/work\//.test(p.text)).map((p) => p.path);
+  const found = everyPage.filter((p) => /shared\/spec|\/work\//.test(p.text)).map((p) => p.path);
   assert.deepEqual(found, []);
 });
