@@ -138,10 +138,12 @@ for (const { page, examples } of pages.filter((p) => p.examples.length > 0)) {
     // Each answer's status goes to stderr; this --write-out comes last, so it wins over a page's own -w.
     writeFileSync(join(bin, 'curl'), `#!/bin/sh\nexec ${CURL} --max-time 10 "$@" --write-out '%{stderr}::status=%{http_code}::\\n'\n`);
     chmodSync(join(bin, 'curl'), 0o755);
-    const server = await startAsPage(startSettings(page), dir);
+    let server: Awaited<ReturnType<typeof startAsPage>> | undefined;
     const vars: Record<string, string> = {};
     let answer: unknown = undefined;
     try {
+      server = await startAsPage(startSettings(page), dir);
+      const started = server;
       for (const ex of examples) {
         await t.test(`${page.path}:${ex.line} ${ex.text.slice(0, 90)}`, async () => {
           const assign = ASSIGNMENT.exec(ex.text);
@@ -152,8 +154,8 @@ for (const { page, examples } of pages.filter((p) => p.examples.length > 0)) {
               const value = pick(answer, copied[1]!);
               assert.ok(value, `the answer above has "${copied[1]}": ${JSON.stringify(answer)}`);
               vars[name] = value;
-            } else if (name === 'KEY') vars.KEY = server.key;
-            else if (name === 'API') vars.API = server.url;
+            } else if (name === 'KEY') vars.KEY = started.key;
+            else if (name === 'API') vars.API = started.url;
             else {
               const r = await runShell(`${ex.text}\nprintf '%s' "$${name}"`, vars, work, bin);
               assert.equal(r.code, 0, r.stderr);
@@ -178,7 +180,7 @@ for (const { page, examples } of pages.filter((p) => p.examples.length > 0)) {
         });
       }
     } finally {
-      await server.stop();
+      await server?.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });
