@@ -39,6 +39,7 @@ import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
+import { faviconRoutes } from './routes/pages/favicon.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -102,6 +103,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
+    faviconRoutes(),
     qrImageRoutes(s),
     campaignPageRoutes(s),
     loginPageRoutes(s),

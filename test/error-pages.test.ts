@@ -49,6 +49,7 @@ test('a browser opening a path with nothing at it gets the 404 page; other clien
           if (method === 'HEAD') assert.deepEqual([r.status, r.text], [404, ''], `HEAD ${path}`);
           else {
             assertPage(r, 404, /<h1>Page not found<\/h1>/, path);
+            assert.match(r.text, /<link rel="icon"/, `${path}: the site's icon`);
             assert.match(r.text, /href="\/docs"/, `${path}: a way on`);
             assert.doesNotMatch(r.text, /<b>/, `${path}: nothing of the path is echoed unescaped`);
           }

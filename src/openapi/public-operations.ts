@@ -91,6 +91,7 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'health', 'get', '/health', 'Health check', { '200': { description: 'The server is up.', schema: c.schema('Health', health) } }),
     open(tag, 'getOpenApi', 'get', '/openapi.json', 'This document', { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } }),
     open(tag, 'getDocs', 'get', '/docs', 'The API reference page', { '200': page('This document as a readable page.') }),
+    open(tag, 'getFavicon', 'get', '/favicon.ico', "The site's icon", { '200': { description: 'An ICO file holding one 32x32 PNG, cached for a day (pages carry the icon inline).', type: 'image/x-icon' } }),
     open(tag, 'followLink', 'get', '/:alias', 'Follow a short link', { ...go, '200': { ...page('The interstitial page, or the password form of a protected link; or an uploaded file (see Files), as an attachment of its own type.'), type: ['text/html', 'application/octet-stream'] }, '404': missing, '410': gone }, {
       description:
         'Counts the click. Geo, device and language targets pick the target. Links of type frame, splash or overlay, and links with pixels, answer a page instead of a redirect. ' +
