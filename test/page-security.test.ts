@@ -89,6 +89,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
   const old = await ok('/api/url/add', { url: 'https://example.com/old', custom: 'gone', expiry: '2099-01-01 00:00:00' });
   await store.transaction((tx) => tx.update('links', old.id, { expiry: '2000-01-01 00:00:00' }));
   const campaign = await ok('/api/campaign/add', { name: 'Spring', slug: 'spring', public: true });
+  const closed = await ok('/api/campaign/add', { name: 'Closed', slug: 'closed', public: false });
   assert.equal((await call('POST', `/api/campaign/${campaign.id}/assign/${old.id - 1}`)).status, 200);
 
   const cases: { name: string; path: string; status: number; referrer?: string; headers?: Record<string, string>; check?: (csp: Map<string, string[]>, r: Reply) => void }[] = [
@@ -97,6 +98,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
     { name: 'unknown alias', path: '/nothing-here', status: 404 },
     { name: 'expired link', path: '/gone', status: 410 },
     { name: 'campaign page', path: `/u/admin/spring-${campaign.id}`, status: 200 },
+    { name: 'private campaign page', path: `/u/admin/closed-${closed.id}`, status: 403 },
     { name: 'unknown QR', path: '/qr/none/scan', status: 404 },
     {
       name: 'password form',

@@ -124,7 +124,7 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'rotateCampaign', 'get', '/r/:slug', 'Campaign rotator', { ...go, '302': redirect("To a protected link's short URL."), '404': page('No such campaign, or no link to visit.') }, {
       description: "The campaign's links in turn; a protected link goes through its own short URL.",
     }),
-    open(tag, 'getCampaignListPage', 'get', '/u/:username/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '404': page('No such public campaign of this user.') }, {
+    open(tag, 'getCampaignListPage', 'get', '/u/:username/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '403': page("A private campaign, at its own `list` URL: a page saying so, showing nothing of it."), '404': page('No such campaign of this user (a private one at any other spelling of its URL too: no redirect names it).') }, {
       description: "As the campaign's `list` URL gives it: `:username` is its owner's, `:ref` is `<slug>-<id>`, or `<name as words>-<id>` for a campaign without a slug (the bare id when no word is left). Public links only.",
     }),
     open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Old address of a campaign page', { '302': redirect('To the page at its `list` URL.'), '404': page('No such public campaign.') }, {

@@ -7,6 +7,11 @@ export function notFoundPage(): Page {
   return htmlPage('Link not found', '<main><h1>Link not found</h1><p>This short link does not exist, or it was removed.</p></main>');
 }
 
+/** The page of a campaign its owner keeps private (neither its name nor its links: the owner chose to show nothing). */
+export function privateCampaignPage(): Page {
+  return htmlPage('Private campaign', '<main><h1>This campaign is private</h1><p>Its owner has not made its page public. If it is yours, make the campaign public to show its public links here.</p></main>');
+}
+
 /** The page of a link past its expiry date. */
 export function expiredPage(): Page {
   return htmlPage('Link expired', '<main><h1>This link has expired</h1><p>The owner set it to stop working after a date that has passed.</p></main>');
