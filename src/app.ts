@@ -40,6 +40,7 @@ import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
+import { bioPageRoutes } from './routes/pages/bio-pages.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -106,6 +107,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     faviconRoutes(),
     qrImageRoutes(s),
     campaignPageRoutes(s),
+    bioPageRoutes(s),
     loginPageRoutes(s),
     redirectRoutes(s, attempts),
   ];

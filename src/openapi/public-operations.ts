@@ -127,6 +127,9 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'getCampaignListPage', 'get', '/u/:username/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '403': page("A private campaign, at its own `list` URL: a page saying so, showing nothing of it."), '404': page('No such campaign of this user (a private one at any other spelling of its URL too: no redirect names it).') }, {
       description: "As the campaign's `list` URL gives it: `:username` is its owner's, `:ref` is `<slug>-<id>`, or `<name as words>-<id>` for a campaign without a slug (the bare id when no word is left). Public links only.",
     }),
+    open(tag, 'getBioPage', 'get', '/u/:alias', 'Public page of a bio', { '200': page('The bio: its avatar, name, description and links, in its theme.'), '302': redirect("Another letter case of the alias: to the bio's `link`. On a branded domain with a 404 redirect: to it."), '404': page('No such bio (on a branded domain, never: bios live on the main host).') }, {
+      description: "The bio's `link`. Only http(s) links are clickable and every stored text is escaped.",
+    }),
     open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Old address of a campaign page', { '302': redirect('To the page at its `list` URL.'), '404': page('No such public campaign.') }, {
       description: '`:ref` is `<id>-<slug>` (or names the id as `/u/` does): the address campaign pages had before they followed the real product\'s.',
     }),
