@@ -8,7 +8,7 @@ import { isApiPath } from './error-body.ts';
 
 /**
  * Whether an Accept header names HTML (with a q above 0). Browsers opening a page send
- * `text/html,…`; curl's default and a script's fetch() send `*∕*`, which keeps them on JSON.
+ * `text/html,…`; curl and a script's fetch() accept any type without naming one, and stay on JSON.
  */
 export function acceptsHtml(accept: string | undefined): boolean {
   return (accept ?? '').split(',').some((range) => {
