@@ -11,6 +11,7 @@ import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
+import { renderErrorPage, wantsPage } from './http/error-page.ts';
 import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
@@ -38,6 +39,8 @@ import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
+import { faviconRoutes } from './routes/pages/favicon.ts';
+import { bioPageRoutes } from './routes/pages/bio-pages.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -101,8 +104,10 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
+    faviconRoutes(),
     qrImageRoutes(s),
     campaignPageRoutes(s),
+    bioPageRoutes(s),
     loginPageRoutes(s),
     redirectRoutes(s, attempts),
   ];
@@ -119,7 +124,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const checking = authFor(c.req.path)?.(c);
     return checking ? checking.then(answer) : answer();
   };
-  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => renderError(c, methodNotAllowed(c, allow), s.config.errorStatus));
+  // A browser opening a page outside the APIs gets a page (see wantsPage); everything else, the API's JSON.
+  const answerError = (c: Context<AppEnv>, err: ApiError) => (wantsPage(c) ? renderErrorPage(c, err) : renderError(c, err, s.config.errorStatus));
+  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => answerError(c, methodNotAllowed(c, allow)));
   for (const r of methods.shadowed()) {
     app.on(r.method, r.pattern, (c, next) => {
       const allow = methods.wrongMethod(c.req.method, c.req.path);
@@ -137,8 +144,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const allow = methods.wrongMethod(c.req.method, c.req.path);
     if (allow) return wrongMethod(c, allow);
     // An unknown path under /api still needs a good key first, as a known one does.
-    return afterAuth(c, () => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.'), s.config.errorStatus));
+    return afterAuth(c, () => answerError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
   });
-  app.onError((err, c) => renderError(c, toApiError(err, s.log, c), s.config.errorStatus));
+  app.onError((err, c) => answerError(c, toApiError(err, s.log, c)));
   return app;
 }

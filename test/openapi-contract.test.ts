@@ -192,6 +192,10 @@ test('the public pages in their other states answer documented responses', async
   await at('getCampaignPage', `/c/${w.ids.campaign}-old-name`, {}, 302);
   await at('getCampaignListPage', `/u/user_alice/old-name-${w.ids.campaign}`, {}, 302);
   await at('getCampaignListPage', `/u/someone/fixture-camp-${w.ids.campaign}`, {}, 404);
+  const privateCampaign = await w.call('POST', '/api/campaign/add', { key: w.alice.key, body: { name: 'Closed', slug: 'closed', public: false } });
+  await at('getCampaignListPage', new URL(privateCampaign.body.list).pathname, {}, 403);
+  await at('getBioPage', '/u/FIXTURE-BIO', {}, 302);
+  await at('getBioPage', '/u/no-such-bio', {}, 404);
   await at('openLoginLink', '/login?token=1.nothing', {}, 404);
   const token = await loginToken(w);
   await at('useLoginLink', '/login', { ...form({ token }), headers: { ...form({}).headers, 'sec-fetch-site': 'cross-site' } }, 403);

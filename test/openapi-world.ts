@@ -118,7 +118,7 @@ export async function world(overrides: Partial<Config> = {}) {
   };
   /** The value of a path parameter in `path`: `id` by the segment that names the resource. */
   const param = (path: string, name: string): string => {
-    if (name === 'alias') return path.startsWith('/qr/') ? String(qr.body.link).split('/').pop()! : 'fixture';
+    if (name === 'alias') return path.startsWith('/qr/') ? String(qr.body.link).split('/').pop()! : path.startsWith('/u/') ? 'fixture-bio' : 'fixture';
     if (name !== 'id') return values[name] ?? assert.fail(`no value for :${name}`);
     const segment = path.replace(/^\/api\/(v1\/)?/, '').split('/')[0]!;
     return String(ids[segment] ?? assert.fail(`no fixture for ${path}`));

@@ -53,6 +53,26 @@ test('CTA overlays', async (t) => {
   });
 });
 
+test('a contact overlay asks for each field under a capitalised label, with the input a phone needs: a textarea for the message', async () => {
+  const { call, store } = await testApp({ rateLimit: 1000 });
+  const overlay = await call('POST', '/api/overlay/add', { body: { type: 'contact', name: 'C', fields: ['name', 'email', 'phone', 'message'], email: 'sales@example.com' } });
+  assert.equal((await call('POST', '/api/url/add', { body: { url: 'https://example.com/', custom: 'contact', type: `overlay-${overlay.body.id}` } })).status, 200);
+  const page = await call('GET', '/contact', { key: null });
+  assert.equal(page.status, 200);
+  const form = /<form method="post" action="mailto:sales@example\.com" enctype="text\/plain">([\s\S]*?)<\/form>/.exec(page.text)?.[1];
+  assert.equal(
+    form,
+    '<label>Name<input name="name" autocomplete="name"></label><label>Email<input type="email" name="email" autocomplete="email"></label>' +
+      '<label>Phone<input type="tel" name="phone" autocomplete="tel"></label><label>Message<textarea name="message" rows="4"></textarea></label><button type="submit">Send</button>',
+  );
+  // Inputs of a column form must not grow along it (flex: 1 1 12em of the page's rows made them 12em tall).
+  assert.match(page.text, /\.cta input,\.cta textarea\{flex:none;/);
+  // A field an import stored that the API would refuse: a text input, its label escaped.
+  await store.transaction((tx) => tx.update('overlays', overlay.body.id, { fields: ['<b>fax</b>'] }));
+  const odd = await call('GET', '/contact', { key: null });
+  assert.match(odd.text, /<label>&lt;b&gt;fax&lt;\/b&gt;<input name="&lt;b&gt;fax&lt;\/b&gt;"><\/label>/);
+});
+
 test('splash pages', async (t) => {
   const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
   const alice = await makeUser('alice');

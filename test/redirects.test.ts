@@ -168,7 +168,11 @@ test('redirects over real HTTP', async (t) => {
     assert.equal(page.status, 200);
     assert.match(page.text, /rot-a/);
     await api('PUT', `/api/campaign/${campaign.body.id}/update`, { name: 'Spring', public: false });
-    assert.equal((await raw(campaign.body.list.replace(/^http:\/\/localhost:\d+/, url))).status, 404);
+    // Made private: its page says so, and lists nothing.
+    const closed = await raw(campaign.body.list.replace(/^http:\/\/localhost:\d+/, url));
+    assert.equal(closed.status, 403);
+    assert.match(closed.text, /This campaign is private/);
+    assert.doesNotMatch(closed.text, /rot-a/);
     await api('POST', '/api/campaign/add', { name: 'Empty', slug: 'empty' });
     assert.equal((await raw(`${url}/r/empty`)).status, 404);
   });

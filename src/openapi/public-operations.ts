@@ -91,6 +91,7 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'health', 'get', '/health', 'Health check', { '200': { description: 'The server is up.', schema: c.schema('Health', health) } }),
     open(tag, 'getOpenApi', 'get', '/openapi.json', 'This document', { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } }),
     open(tag, 'getDocs', 'get', '/docs', 'The API reference page', { '200': page('This document as a readable page.') }),
+    open(tag, 'getFavicon', 'get', '/favicon.ico', "The site's icon", { '200': { description: 'An ICO file holding one 32x32 PNG, cached for a day (pages carry the icon inline).', type: 'image/x-icon' } }),
     open(tag, 'followLink', 'get', '/:alias', 'Follow a short link', { ...go, '200': { ...page('The interstitial page, or the password form of a protected link; or an uploaded file (see Files), as an attachment of its own type.'), type: ['text/html', 'application/octet-stream'] }, '404': missing, '410': gone }, {
       description:
         'Counts the click. Geo, device and language targets pick the target. Links of type frame, splash or overlay, and links with pixels, answer a page instead of a redirect. ' +
@@ -123,8 +124,11 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'rotateCampaign', 'get', '/r/:slug', 'Campaign rotator', { ...go, '302': redirect("To a protected link's short URL."), '404': page('No such campaign, or no link to visit.') }, {
       description: "The campaign's links in turn; a protected link goes through its own short URL.",
     }),
-    open(tag, 'getCampaignListPage', 'get', '/u/:username/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '404': page('No such public campaign of this user.') }, {
+    open(tag, 'getCampaignListPage', 'get', '/u/:username/:ref', 'Public page of a campaign', { '200': page('The links of a public campaign.'), '302': redirect("Another spelling of the page's URL: to the one its `list` URL gives."), '403': page("A private campaign, at its own `list` URL: a page saying so, showing nothing of it."), '404': page('No such campaign of this user (a private one at any other spelling of its URL too: no redirect names it).') }, {
       description: "As the campaign's `list` URL gives it: `:username` is its owner's, `:ref` is `<slug>-<id>`, or `<name as words>-<id>` for a campaign without a slug (the bare id when no word is left). Public links only.",
+    }),
+    open(tag, 'getBioPage', 'get', '/u/:alias', 'Public page of a bio', { '200': page('The bio: its avatar, name, description and links, in its theme.'), '302': redirect("Another letter case of the alias: to the bio's `link`. On a branded domain with a 404 redirect: to it."), '404': page('No such bio (on a branded domain, never: bios live on the main host).') }, {
+      description: "The bio's `link`. Only http(s) links are clickable and every stored text is escaped.",
     }),
     open(tag, 'getCampaignPage', 'get', '/c/:ref', 'Old address of a campaign page', { '302': redirect('To the page at its `list` URL.'), '404': page('No such public campaign.') }, {
       description: '`:ref` is `<id>-<slug>` (or names the id as `/u/` does): the address campaign pages had before they followed the real product\'s.',
