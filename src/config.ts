@@ -78,12 +78,24 @@ export interface Config {
   redisPrefix: string;
   /** What rate limits do while Redis (or PostgreSQL) cannot count. */
   rateLimitOnError: LimitOnError;
+  /** Seconds a client has to send a request's headers (and, for a body, the grace before MIN_BODY_RATE applies). */
+  headersTimeout: number;
+  /** Seconds a whole request (headers and body) may take to arrive. */
+  requestTimeout: number;
+  /** Seconds an idle keep-alive connection is kept open. */
+  keepAliveTimeout: number;
+  /** Slowest accepted request body, bytes per second on average; 0 disables. */
+  minBodyRate: number;
+  /** Open connections of this process at most, or 'auto': what the descriptor limit allows. */
+  maxConnections: number | 'auto';
+  /** Open connections of one client address at most (trusted proxies excepted); 0 disables. */
+  maxClientConnections: number;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'workers' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
+type Kind = 'workers' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
 interface Setting {
   key: keyof Config;
@@ -130,6 +142,12 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'redisUrl', env: 'REDIS_URL', kind: 'redis-url', fallback: undefined, help: 'redis://[user:password@]host:port[/db] of a Redis or Valkey: rate-limit windows counted there (default: in PostgreSQL with DATABASE_URL, else in memory)' },
   { key: 'redisPrefix', env: 'REDIS_PREFIX', kind: 'string', fallback: undefined, help: 'Prefix of every Redis key, so several servers can share one Redis (default shortlink:<DATABASE_SCHEMA>:)' },
   { key: 'rateLimitOnError', env: 'RATE_LIMIT_ON_ERROR', kind: 'on-error', fallback: 'open', help: 'While Redis (or PostgreSQL) cannot count rate limits: open lets requests pass without X-RateLimit headers, closed answers 503 with Retry-After' },
+  { key: 'headersTimeout', env: 'HEADERS_TIMEOUT', kind: 'int', fallback: '10', help: "Seconds a client has to send a request's headers before its connection is closed (408)" },
+  { key: 'requestTimeout', env: 'REQUEST_TIMEOUT', kind: 'int', fallback: '120', help: 'Seconds a whole request, headers and body, may take to arrive before its connection is closed (408)' },
+  { key: 'keepAliveTimeout', env: 'KEEP_ALIVE_TIMEOUT', kind: 'int', fallback: '5', help: 'Seconds an idle keep-alive connection stays open' },
+  { key: 'minBodyRate', env: 'MIN_BODY_RATE', kind: 'int', fallback: '1024', help: 'Slowest accepted request body, bytes per second on average once HEADERS_TIMEOUT has passed; a slower one gets 408 and its connection is closed; 0 disables' },
+  { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
+  { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 
@@ -142,6 +160,11 @@ function parseValue(s: Setting, raw: string): unknown {
     case 'workers': {
       if (raw === 'auto') return raw;
       if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1024) throw bad('is not a number of workers (1-1024) or auto');
+      return Number(raw);
+    }
+    case 'connections': {
+      if (raw === 'auto') return raw;
+      if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1_000_000) throw bad('is not a number of connections (1-1000000) or auto');
       return Number(raw);
     }
     case 'on-error': {
@@ -288,6 +311,10 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
   if (config.databasePool === 0) throw new ConfigError('Invalid DATABASE_POOL: "0" must be at least 1 connection');
   if (config.passwordAttemptWindow === 0) throw new ConfigError('Invalid PASSWORD_ATTEMPT_WINDOW: "0" must be at least 1 second');
+  for (const [env, value] of [['HEADERS_TIMEOUT', config.headersTimeout], ['REQUEST_TIMEOUT', config.requestTimeout], ['KEEP_ALIVE_TIMEOUT', config.keepAliveTimeout]] as const) {
+    if (value === 0) throw new ConfigError(`Invalid ${env}: "0" must be at least 1 second`);
+  }
+  if (config.requestTimeout < config.headersTimeout) throw new ConfigError(`Invalid REQUEST_TIMEOUT: ${config.requestTimeout} must be at least HEADERS_TIMEOUT (${config.headersTimeout}), as the headers are part of the request`);
   config.serverIp ??= [];
   config.reservedDomains ??= [];
   if (typeof config.workers === 'number' && config.workers > 1 && !config.databaseUrl) {

@@ -17,6 +17,9 @@ import { seedOnStart } from './fixtures/seed.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
 import { withAccessLog } from './http/access-log.ts';
 import { withErrorGuard } from './http/error-guard.ts';
+import { guardConnections } from './http/connection-guard.ts';
+import { connectionCap, openFileLimit, reservedDescriptors } from './http/descriptor-limit.ts';
+import { isTrustedPeer } from './http/trust-proxy.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -113,7 +116,20 @@ function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server>
     const guarded = withErrorGuard(getRequestListener(app.fetch, { hostname: config.host }), log);
     // Test mode tells which process answered (the cluster tests count workers by it).
     const listener: typeof guarded = config.testMode ? (req, res) => (res.setHeader('X-Worker-Pid', String(process.pid)), guarded(req, res)) : guarded;
-    const server = createServer(log.enabled('info') ? withAccessLog(listener, log) : listener);
+    const server = createServer(
+      // The check of header and request timeouts runs every second, not Node's default 30.
+      { headersTimeout: config.headersTimeout * 1000, requestTimeout: config.requestTimeout * 1000, keepAliveTimeout: config.keepAliveTimeout * 1000, connectionsCheckingInterval: 1000 },
+      log.enabled('info') ? withAccessLog(listener, log) : listener,
+    );
+    const { cap, warning } = connectionCap(config.maxConnections, openFileLimit(), reservedDescriptors(config.databasePool));
+    if (warning) log.warn(warning);
+    const stopGuard = guardConnections(
+      server,
+      { maxConnections: cap, maxClientConnections: config.maxClientConnections, bodyGraceMs: config.headersTimeout * 1000, minBodyRate: config.minBodyRate },
+      (address) => isTrustedPeer(address, config.trustProxy),
+      log,
+    );
+    server.once('close', stopGuard);
     server.once('listening', () => resolve(server));
     server.once('error', (err) => reject(listenError(err, config)));
     server.listen(config.port, config.host);
