@@ -30,8 +30,8 @@ export async function startRateLimits(config: Config, store: Store, clock: Clock
   }
   if (store.windows) {
     // Always closed, and no timer of its own: the data is in the same database, so a request let
-    // through uncounted would wait as long again on the store (connect 2 s, statement 5 s) before
-    // failing there; answering 503 at once keeps the request within one bound.
+    // through uncounted would only wait on the store again before failing there; answering 503 at
+    // once saves the rest of its DATABASE_TIMEOUT.
     const windows = new SharedWindows(store.windows, 'PostgreSQL', 'closed', log, null, 'the data is in the same database');
     return { make: sharedLimiters(windows, clock, 'closed'), label: 'PostgreSQL', close: () => {} };
   }
