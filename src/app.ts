@@ -15,6 +15,8 @@ import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
+import { readyRoute, storeReadiness } from './http/ready-route.ts';
+import type { Readiness } from './http/readiness.ts';
 import type { Logger } from './log.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -55,6 +57,8 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
+  readiness?: Readiness;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -91,7 +95,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
   app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
   const areas = [
     registerRoutes(s, failures),
     accountRoutes(s),
@@ -114,6 +120,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const routes = areas.flatMap((area) => area.routes);
   const methods = new MethodTable();
   methods.add('GET', '/health');
+  methods.add('GET', '/ready');
   for (const r of routes) methods.add(r.method, r.path);
 
   // A wrong method on a known path is a 405 after the same key check a right one gets (an unknown

@@ -17,6 +17,7 @@ import { seedOnStart } from './fixtures/seed.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
 import { withAccessLog } from './http/access-log.ts';
 import { withErrorGuard } from './http/error-guard.ts';
+import { storeReadiness } from './http/ready-route.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -75,7 +76,8 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     limits = await startRateLimits(config, store, clock, options.log);
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make };
+    const readiness = storeReadiness(store, config, limits.checks);
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {
