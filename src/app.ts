@@ -16,6 +16,8 @@ import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
+import { readyRoute, storeReadiness } from './http/ready-route.ts';
+import type { Readiness } from './http/readiness.ts';
 import type { Logger } from './log.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -41,6 +43,7 @@ import { qrImageRoutes } from './routes/pages/qr-images.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
+import { withStoreDeadline } from './store/deadline.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -57,6 +60,8 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
+  readiness?: Readiness;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -85,11 +90,17 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
+  // Every wait of the store on this request's behalf ends within DATABASE_TIMEOUT in all, so that a
+  // database that went silent is answered 503 in time, however many steps the request has (deadline.ts).
+  const databaseMs = Math.round(s.config.databaseTimeout * 1000);
+  app.use((_c, next) => withStoreDeadline(databaseMs, next));
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
   app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
   const areas = [
     registerRoutes(s, failures),
     accountRoutes(s),
@@ -114,6 +125,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const routes = areas.flatMap((area) => area.routes);
   const methods = new MethodTable();
   methods.add('GET', '/health');
+  methods.add('GET', '/ready');
   for (const r of routes) methods.add(r.method, r.path);
 
   // A wrong method on a known path is a 405 after the same key check a right one gets (an unknown

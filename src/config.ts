@@ -30,6 +30,8 @@ export interface Config {
   databasePool: number;
   /** The PostgreSQL schema of the tables. */
   databaseSchema: string;
+  /** Seconds (fractions allowed) a request waits for the database in all before its 503; also PostgreSQL's statement timeout. */
+  databaseTimeout: number;
   baseUrl: string;
   /** False when BASE_URL was not given, so the server may derive it from the port it really got. */
   baseUrlExplicit: boolean;
@@ -95,7 +97,7 @@ export interface Config {
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
 
-type Kind = 'workers' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
+type Kind = 'seconds' | 'workers' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
 interface Setting {
   key: keyof Config;
@@ -113,6 +115,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'databaseUrl', env: 'DATABASE_URL', kind: 'database-url', fallback: undefined, help: 'postgres://user:password@host:port/database (a Unix socket: postgres://user@/database?host=/run/postgresql): keep the data in PostgreSQL (DATA_DIR is then not used)' },
   { key: 'databasePool', env: 'DATABASE_POOL', kind: 'int', fallback: '10', help: 'Connections in the PostgreSQL pool' },
   { key: 'databaseSchema', env: 'DATABASE_SCHEMA', kind: 'identifier', fallback: 'public', help: 'PostgreSQL schema holding the tables (several servers can share one database in different schemas)' },
+  { key: 'databaseTimeout', env: 'DATABASE_TIMEOUT', kind: 'seconds', fallback: '5', help: 'Seconds a request waits for the database in all (every connection, statement and retry it needs) before it is answered 503 with Retry-After; also the statement timeout of PostgreSQL. Fractions allowed (0.5)' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
   { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
   { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
@@ -157,6 +160,10 @@ const FALSE = new Set(['0', 'false', 'off', 'no', '']);
 function parseValue(s: Setting, raw: string): unknown {
   const bad = (why: string) => new ConfigError(`Invalid ${s.env}: ${JSON.stringify(raw)} ${why}`);
   switch (s.kind) {
+    case 'seconds': {
+      if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) < 0.1 || Number(raw) > 3600) throw bad('is not a number of seconds from 0.1 to 3600');
+      return Number(raw);
+    }
     case 'workers': {
       if (raw === 'auto') return raw;
       if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1024) throw bad('is not a number of workers (1-1024) or auto');

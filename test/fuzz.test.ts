@@ -62,6 +62,7 @@ function endpoints(): Endpoint[] {
     { method: 'GET', path: '/api/v1/stats/:id', who: user, ids: { id: 'websites' }, query: 'name=pageviews&from=2026-11-01&to=2026-11-21', params: [...ANALYTICS_LIST, 'name', 'from', 'to'] },
     { method: 'POST', path: '/api/event', who: 'none', valid: (n) => ({ page: `https://site1.example.com/p/${n}`, referrer: 'https://news.example.org/', ...(n % 2 ? { event: { name: 'signup', value: n } } : {}) }) },
     { method: 'POST', path: '/api/register', who: 'none', valid: (n) => ({ username: `reg${n}`, email: `reg${n}@example.com`, password: `pw-${n}-secret` }) },
+    { method: 'GET', path: '/ready', who: 'none' },
   ];
 }
 

@@ -42,6 +42,7 @@ test('short links', async (t) => {
     { name: 'alias with a slash', body: { url: 'https://e.com', custom: 'a/b/c' }, message: /letters, digits/ },
     { name: 'reserved alias', body: { url: 'https://e.com', custom: 'api' }, message: 'That alias is reserved. Please choose another one.' },
     { name: 'reserved alias, other case', body: { url: 'https://e.com', custom: 'Health' }, message: 'That alias is reserved. Please choose another one.' },
+    { name: 'reserved alias: the readiness check', body: { url: 'https://e.com', custom: 'Ready' }, message: 'That alias is reserved. Please choose another one.' },
     { name: 'expiry in the past', body: { url: 'https://e.com', expiry: '2020-01-01 00:00:00' }, message: 'The expiry date must be later than today.' },
     { name: 'expiry not a date', body: { url: 'https://e.com', expiry: '2030-02-30 00:00:00' }, message: /calendar dates/ },
     { name: 'unknown pixel', body: { url: 'https://e.com', pixels: [999] }, message: 'Invalid pixels: pixel 999 does not exist.' },

@@ -148,6 +148,10 @@ test('storage unavailable: every authenticated operation answers a documented 50
     assert.doesNotMatch(reply.text, /SELECT|database|stack|at /, 'nothing of the cause in the body');
     contract.check(o, reply, 'storage unavailable');
   }
+  // /ready asks the store itself: not ready, in its documented shape.
+  const ready = await w.call('GET', '/ready', { key: null });
+  assert.equal(ready.status, 503);
+  contract.check(operations.find((o) => o.op.operationId === 'ready')!, ready, 'storage unavailable');
 });
 
 test('the examples of the document are valid for their schemas', () => {

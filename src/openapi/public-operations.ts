@@ -86,9 +86,26 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
   const missing = page('Not found (on a branded domain with a 404 redirect: a 302 there instead).');
   const gone = page('The link has expired.');
   const health = () => shapeSchema(v.strictObject({ status: v.literal('ok') }));
+  const ready = (status: string) => () => shapeSchema(v.strictObject({ status: v.literal(status), checks: v.record(v.string(), v.picklist(['ok', 'unavailable'])) }));
   return [
     open(tag, 'home', 'get', '/', 'Home page', { '200': page('A short page pointing at /docs.'), '302': redirect('On a branded domain with a root redirect: to it.') }),
-    open(tag, 'health', 'get', '/health', 'Health check', { '200': { description: 'The server is up.', schema: c.schema('Health', health) } }),
+    open(tag, 'health', 'get', '/health', 'Liveness check', { '200': { description: 'The process is up (whatever its database does).', schema: c.schema('Health', health) } }),
+    open(
+      tag,
+      'ready',
+      'get',
+      '/ready',
+      'Readiness check',
+      {
+        '200': { description: 'The instance can serve: its store answers (and Redis, when the rate limits count there).', schema: c.schema('Ready', ready('ready')), headers: { 'Cache-Control': { description: '`no-store`.', schema: { type: 'string' } } } },
+        '503': { description: 'It cannot: `checks` names what does not answer.', schema: c.schema('NotReady', ready('unavailable')), headers: { 'Retry-After': headerRef('Retry-After') } },
+      },
+      {
+        description:
+          'For a proxy or orchestrator: send traffic elsewhere while this answers 503. `checks.store` is the JSON files or PostgreSQL (one trivial statement on a pooled connection proven alive); `checks.redis` is there when `REDIS_URL` is set, and makes the answer 503 only with `RATE_LIMIT_ON_ERROR=closed` (with `open` the instance serves without limits). ' +
+          'The probe is shared: its answer is reused for a second, so a busy proxy costs the database one statement a second; a probe waits at most `DATABASE_TIMEOUT`, and never more than 2 s.',
+      },
+    ),
     open(tag, 'getOpenApi', 'get', '/openapi.json', 'This document', { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } }),
     open(tag, 'getDocs', 'get', '/docs', 'The API reference page', { '200': page('This document as a readable page.') }),
     open(tag, 'getFavicon', 'get', '/favicon.ico', "The site's icon", { '200': { description: 'An ICO file holding one 32x32 PNG, cached for a day (pages carry the icon inline).', type: 'image/x-icon' } }),

@@ -393,6 +393,11 @@ export class FileStore implements Store {
     for (const r of data[FILES_COLLECTION] ?? []) if (!fileContents.has(r.id)) await this.contents.remove(r.id);
   }
 
+  /** Resolves at once while the store is open: the files are this process's own, with no connection to lose. */
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('store is closed');
+  }
+
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
   beforeClose(fn: () => Promise<void> | void): void {
     this.closers.push(fn);
