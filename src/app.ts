@@ -16,6 +16,7 @@ import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
+import { OwnershipProofs } from './ownership/proofs.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import { cryptoRandom } from './random.ts';
@@ -33,6 +34,7 @@ import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
 import { loginLinkRoutes } from './routes/link-api/login-links.ts';
 import { planRoutes } from './routes/link-api/plans.ts';
+import { domainVerificationRoutes } from './routes/link-api/domain-verification.ts';
 import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
@@ -54,6 +56,8 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
+  proofs?: OwnershipProofs;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -70,7 +74,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits };
+  const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, proofs };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);
@@ -96,6 +101,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     linkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
+    domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
     analyticsRoutes(s, attempts),
