@@ -195,6 +195,22 @@ test('a deleted receiving website hands its events to nobody; a domain with no w
   assert.equal((await w.visit('https://gone.test/', '192.0.2.99')).status, 202);
 });
 
+test('a client cannot say which website receives: receives, receives_events and verified_at are not fields of a create or an update', async () => {
+  const w = await world();
+  await w.add(w.alice.key, 'claim.test');
+  const sneaky = await w.call('POST', '/api/v1/websites', { key: w.bob.key, body: { domain: 'claim.test', receives: true, receives_events: 1, verified_at: '2026-01-01T00:00:00.000000Z' } });
+  assert.equal(sneaky.status, 201, sneaky.text);
+  assert.deepEqual([sneaky.body.data.receives_events, sneaky.body.data.verified_at], [false, null]);
+  const id = sneaky.body.data.id as number;
+  for (const method of ['PUT', 'PATCH']) {
+    const r = await w.call(method, `/api/v1/websites/${id}`, { key: w.bob.key, body: { receives: true, receives_events: true, verified_at: '2026-01-01T00:00:00.000000Z', favorite: true } });
+    assert.deepEqual([r.status, r.body.data.receives_events, r.body.data.verified_at, r.body.data.favorite], [200, false, null, true], method);
+  }
+  assert.deepEqual([(await w.stored(id)).receives, (await w.stored(id)).verified_at], [false, null]);
+  assert.equal((await w.visit('https://claim.test/')).status, 202);
+  assert.equal(await w.pageviews(w.bob.key, id), 0);
+});
+
 test('users racing to add one new domain: every add succeeds, exactly one website receives', async () => {
   const w = await world();
   const users = await Promise.all(Array.from({ length: 8 }, (_, i) => w.makeUser(`racer${i}`)));
