@@ -19,6 +19,7 @@ import type { MakeLimiter } from './http/rate-limit.ts';
 import { readyRoute, storeReadiness } from './http/ready-route.ts';
 import type { Readiness } from './http/readiness.ts';
 import type { Logger } from './log.ts';
+import { OwnershipProofs } from './ownership/proofs.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import { cryptoRandom } from './random.ts';
@@ -36,6 +37,7 @@ import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
 import { loginLinkRoutes } from './routes/link-api/login-links.ts';
 import { planRoutes } from './routes/link-api/plans.ts';
+import { domainVerificationRoutes } from './routes/link-api/domain-verification.ts';
 import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
@@ -62,6 +64,8 @@ export interface AppParts {
   limits?: MakeLimiter;
   /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
   readiness?: Readiness;
+  /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
+  proofs?: OwnershipProofs;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -78,7 +82,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits };
+  const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, proofs };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);
@@ -110,6 +115,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     linkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
+    domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
     analyticsRoutes(s, attempts),

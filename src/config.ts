@@ -8,8 +8,8 @@ import type { TrustProxy } from './http/trust-proxy.ts';
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** How a branded domain is checked before it is added: not at all, or by resolving it to SERVER_IP. */
-export const DOMAIN_CHECKS = ['off', 'dns'] as const;
+/** How a branded domain is checked before it is added: not at all, by resolving it to SERVER_IP, or by the user's DNS TXT record. */
+export const DOMAIN_CHECKS = ['off', 'dns', 'txt'] as const;
 export type DomainCheck = (typeof DOMAIN_CHECKS)[number];
 
 /** What a rate limit does while its shared counts (Redis, PostgreSQL) cannot be reached: let requests pass, or refuse them with 503. */
@@ -68,6 +68,8 @@ export interface Config {
   serverIp: string[];
   /** Host names that are this server's own (beside BASE_URL's): never a branded domain, always the main host. */
   reservedDomains: string[];
+  /** Other host names that no branded domain may be, nor any of their subdomains (a hosting provider's names, public suffixes). */
+  refusedDomains: string[];
   /** Enables POST /__admin/reset, /__admin/seed and /__admin/clock (admin key), a settable clock and a seeded random source. */
   testMode: boolean;
   /** A fixtures file or directory loaded at start into an empty data directory. */
@@ -137,9 +139,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'snapshotBytes', env: 'SNAPSHOT_BYTES', kind: 'int', fallback: String(64 * 1024 * 1024), help: 'Journal bytes between two JSON snapshots (whichever of SNAPSHOT_EVERY and this comes first)' },
   { key: 'countryHeader', env: 'COUNTRY_HEADER', kind: 'string', fallback: 'cf-ipcountry', help: 'Request header with the visitor country code, set by your proxy or CDN (clients must not be able to set it)' },
   { key: 'eventRateLimit', env: 'EVENT_RATE_LIMIT', kind: 'int', fallback: '120', help: 'Tracking events per window and client IP on POST /api/event; 0 disables' },
-  { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off, or dns: a branded domain must resolve to SERVER_IP before it is added' },
+  { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off; dns: a branded domain must resolve to SERVER_IP before it is added; txt: the user must first publish a DNS TXT record proving they own it (GET /api/domains/verification names it)' },
   { key: 'serverIp', env: 'SERVER_IP', kind: 'ips', fallback: undefined, help: 'Public IP address(es) of this server, comma-separated; required when DOMAIN_CHECK=dns' },
-  { key: 'reservedDomains', env: 'RESERVED_DOMAINS', kind: 'hosts', fallback: undefined, help: "Host names of this server beside BASE_URL's, comma-separated: never accepted as branded domains, always served as the main host" },
+  { key: 'reservedDomains', env: 'RESERVED_DOMAINS', kind: 'hosts', fallback: undefined, help: "Host names of this server beside BASE_URL's, comma-separated: never accepted as branded domains (nor their subdomains), always served as the main host" },
+  { key: 'refusedDomains', env: 'REFUSED_DOMAINS', kind: 'hosts', fallback: undefined, help: 'Other host names, comma-separated, that are never accepted as branded domains, each with all its subdomains (example.com refuses example.com and www.example.com)' },
   { key: 'seed', env: 'SEED', kind: 'string', fallback: undefined, help: 'Fixtures file (or directory of <collection>.json files) loaded at start when the data directory is empty' },
   { key: 'workers', env: 'WORKERS', kind: 'workers', fallback: '1', help: 'Worker processes serving the one port (node:cluster), or auto for one per core; more than 1 needs DATABASE_URL (with the JSON files, auto means 1). A crashed worker is restarted' },
   { key: 'redisUrl', env: 'REDIS_URL', kind: 'redis-url', fallback: undefined, help: 'redis://[user:password@]host:port[/db] of a Redis or Valkey: rate-limit windows counted there (default: in PostgreSQL with DATABASE_URL, else in memory)' },
@@ -324,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   if (config.requestTimeout < config.headersTimeout) throw new ConfigError(`Invalid REQUEST_TIMEOUT: ${config.requestTimeout} must be at least HEADERS_TIMEOUT (${config.headersTimeout}), as the headers are part of the request`);
   config.serverIp ??= [];
   config.reservedDomains ??= [];
+  config.refusedDomains ??= [];
   if (typeof config.workers === 'number' && config.workers > 1 && !config.databaseUrl) {
     throw new ConfigError(`Invalid WORKERS: ${config.workers} workers need DATABASE_URL, as the JSON data files belong to one process (set WORKERS=1, or keep the data in PostgreSQL)`);
   }

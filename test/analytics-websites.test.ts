@@ -16,7 +16,7 @@ test('create from form fields stores a normalised website and answers 201 with t
   const r = await call('POST', '/api/v1/websites', { key: alice.key, ...form({ domain: 'HTTPS://www.Example.COM/', privacy: '2', password: 'open sesame', email: '1', exclude_bots: '0', exclude_params: 'fbclid\r\n\r\n  utm_source ', exclude_ips: '10.0.0.0/8\n2001:db8::/32' }) });
   assert.equal(r.status, 201, r.text);
   assert.deepEqual(r.body, {
-    data: { id: 1, domain: 'example.com', privacy: 2, email: 1, password: true, exclude_bots: 0, exclude_params: 'fbclid\nutm_source', exclude_ips: '10.0.0.0/8\n2001:db8::/32', favorite: false, favorited_at: null, created_at: '2026-11-21T10:00:00.000000Z', updated_at: '2026-11-21T10:00:00.000000Z' },
+    data: { id: 1, domain: 'example.com', privacy: 2, email: 1, password: true, exclude_bots: 0, exclude_params: 'fbclid\nutm_source', exclude_ips: '10.0.0.0/8\n2001:db8::/32', favorite: false, favorited_at: null, receives_events: true, verified_at: null, created_at: '2026-11-21T10:00:00.000000Z', updated_at: '2026-11-21T10:00:00.000000Z' },
     status: 201,
   });
   const stored = (await store.get<Record<string, unknown> & { id: number }>('websites', 1))!;

@@ -9,6 +9,7 @@ import { linkRowOperations, titleOf } from './link-operations.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
+import { ownershipOperations } from './ownership-operations.ts';
 
 /** The server's name, as its documents and its API index give it. */
 export const SERVER_NAME = 'Short links and website analytics';
@@ -41,7 +42,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), ...ownershipOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

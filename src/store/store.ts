@@ -243,6 +243,12 @@ export interface Store extends StoreReads, CounterStore {
   loadLedger(): Promise<LedgerState | null>;
   /** Keeps the visitor ledger (on flush and close). */
   saveLedger(state: LedgerState): Promise<void>;
+  /**
+   * The value kept under `name` for good: the first one proposed (`proposed` when none was), the
+   * same after a restart and in every process sharing the store. For server secrets that must not
+   * change (the one behind users' ownership tokens).
+   */
+  keptValue(name: string, proposed: string): Promise<string>;
   /** Present when several processes share the store: what each would choose alone (a salt, a secret) is agreed through it, and unique visitors are checked in it at each flush. */
   readonly shared?: SharedValues;
   /**

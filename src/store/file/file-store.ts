@@ -16,6 +16,7 @@ import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
 import { FileCounters, STATS_COLLECTION } from './file-counters.ts';
 import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
+import { KEPT_VALUES_FILE, loadKeptValues, saveKeptValues } from './kept-values.ts';
 import { MemoryReads } from './memory-reads.ts';
 import { recordingTx } from './transaction.ts';
 import type { SyncTx } from './transaction.ts';
@@ -56,6 +57,9 @@ export class FileStore implements Store {
   private queue: Promise<unknown> = Promise.resolve();
   private counters!: FileCounters;
   private ledger: LedgerState | null = null;
+  /** Named values kept for good (keptValue), and the write of their file in progress. */
+  private kept: Record<string, string> = {};
+  private keptWrite: Promise<void> = Promise.resolve();
   private reads!: MemoryReads;
   /** Uploaded files' bytes: in DATA_DIR/files, or in memory. */
   private contents!: FileContents;
@@ -91,7 +95,7 @@ export class FileStore implements Store {
     try {
       await removeStaleTempFiles(dir);
       const own = new Set(schemas.map((c) => `${c.name}.json`));
-      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE || name === FILES_DIR, log);
+      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE || name === KEPT_VALUES_FILE || name === FILES_DIR, log);
       const loaded = await Journal.open(dir);
       const store = new FileStore(dir, loaded.journal, every, bytes, log);
       store.contents = new FileContents(join(dir, FILES_DIR));
@@ -108,6 +112,7 @@ export class FileStore implements Store {
       await store.contents.sweep((id) => store.hasFile(id));
       await loaded.journal.start(store.seq + 1);
       store.ledger = await loadLedgerFile(join(dir, LEDGER_FILE), log);
+      store.kept = await loadKeptValues(join(dir, KEPT_VALUES_FILE));
       store.ready(schemas);
       store.releaseLock = release;
       return store;
@@ -335,6 +340,23 @@ export class FileStore implements Store {
   async saveLedger(state: LedgerState): Promise<void> {
     this.ledger = state;
     if (this.dir) await saveLedgerFile(join(this.dir, LEDGER_FILE), state);
+  }
+
+  /** The value kept under `name`: the first one proposed, in a file of its own beside the collections (memory: until the process ends). */
+  async keptValue(name: string, proposed: string): Promise<string> {
+    const held = this.kept[name];
+    if (held !== undefined) return held;
+    // One write at a time, each of the whole set: a value is answered only once it is durable,
+    // and a caller that came during the write of the same name gets the value written.
+    const write = this.keptWrite.catch(() => {}).then(async () => {
+      if (this.kept[name] !== undefined) return;
+      const values = { ...this.kept, [name]: proposed };
+      if (this.dir) await saveKeptValues(join(this.dir, KEPT_VALUES_FILE), values);
+      this.kept = values;
+    });
+    this.keptWrite = write;
+    await write;
+    return this.kept[name] ?? proposed;
   }
 
   private snapshotSoon(): void {

@@ -339,6 +339,12 @@ export class PostgresStore implements Store {
     await saveLedgerIn(this.db.read, state);
   }
 
+  /** The value kept under `name` (`shared_values`, never forgotten): the first one any process proposed. */
+  keptValue(name: string, proposed: string): Promise<string> {
+    this.db.open();
+    return agreeIn(this.db.read, name, proposed);
+  }
+
   /** Salts and secrets agreed in the database (`shared_values`): every process sharing it uses the same. */
   readonly shared: SharedValues = {
     agree: (name, proposed, forgetAfterDays) => {
