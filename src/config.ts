@@ -1,5 +1,6 @@
 /** Server configuration: the only module that reads the environment or the command line. */
 import { isIP } from 'node:net';
+import { closestName } from './closest-name.ts';
 import { parseDatabaseUrl } from './database-url.ts';
 import { trustedRanges } from './http/trust-proxy.ts';
 import type { TrustProxy } from './http/trust-proxy.ts';
@@ -98,6 +99,17 @@ export interface Config {
 
 /** Raised when a setting has an invalid value; the message names the setting. */
 export class ConfigError extends Error {}
+
+/** A command-line argument that is no setting's flag: its message names it and the nearest flag. */
+export class UnknownOptionError extends ConfigError {
+  constructor(
+    message: string,
+    /** The flag as given (`--prot`); absent for a stray word. */
+    readonly flag?: string,
+  ) {
+    super(message);
+  }
+}
 
 type Kind = 'seconds' | 'workers' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
@@ -291,7 +303,21 @@ export function flagName(env: string): string {
   return `--${env.toLowerCase().replace(/_/g, '-')}`;
 }
 
-/** Reads `--flag value` and `--flag=value` pairs; flags win over the environment. */
+/** Every flag the server takes: each setting's, and --help. */
+export function knownFlags(): string[] {
+  return [...SETTINGS.map((s) => flagName(s.env)), '--help'];
+}
+
+/**
+ * "Unknown option --prot: did you mean --port?". Only the flag is named, never a value (`--admin-api-ky=sk_…`):
+ * a value may be a key. The nearest flag is offered within a few edits, so a wild guess is never offered.
+ */
+export function unknownOption(flag: string, known: readonly string[]): UnknownOptionError {
+  const near = closestName(flag, known, Math.max(2, Math.floor(flag.length / 4)));
+  return new UnknownOptionError(`Unknown option ${flag}: ${near ? `did you mean ${near}?` : 'run --help for the list.'}`, flag);
+}
+
+/** Reads `--flag value` and `--flag=value` pairs; flags win over the environment. Anything else is refused, so a typo never starts a server on defaults. */
 function flagsFrom(argv: readonly string[]): Map<string, string> {
   const known = new Map(SETTINGS.map((s) => [flagName(s.env), s.env]));
   const out = new Map<string, string>();
@@ -299,10 +325,32 @@ function flagsFrom(argv: readonly string[]): Map<string, string> {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const env = known.get(flag);
-    if (!env) continue;
+    if (!env) {
+      // A stray word is not echoed either: it may be a value whose flag was mistyped away.
+      if (!flag.startsWith('-')) throw new UnknownOptionError(`Unexpected argument #${i + 1}: settings are given as --flag value; run --help for the list.`);
+      throw unknownOption(flag, knownFlags());
+    }
     const value = inline ?? argv[++i];
     if (value === undefined) throw new ConfigError(`Missing value for ${flag}`);
     out.set(env, value);
+  }
+  return out;
+}
+
+/**
+ * Variables of `env` that look like a mistyped setting (`RATE_LIMT`, `DATADIR`, `port`), each with
+ * the setting it is nearest to. Only warned about, never refused: the environment is shared with
+ * other programs (a shell, a compose file, systemd), whose names may sit close to ours (`HOSTS`).
+ * Short names allow one edit, longer ones two, so `HOME` is not taken for `HOST`.
+ */
+export function misspelledSettings(env: Record<string, string | undefined>): { name: string; setting: string }[] {
+  const settings = SETTINGS.map((s) => s.env);
+  const out: { name: string; setting: string }[] = [];
+  for (const name of Object.keys(env)) {
+    if (settings.includes(name)) continue;
+    const upper = name.toUpperCase();
+    const setting = closestName(upper, settings, upper.length >= 8 ? 2 : 1);
+    if (setting) out.push({ name, setting });
   }
   return out;
 }

@@ -78,7 +78,8 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   try {
     limits = await startRateLimits(config, store, clock, options.log);
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
-    if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
+    // The key is kept only as a hash: this line is the one chance to copy it.
+    if (generated) (options.print ?? console.log)(`Admin API key: ${generated}  (shown once: keep it now; users:rotate-key --email admin@localhost makes a new one)`);
     const readiness = storeReadiness(store, config, limits.checks);
     const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
@@ -92,8 +93,8 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     const server = await listen(app, config, options.log);
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
-    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-    options.log.info(`listening on ${url} (data: ${storeLabel(config)}; rate limits: ${limits.label})`);
+    const url = localUrl(config.host, port);
+    options.log.info(`listening on ${url}${allInterfaces(config.host) ? ' (all interfaces)' : ''}; docs: ${docsUrl(config, url)} (data: ${storeLabel(config)}; rate limits: ${limits.label})`);
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
@@ -110,6 +111,19 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     await store.close();
     throw err;
   }
+}
+
+const allInterfaces = (host: string) => host === '0.0.0.0' || host === '::';
+
+/** The address a person on this machine opens for a server bound to `host` and the port it really got (PORT=0 picks one). */
+export function localUrl(host: string, port: number): string {
+  if (allInterfaces(host)) return `http://127.0.0.1:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Where the API docs page is: under BASE_URL when it was given (the public address), else at the local address. */
+export function docsUrl(config: Pick<Config, 'baseUrl' | 'baseUrlExplicit'>, url: string): string {
+  return `${config.baseUrlExplicit ? config.baseUrl : url}/docs`;
 }
 
 function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server> {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Logger } from '../../log.ts';
@@ -7,7 +7,7 @@ import { AtomicJsonFile } from './atomic-file.ts';
 import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
-import { DIR_MODE, tightenDataDir } from './permissions.ts';
+import { prepareDataDir, tightenDataDir } from './permissions.ts';
 import { FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { FILES_DIR, FileContents } from './file-contents.ts';
@@ -90,7 +90,7 @@ export class FileStore implements Store {
       return store;
     }
     const dir = options.dir;
-    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    await prepareDataDir(dir);
     const release = await acquireLock(dir);
     try {
       await removeStaleTempFiles(dir);
