@@ -117,9 +117,16 @@ test('a raw upload is stored with its bytes, listed, and downloaded as a counted
   );
   assert.deepEqual(await storedBytes(r.body.id), PNG);
 
-  const list = await listOf();
-  assert.equal(list.error, '0');
-  assert.deepEqual(list.data.files, [{ id: r.body.id, name: 'Sales chart', downloads: 0, shorturl: 'http://sho.rt/sales-chart', date: '2026-11-21 10:00:00' }]);
+  // The real product's files list: the page fields and `list` beside `error` (the number 0), no `data`.
+  assert.deepEqual(await listOf(), {
+    error: 0,
+    result: 1,
+    perpage: 15,
+    currentpage: 1,
+    nextpage: null,
+    maxpage: 1,
+    list: [{ id: r.body.id, name: 'Sales chart', downloads: 0, shorturl: 'http://sho.rt/sales-chart', date: '2026-11-21 10:00:00' }],
+  });
 
   const d = await download(r.body.shorturl);
   assert.equal(d.status, 200);
@@ -131,11 +138,11 @@ test('a raw upload is stored with its bytes, listed, and downloaded as a counted
   assert.equal(d.headers.get('content-security-policy'), "default-src 'none'; sandbox");
   assert.equal(d.headers.get('cache-control'), 'no-store');
   await download(r.body.shorturl);
-  assert.equal((await listOf()).data.files[0].downloads, 2, 'buffered downloads count at once');
+  assert.equal((await listOf()).list[0].downloads, 2, 'buffered downloads count at once');
   await t.counters.flush();
   const [stored] = await t.store.countedDays(`file:${r.body.id}`);
   assert.equal(stored?.counts.clicks, 2, 'and reach the store on flush');
-  assert.equal((await listOf()).data.files[0].downloads, 2);
+  assert.equal((await listOf()).list[0].downloads, 2);
 });
 
 test('a multipart upload takes the file from `file` and the fields from the form; a non-ASCII name is offered safely', async () => {
@@ -155,11 +162,11 @@ test('a multipart upload takes the file from `file` and the fields from the form
 test("the list filters by name and pages leniently, and shows only the key owner's files", async () => {
   for (const n of [1, 2, 3]) assert.equal((await upload(`/api/files/upload/notes-${n}.txt?name=Meeting%20notes%20${n}`, `notes ${n}\n`)).status, 200);
   const notes = await listOf('?name=MEETING');
-  assert.deepEqual(notes.data.files.map((f: { name: string }) => f.name), ['Meeting notes 3', 'Meeting notes 2', 'Meeting notes 1']);
+  assert.deepEqual(notes.list.map((f: { name: string }) => f.name), ['Meeting notes 3', 'Meeting notes 2', 'Meeting notes 1']);
   const page = await listOf('?name=meeting&limit=2&page=abc');
-  assert.deepEqual([page.data.result, page.data.perpage, page.data.currentpage, page.data.nextpage, page.data.files.length], [3, 2, 1, 2, 2]);
-  assert.deepEqual((await listOf('?name=nothing-like-it')).data.files, []);
-  assert.equal((await listOf('', bob.key)).data.result, 0);
+  assert.deepEqual([page.error, page.result, page.perpage, page.currentpage, page.nextpage, page.maxpage, page.list.length], [0, 3, 2, 1, 2, 2, 2]);
+  assert.deepEqual((await listOf('?name=nothing-like-it')).list, []);
+  assert.equal((await listOf('', bob.key)).result, 0);
 });
 
 test('refused uploads: too large (413), a type not allowed or bytes that lie (415), empty, password, bad fields (400); nothing stored', async () => {
@@ -213,7 +220,7 @@ test('a file on a branded domain answers there only, and its alias is free on th
   assert.deepEqual([there.status, await there.text()], [200, 'branded']);
   assert.equal((await t.call('GET', '/brand-file')).status, 404);
   assert.equal((await upload('/api/files/upload/main.txt?custom=brand-file', 'main')).status, 200);
-  assert.equal((await listOf('?name=brand')).data.files[0].shorturl, 'https://files.example.net/brand-file');
+  assert.equal((await listOf('?name=brand')).list[0].shorturl, 'https://files.example.net/brand-file');
 });
 
 test('expired files answer 410', async () => {
