@@ -144,6 +144,8 @@ const rejectionCases: { name: string; type: string; data: unknown; message: stri
   { name: 'wifi unknown encryption name', type: 'wifi', data: { ssid: 'a', pass: 'p', encryption: 'wpa-enterprise' }, message: 'data.encryption: Must be one of WPA, WEP, nopass.' },
   { name: 'sms without phone', type: 'sms', data: { message: 'hi' }, message: 'data.phone: This field is required.' },
   { name: 'sms bad phone', type: 'sms', data: { phone: 'abc' }, message: 'data.phone: Please enter a valid phone number.' },
+  { name: 'sms as a string that is no number', type: 'sms', data: 'call me', message: 'data.phone: Please enter a valid phone number.' },
+  { name: 'sms as a number', type: 'sms', data: 5550100, message: INVALID_QR_DATA },
   { name: 'wifi without ssid', type: 'wifi', data: { password: 'x' }, message: 'data.ssid: This field is required.' },
   { name: 'wifi empty ssid', type: 'wifi', data: { ssid: '' }, message: 'data.ssid: This field must not be empty.' },
   { name: 'wifi ssid too long', type: 'wifi', data: { ssid: 's'.repeat(33) }, message: 'data.ssid: Must be at most 32 characters.' },
@@ -167,6 +169,7 @@ test('parseQrData resolves defaults and drops unknown keys', async (t) => {
     { name: 'wifi with password defaults to WPA', type: 'wifi', data: { ssid: 'a', password: 'p' }, expected: { ssid: 'a', password: 'p', encryption: 'WPA' } },
     { name: 'wifi with empty password defaults to nopass', type: 'wifi', data: { ssid: 'a', password: '' }, expected: { ssid: 'a', password: '', encryption: 'nopass' } },
     { name: 'unknown keys are dropped', type: 'sms', data: { phone: '123', extra: true }, expected: { phone: '123' } },
+    { name: 'sms as the bare number, as real clients send it', type: 'sms', data: '+1 555 0100', expected: { phone: '+1 555 0100' } },
   ];
   for (const c of cases) {
     await t.test(c.name, () => {
