@@ -21,6 +21,7 @@ const LINK_ERRORS: [name: string, method: string, path: string, opts: { key?: st
   ['no key', 'GET', '/api/urls', { key: null }, 401, /valid API key/],
   ['a body over BODY_LIMIT', 'POST', '/api/url/add', { body: { url: `https://example.com/${'x'.repeat(3000)}` } }, 413, /larger than 2000 bytes/],
   ['a body that is not JSON', 'POST', '/api/url/add', { raw: 'url=https://example.com/', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, /Unsupported Media Type/],
+  ['a URL without a scheme', 'POST', '/api/url/add', { body: { url: 'example.com' } }, 400, /must start with http:\/\/ or https:\/\//],
   ['invalid url', 'POST', '/api/url/add', { body: { url: 'not a url' } }, 400, /valid URL/],
   ['missing url', 'POST', '/api/url/add', { body: {} }, 400, /Missing required parameter: url/],
   ['unknown link', 'GET', '/api/url/999', {}, 404, /Link does not exist/],
