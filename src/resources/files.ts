@@ -21,6 +21,8 @@ export interface StoredFile extends StoredRecord {
   alias: string;
   domainId: number | null;
   expiry: string | null;
+  /** The scrypt hash of the password the download asks for (as links keep theirs); null or absent: none. */
+  password?: string | null;
   date: string;
 }
 
