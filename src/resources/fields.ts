@@ -22,6 +22,10 @@ export function parseDateTime(s: string): number {
 // (`\r\n` vanish, `\u0001` becomes `%01`), and no header can carry them. Refused.
 const UNSAFE_URL_CHARS = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE.source}`);
 
+// Spelt without the `i` flag, so that the OpenAPI document can carry it as a JSON Schema pattern.
+const HTTP_SCHEME = /^[Hh][Tt][Tt][Pp][Ss]?:\/\//;
+const HTTP_SCHEME_OR_EMPTY = /^$|^[Hh][Tt][Tt][Pp][Ss]?:\/\//;
+
 /** The longest URL a URL field takes, in characters. */
 export const MAX_URL_LENGTH = 2048;
 
@@ -30,7 +34,7 @@ export const MAX_URL_LENGTH = 2048;
  * mean the same absolute URL wherever it is read: `https:example.com` is example.com to the URL
  * parser alone, but a path of this server to a browser resolving it against a page of ours.
  */
-export const hasHttpScheme = (s: string): boolean => /^https?:\/\//i.test(s);
+export const hasHttpScheme = (s: string): boolean => HTTP_SCHEME.test(s);
 
 /**
  * Whether `s` is an http(s) URL a URL field takes, exactly as it is: it starts with `http://` or
@@ -65,7 +69,7 @@ export function urlChecks(messages: UrlMessages = URL_MESSAGES, orEmpty = false)
   const empty = (s: string) => orEmpty && s === '';
   return [
     v.maxLength<string, number, string>(MAX_URL_LENGTH, messages.invalid),
-    v.check((s: string) => empty(s) || hasHttpScheme(s), messages.scheme),
+    v.regex<string, string>(orEmpty ? HTTP_SCHEME_OR_EMPTY : HTTP_SCHEME, messages.scheme),
     v.check((s: string) => empty(s) || isHttpUrl(s), messages.invalid),
   ] as const;
 }
