@@ -36,8 +36,9 @@ test('short links', async (t) => {
 
   const rejected: { name: string; body: unknown; message: string | RegExp }[] = [
     { name: 'missing url', body: { custom: 'abc' }, message: 'Missing required parameter: url' },
-    { name: 'not a URL', body: { url: 'notaurl' }, message: 'Please enter a valid URL.' },
-    { name: 'ftp URL', body: { url: 'ftp://example.com/x' }, message: 'Please enter a valid URL.' },
+    { name: 'not a URL', body: { url: 'notaurl' }, message: 'Please enter a valid URL: it must start with http:// or https://.' },
+    { name: 'ftp URL', body: { url: 'ftp://example.com/x' }, message: 'Please enter a valid URL: it must start with http:// or https://.' },
+    { name: 'a URL without a host', body: { url: 'https://' }, message: 'Please enter a valid URL.' },
     { name: 'alias too short', body: { url: 'https://e.com', custom: 'ab' }, message: 'Custom alias must be at least 3 characters.' },
     { name: 'alias with a slash', body: { url: 'https://e.com', custom: 'a/b/c' }, message: /letters, digits/ },
     { name: 'reserved alias', body: { url: 'https://e.com', custom: 'api' }, message: 'That alias is reserved. Please choose another one.' },

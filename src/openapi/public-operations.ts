@@ -109,27 +109,28 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
     open(tag, 'getOpenApi', 'get', '/openapi.json', 'This document', { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } }),
     open(tag, 'getDocs', 'get', '/docs', 'The API reference page', { '200': page('This document as a readable page.') }),
     open(tag, 'getFavicon', 'get', '/favicon.ico', "The site's icon", { '200': { description: 'An ICO file holding one 32x32 PNG, cached for a day (pages carry the icon inline).', type: 'image/x-icon' } }),
-    open(tag, 'followLink', 'get', '/:alias', 'Follow a short link', { ...go, '200': { ...page('The interstitial page, or the password form of a protected link; or an uploaded file (see Files), as an attachment of its own type.'), type: ['text/html', 'application/octet-stream'] }, '404': missing, '410': gone }, {
+    open(tag, 'followLink', 'get', '/:alias', 'Follow a short link', { ...go, '200': { ...page('The interstitial page, or the password form of a protected link or file; or an uploaded file (see Files), as an attachment of its own type.'), type: ['text/html', 'application/octet-stream'] }, '404': missing, '410': gone }, {
       description:
         'Counts the click. Geo, device and language targets pick the target. Links of type frame, splash or overlay, and links with pixels, answer a page instead of a redirect. ' +
-        "An uploaded file's short URL downloads it (counted): `Content-Disposition: attachment`, its stored type, `X-Content-Type-Options: nosniff` and a sandboxing CSP; an expired one answers 410.",
+        "An uploaded file's short URL downloads it (counted): `Content-Disposition: attachment`, its stored type, `X-Content-Type-Options: nosniff` and a sandboxing CSP; an expired one answers 410; " +
+        'one uploaded with a password answers its password form until the password is given (a signed cookie for a day, as for links).',
     }),
     open(
       tag,
       'unlockLink',
       'post',
       '/:alias',
-      'Send the password of a protected link',
+      'Send the password of a protected link or file',
       {
-        '200': page('Accepted (a cookie is set): a page that opens the link (a redirect would be refused by the form\'s CSP, form-action \'self\', on its way to the target).'),
-        '303': redirect('The link has no password: back to the link.'),
+        '200': page('Accepted (a cookie is set): a page that opens the link or downloads the file (a redirect would be refused by the form\'s CSP, form-action \'self\', on its way to the target).'),
+        '303': redirect('The link or file has no password: back to it.'),
         '403': page('Wrong password, or the form was posted from another site.'),
         '404': missing,
         '410': gone,
-        '429': retryPage('Too many wrong passwords from this client or on this link (PASSWORD_ATTEMPT_LIMIT, PASSWORD_ATTEMPT_LINK_LIMIT), until the window ends.'),
+        '429': retryPage('Too many wrong passwords from this client or on this link or file (PASSWORD_ATTEMPT_LIMIT, PASSWORD_ATTEMPT_LINK_LIMIT), until the window ends.'),
         '503': retryPage('Too many password checks are waiting.'),
       },
-      { body: form({ password: 'The link password.' }, { password: 'secret' }) },
+      { body: form({ password: 'The password of the link or file.' }, { password: 'secret' }) },
     ),
     open(tag, 'getQrImage', 'get', '/qr/:alias', 'The image of a QR code', { '200': { description: 'PNG, or SVG with `format=svg`.', type: ['image/png', 'image/svg+xml'] }, '404': page('No such QR code.') }, {
       query: QR_QUERY,

@@ -6,7 +6,7 @@ import { moveLinksToMainHost } from '../links/move.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
 import { checkPointsHere, checkTxtProof } from './domain-check.ts';
-import { normalHttpUrl } from './fields.ts';
+import { urlChecks } from './fields.ts';
 import { int, str } from './shapes.ts';
 
 /** A host name of two or more DNS labels, not an IP address, as the URL parser writes it (lowercase, punycode). */
@@ -48,10 +48,10 @@ export function domainHostname(raw: string): string | null {
   }
 }
 
-/** An http(s) URL (stored normalised, as `httpUrl`) or the empty string ("no redirect"), with the message to give otherwise. */
-export function urlOrEmpty(message: string) {
-  const normal = (s: string) => (s === '' ? '' : s.length <= 2048 ? normalHttpUrl(s) : null);
-  return v.pipe(v.string(), v.trim(), v.check((s) => normal(s) !== null, message), v.transform((s) => normal(s) ?? s));
+/** An http(s) URL, stored as given like `httpUrl`, or the empty string ("none"); `name` names the field in its messages. */
+export function urlOrEmpty(name: string) {
+  const messages = { scheme: `${name} must start with http:// or https:// (or be empty).`, invalid: `${name} must be a valid http(s) URL or empty.` };
+  return v.pipe(v.string(), v.trim(), ...urlChecks(messages, true));
 }
 
 const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
@@ -59,8 +59,8 @@ const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed b
 /** Request fields of branded domains. */
 export const domainFields = {
   domain: v.pipe(v.string(), v.trim(), v.maxLength(300, DOMAIN_RULE), v.check((s) => domainOrigin(s) !== null, DOMAIN_RULE), v.transform((s) => domainOrigin(s) ?? s)),
-  redirectroot: urlOrEmpty('Root redirect must be a valid http(s) URL or empty.'),
-  redirect404: urlOrEmpty('404 redirect must be a valid http(s) URL or empty.'),
+  redirectroot: urlOrEmpty('Root redirect'),
+  redirect404: urlOrEmpty('404 redirect'),
 };
 
 /** A stored branded domain; `domain` is its origin. */

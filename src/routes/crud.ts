@@ -47,12 +47,14 @@ export async function entriesOf(row: Resource, records: readonly StoredRecord[],
   return Promise.all(records.map((r) => row.entry(r, ctx)));
 }
 
-/** The link-management API's list envelope around one page of a row's records. */
+/** The link-management API's list envelope (the row's ListShape) around one page of a row's records. */
 export async function listBody(s: Services, row: Resource, ctx: HookContext, query: Record<string, string | undefined>) {
   const { page, limit } = pageQuery(query);
   const found = await s.store.find(row.collection, { ...listQueryOf(row, ctx, query), offset: (page - 1) * limit, limit });
   const entries = await entriesOf(row, found.items, ctx);
-  return { error: '0', data: row.plainList ? entries : { ...pageMeta(found.total, page, limit), [row.listKey]: entries } };
+  if (row.listShape === 'plain') return { error: '0', data: entries };
+  if (row.listShape === 'flat') return { error: 0, ...pageMeta(found.total, page, limit), [row.listKey]: entries };
+  return { error: '0', data: { ...pageMeta(found.total, page, limit), [row.listKey]: entries } };
 }
 
 /** How many times a write refused by a `retryOn` index is run, in all. */
