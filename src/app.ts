@@ -46,6 +46,8 @@ import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
 import { withStoreDeadline } from './store/deadline.ts';
+import { countryGeolocator } from './geo/geolocator.ts';
+import type { Geolocator } from './geo/geolocator.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -66,6 +68,8 @@ export interface AppParts {
   readiness?: Readiness;
   /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
   proofs?: OwnershipProofs;
+  /** Where visitors are (startServer's reads GEOIP_DATABASE and watches it); default: the bundled countries, or GEOIP off's header only. */
+  geo?: Geolocator;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -83,7 +87,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
   const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, proofs };
+  const geo = parts.geo ?? countryGeolocator(parts.config);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, proofs, geo };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);

@@ -62,6 +62,10 @@ export interface Config {
   logoFetch: boolean;
   /** Request header holding the visitor's two-letter country code, set by a trusted proxy or CDN. */
   countryHeader: string;
+  /** Look up each visitor's country by IP in the bundled database (and region and city in geoipDatabase); off: the country header only. */
+  geoip: boolean;
+  /** A MaxMind-format City database (GeoLite2-City, DB-IP City Lite) for region and city, reloaded when the file changes. */
+  geoipDatabase: string | undefined;
   /** Tracking events per window and client IP on POST /api/event; 0 disables. */
   eventRateLimit: number;
   domainCheck: DomainCheck;
@@ -150,6 +154,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
   { key: 'snapshotBytes', env: 'SNAPSHOT_BYTES', kind: 'int', fallback: String(64 * 1024 * 1024), help: 'Journal bytes between two JSON snapshots (whichever of SNAPSHOT_EVERY and this comes first)' },
   { key: 'countryHeader', env: 'COUNTRY_HEADER', kind: 'string', fallback: 'cf-ipcountry', help: 'Request header with the visitor country code, set by your proxy or CDN (clients must not be able to set it)' },
+  { key: 'geoip', env: 'GEOIP', kind: 'bool', fallback: 'on', help: "Find each visitor's country from the IP address in the bundled DB-IP Lite country database (and region and city in GEOIP_DATABASE); COUNTRY_HEADER, when a request has it, wins. off: the header only" },
+  { key: 'geoipDatabase', env: 'GEOIP_DATABASE', kind: 'string', fallback: undefined, help: 'Path of a MaxMind-format City database you provide (GeoLite2-City or DB-IP City Lite, .mmdb) for region and city; read again when the file changes (a broken new file keeps the old one)' },
   { key: 'eventRateLimit', env: 'EVENT_RATE_LIMIT', kind: 'int', fallback: '120', help: 'Tracking events per window and client IP on POST /api/event; 0 disables' },
   { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off; dns: a branded domain must resolve to SERVER_IP before it is added; txt: the user must first publish a DNS TXT record proving they own it (GET /api/domains/verification names it)' },
   { key: 'serverIp', env: 'SERVER_IP', kind: 'ips', fallback: undefined, help: 'Public IP address(es) of this server, comma-separated; required when DOMAIN_CHECK=dns' },

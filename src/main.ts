@@ -90,7 +90,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof DataDirError || err instanceof LockedError || err instanceof FixtureError || err instanceof StoreUnavailableError || ['SchemaTooNewError', 'ListenError'].includes((err as Error | null)?.name ?? '');
+    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof DataDirError || err instanceof LockedError || err instanceof FixtureError || err instanceof StoreUnavailableError || ['SchemaTooNewError', 'ListenError', 'GeoDatabaseError'].includes((err as Error | null)?.name ?? '');
     console.error(known ? (err as Error).message : err);
     process.exit(1);
   },

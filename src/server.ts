@@ -30,6 +30,7 @@ import { RESOURCES, storeSchema } from './resources/table.ts';
 import { openStore, storeLabel } from './store/open.ts';
 import { startRateLimits } from './limits/start-limits.ts';
 import type { RateLimits } from './limits/start-limits.ts';
+import { openGeolocator } from './geo/geolocator.ts';
 import type { Store } from './store/store.ts';
 
 /** A server that is listening. */
@@ -72,7 +73,15 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  // Before the store: a City database that cannot be used stops the start with nothing opened or created.
+  const geo = openGeolocator(config, options.log);
+  let store: Store;
+  try {
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  } catch (err) {
+    geo.close();
+    throw err;
+  }
   // Services of this process beside the store: started after it, stopped before it.
   let limits: RateLimits | null = null;
   try {
@@ -81,7 +90,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     // The key is kept only as a hash: this line is the one chance to copy it.
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}  (shown once: keep it now; users:rotate-key --email admin@localhost makes a new one)`);
     const readiness = storeReadiness(store, config, limits.checks);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness };
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, geo };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {
@@ -103,11 +112,13 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
           server.closeIdleConnections();
         });
         limits?.close();
+        geo.close();
         await store.close();
       })());
     return { url, port, app, store, config, testControl, close };
   } catch (err) {
     limits?.close();
+    geo.close();
     await store.close();
     throw err;
   }

@@ -14,6 +14,7 @@ import { adminRoutes } from '../routes/test-admin.ts';
 import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import type { Geolocator } from '../geo/geolocator.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
 export interface TestParts {
@@ -25,6 +26,8 @@ export interface TestParts {
   random: ResettableRandom;
   /** Where rate limits count (default: memory). */
   limits?: MakeLimiter;
+  /** Where visitors are (default: the bundled countries, per the config). */
+  geo?: Geolocator;
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */

@@ -9,6 +9,7 @@ import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
 import type { OwnershipProofs } from '../ownership/proofs.ts';
+import type { Geolocator } from '../geo/geolocator.ts';
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -50,6 +51,8 @@ export interface Services {
   limits: MakeLimiter;
   /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */
   proofs: OwnershipProofs;
+  /** Where visitors are: the country header, the bundled country database, the City database. */
+  geo: Geolocator;
 }
 
 /** What a hook knows about the request it serves. */
