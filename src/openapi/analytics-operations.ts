@@ -113,7 +113,7 @@ export function statsOperation(c: Components): OpSpec {
     path: '/api/v1/stats/:id',
     summary: 'One metric of a website over a date range',
     description:
-      '`{value, count}` rows in Laravel\'s flat paginator (as the real product answers), sorted by `sort_by` (`count` by default, or `value`) in `sort` order (`desc` by default), ties by value. Country values look like `US:United States`; for `pageviews` and `visitors` the value is the day, for the `_hour` metrics the hour. Page URLs keep every query parameter sent.',
+      '`{value, count}` rows in Laravel\'s flat paginator (as the real product answers), sorted by `sort_by` (`count` by default, or `value`) in `sort` order (`desc` by default), ties by value. Country values look like `US:United States`, `region` and `city` values `US:California` and `US:San Francisco` (with a City database, GEOIP_DATABASE); `source` is the referrer grouped by named source (`Google`, `X/Twitter`, …, else the host; `Direct / None` without a referrer or `utm_source`); `utm_source`, `utm_medium`, `utm_campaign`, `utm_term` and `utm_content` are the tags of the landing page (`campaign` is `utm_campaign` too, as the real product has it). For `pageviews` and `visitors` the value is the day, for the `_hour` metrics the hour. Page paths are counted without `utm_*` parameters and those of `exclude_params`.',
     query: queryParams(statsQuery, { name: 'pageviews', from: '2026-11-01', to: '2026-11-30' }),
     responses: { '200': { description: 'A page of rows.', schema: c.schema('StatRowPage', () => flatPageSchema(c.schema('StatRow', () => shapeSchema(statRowShape)))) } },
   };
