@@ -6,6 +6,7 @@ import { analyticsAccountOperation, analyticsRowOperations, statsOperation } fro
 import { Components, baseSchemas } from './components.ts';
 import { fileOperations } from './file-operations.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
+import { linkStatsOperation } from './link-stats-operation.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
@@ -42,7 +43,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), ...ownershipOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), ...ownershipOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {
