@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import { bundledCountryReader } from './bundled-country.ts';
 import { lookupAddress, recordAt } from './mmdb.ts';
 import type { GeoReader } from './mmdb.ts';
-import { NOWHERE, countryCode, placeOf } from './place.ts';
+import { NOWHERE, countryCode, countryOnly, placeOf } from './place.ts';
 import type { Place } from './place.ts';
 import { WatchedDatabase } from './watched-database.ts';
 
@@ -28,13 +28,14 @@ export class Geolocator {
     const claimed = countryCode(header);
     const { country, city } = this.sources;
     // Nothing to look up: the header is all there is, or the address is none (`unknown` without a socket).
-    if ((claimed !== null && !city) || (!country && !city)) return claimed === null ? NOWHERE : { ...NOWHERE, country: claimed };
+    if ((claimed !== null && !city) || (!country && !city)) return claimed === null ? NOWHERE : countryOnly(claimed);
     const address = lookupAddress(ip);
-    if (isIP(address) === 0) return claimed === null ? NOWHERE : { ...NOWHERE, country: claimed };
+    if (isIP(address) === 0) return claimed === null ? NOWHERE : countryOnly(claimed);
     const found = city ? placeOf(recordAt(city.current, address)) : NOWHERE;
-    if (claimed !== null) return found.country === claimed ? found : { ...NOWHERE, country: claimed };
+    if (claimed !== null) return found.country === claimed ? found : countryOnly(claimed);
     if (found.country !== null || !country) return found;
-    return { ...NOWHERE, country: placeOf(recordAt(country, address)).country };
+    const code = placeOf(recordAt(country, address)).country;
+    return code === null ? NOWHERE : countryOnly(code);
   }
 
   /** Stops watching the City database's file. */

@@ -19,9 +19,29 @@ export function recordAt(reader: GeoReader, ip: string): GeoRecord | null {
 const PROBES = ['8.8.8.8', '1.1.1.1', '81.2.69.142'];
 const PROBES_V6 = ['2001:4860:4860::8888', '2a00:1450:4001::1'];
 
+/** How many decoded records a reader keeps (see recordCache). */
+export const RECORD_CACHE_SIZE = 20_000;
+
+/**
+ * Cache: a reader's decoded records by their offset in the file, at most RECORD_CACHE_SIZE, the
+ * oldest dropped first; it lives and dies with its reader (a reloaded file gets a new one). Visitors
+ * share few records (a country database has about 250), and decoding one costs more than the
+ * tree walk. The records are shared objects: nothing may change them.
+ */
+function recordCache(max = RECORD_CACHE_SIZE) {
+  const entries = new Map<number | string, unknown>();
+  return {
+    get: (offset: number | string) => entries.get(offset),
+    set: (offset: number | string, value: unknown) => {
+      if (entries.size >= max) entries.delete(entries.keys().next().value!);
+      entries.set(offset, value);
+    },
+  };
+}
+
 /** The bytes of a MaxMind-format database as a reader; throws (with the reason) when they are not one. */
 export function readerOf(bytes: Buffer): GeoReader {
-  const reader = new Reader<Response>(bytes);
+  const reader = new Reader<Response>(bytes, { cache: recordCache() });
   const { searchTreeSize, ipVersion } = reader.metadata;
   if (!(searchTreeSize > 0) || searchTreeSize + 16 > bytes.length) throw new Error('its search tree is larger than the file');
   for (const ip of ipVersion === 6 ? [...PROBES, ...PROBES_V6] : PROBES) reader.get(ip);

@@ -10,6 +10,16 @@ export interface Place {
 /** A place nothing is known of. */
 export const NOWHERE: Place = Object.freeze({ country: null, region: null, city: null });
 
+// Cache: the place of each country alone, by its code (at most 26 × 26), shared and frozen.
+const COUNTRIES = new Map<string, Place>();
+
+/** The place of a country (a code countryCode accepted) without region or city. */
+export function countryOnly(code: string): Place {
+  let place = COUNTRIES.get(code);
+  if (!place) COUNTRIES.set(code, (place = Object.freeze({ country: code, region: null, city: null })));
+  return place;
+}
+
 /**
  * A record of a MaxMind-format database, in either shape in use: MaxMind's and DB-IP's
  * (`country.iso_code`, `subdivisions[0].names.en`, `city.names.en`) or ip-location-db's flat one
@@ -35,20 +45,39 @@ function nameOf(value: unknown): string | null {
   return name === '' ? null : name.slice(0, NAME_MAX);
 }
 
+// Cache: whether each two-letter code names a country (Intl's answer costs microseconds on every
+// request); at most 26 × 26 entries, fixed with the runtime's data.
+const NAMED = new Map<string, boolean>();
+
 /** A two-letter code that names a country, uppercased, else null (Cloudflare's XX and T1, junk). */
 export function countryCode(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const code = value.trim().toUpperCase();
-  return /^[A-Z]{2}$/.test(code) && countryName(code) !== 'Unknown' ? code : null;
+  const code = value.length === 2 ? value.toUpperCase() : value.trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code)) return null;
+  let named = NAMED.get(code);
+  if (named === undefined) NAMED.set(code, (named = countryName(code) !== 'Unknown'));
+  return named ? code : null;
 }
+
+// Cache: the place of each decoded record, by the record object itself (readers hand out the same
+// object for the same record, see recordCache); weak, so it holds nothing the readers dropped.
+const PLACES = new WeakMap<GeoRecord, Place>();
 
 /** The place a database record describes; a region or city without a country is dropped (its label needs one). */
 export function placeOf(record: GeoRecord | null | undefined): Place {
   if (!record) return NOWHERE;
+  let place = PLACES.get(record);
+  if (!place) PLACES.set(record, (place = readPlace(record)));
+  return place;
+}
+
+function readPlace(record: GeoRecord): Place {
   const country = countryCode(record.country?.iso_code ?? record.country_code ?? record.registered_country?.iso_code);
   if (country === null) return NOWHERE;
   const subdivisions = Array.isArray(record.subdivisions) ? (record.subdivisions as unknown[]) : [];
-  return { country, region: nameOf(subdivisions[0] ?? record.state1), city: nameOf(record.city) };
+  const region = nameOf(subdivisions[0] ?? record.state1);
+  const city = nameOf(record.city);
+  return region === null && city === null ? countryOnly(country) : Object.freeze({ country, region, city });
 }
 
 /** The stats label of a place's region or city, `US:California`, `US:San Francisco`; null when unknown. */
