@@ -27,6 +27,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
+import { bulkRoutes, isBulkPath } from './routes/link-api/bulk.ts';
 import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
 import { MULTIPART_ALLOWANCE, tooLarge } from './files/upload-body.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
@@ -88,7 +89,13 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
-  app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // A bulk request carries up to 1,000 links: BULK_BODY_LIMIT bounds it instead.
+  const bulkLimit = requestBodyLimit(s.config.bulkBodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bulkBodyLimit} bytes (BULK_BODY_LIMIT).`); });
+  app.on(BODY_METHODS, '*', (c, next) => {
+    const path = c.req.path;
+    if (path.startsWith(UPLOAD_PREFIX)) return uploadLimit(c, next);
+    return isBulkPath(path) ? bulkLimit(c, next) : bodyLimit(c, next);
+  });
   app.get('/health', (c) => c.json({ status: 'ok' }));
   const areas = [
     registerRoutes(s, failures),
@@ -97,6 +104,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     campaignRoutes(s),
     channelRoutes(s),
     linkRoutes(s),
+    bulkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
     loginLinkRoutes(s),

@@ -84,6 +84,14 @@ export async function waitsOnLock(store: Store): Promise<boolean> {
   return (rows[0]?.n ?? 0) > 0;
 }
 
+/** How many PostgreSQL transactions wrote these rows of a table (distinct xmin); the file store has no such thing (0). */
+export async function transactionsOf(store: Store, table: string, ids: readonly number[]): Promise<number> {
+  const schema = schemaOf.get(store);
+  if (!schema) return 0;
+  const { rows } = await (await adminClient()).query<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM "${schema}"."${table}" WHERE id = ANY($1::bigint[])`, [ids]);
+  return rows[0]?.n ?? 0;
+}
+
 async function adminClient(): Promise<pg.Client> {
   if (!admin) {
     admin = new pg.Client({ connectionString: url });

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { DailyCounters } from '../stats/daily-counters.ts';
-import type { Condition, Sort, StoredRecord, Store, Tx, Where } from '../store/store.ts';
+import type { Condition, Sort, StoredRecord, Store, StoreReads, Tx, Where } from '../store/store.ts';
 import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
@@ -54,7 +54,12 @@ export interface HookContext extends Services {
   user: UserRecord;
   /** The request's `Host` header as sent (compare it through hostnameOf), the name this server is reached by; absent outside a request. */
   requestHost?: string;
+  /** Where `prepare` reads outside a transaction: a bulk request's batched reads (batched-reads.ts); absent: the store. */
+  reads?: StoreReads;
 }
+
+/** What hooks read through outside a transaction (see HookContext.reads). */
+export const readsOf = (ctx: HookContext): StoreReads => ctx.reads ?? ctx.store;
 
 /** Which API a resource belongs to: the link-management API, its admin part, or the analytics API. */
 export type Api = 'link' | 'admin' | 'analytics';
@@ -133,6 +138,13 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
    * for the response (a generated key).
    */
   prepare?(input: Record<string, unknown>, ctx: HookContext, existing?: R): Promise<Prepared> | Prepared;
+  /**
+   * For a row whose `prepare` answers an equal record instead of a new one (`existing`): the key
+   * two create inputs share when the second would be answered with the first's record, or null.
+   * A bulk create answers an item that an earlier item of the same request has the key of with that
+   * item's record, as two creates one after the other would.
+   */
+  duplicateKey?(input: Record<string, unknown>, fields: Record<string, unknown>, ctx: HookContext): string | null;
   /**
    * Checks that must see the very latest data (uniqueness), run inside the write transaction so
    * two concurrent requests cannot both pass. Throws ApiError.

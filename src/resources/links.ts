@@ -11,6 +11,7 @@ import { defineResource } from './define.ts';
 import { domainHostname } from './domains.ts';
 import type { Domain } from './domains.ts';
 import { mainHostnames } from '../links/main-host.ts';
+import { readsOf } from './define.ts';
 import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
 import { date, int, linkStatsShape, str } from './shapes.ts';
@@ -26,7 +27,7 @@ export async function domainIdOf(ctx: HookContext, domain: string): Promise<numb
   const hostname = domainHostname(domain);
   if (hostname === null) throw new ApiError(400, NOT_YOUR_DOMAIN);
   if (mainHostnames(ctx.config).has(hostname)) return null;
-  const mine = await ctx.store.lookup<Domain>('domains', 'hostname', hostname);
+  const mine = await readsOf(ctx).lookup<Domain>('domains', 'hostname', hostname);
   if (mine?.userId !== ctx.user.id) throw new ApiError(400, NOT_YOUR_DOMAIN);
   return mine.id;
 }
@@ -46,7 +47,7 @@ const sameLinkKey = (l: Pick<Link, 'userId' | 'url' | 'domainId' | 'type' | 'spl
 async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, password: string | undefined): Promise<Link | undefined> {
   // Links without a password are indexed, so this costs the same at any size; a protected one
   // must be compared by its salted hash, which no index can do (protected creates are rare).
-  if (!password) return ctx.store.lookup<Link>('links', 'same', sameLinkKey({ ...(f as Link), userId: ctx.user.id }));
+  if (!password) return readsOf(ctx).lookup<Link>('links', 'same', sameLinkKey({ ...(f as Link), userId: ctx.user.id }));
   const fields = ['url', 'domainId', 'type', 'splashId', 'overlayId'] as const;
   const conditions = fields.map((field) => ({ field, equals: (f[field] ?? null) as string | number | null }));
   const same = await ctx.store.find<Link>('links', { owner: ctx.user.id, conditions, sort: { field: 'id', direction: 'asc' } });
@@ -171,6 +172,8 @@ export const links = defineResource<typeof linkFields, Link>({
     if (custom !== undefined) f.alias = custom;
     return { fields: f };
   },
+  // Without a custom alias, an equal link is answered, not stored again (findDuplicate); a protected one by its password.
+  duplicateKey: (input, f, ctx) => (input.custom === undefined ? `${sameLinkKey({ ...(f as Link), userId: ctx.user.id })}\n${(input.password as string | undefined) ?? ''}` : null),
   async onDelete(tx, link, ctx) {
     await ctx.counters.dropSubject(tx, subjectOf('link', link.id));
   },
