@@ -370,6 +370,16 @@ for (const backend of BACKENDS) {
       assert.deepEqual(ids((await store.find('links')).items), [1]);
     });
 
+    test('a below condition matches number fields under the value, never text or absent ones', async () => {
+      await seedLinks();
+      await store.transaction((tx) => tx.insert('links', { userId: 1, alias: 'text-clicks', domainId: null, url: 'https://a.example/t', clicks: '5' }));
+      assert.deepEqual(ids((await store.find('links', { conditions: [{ field: 'clicks', below: 10 }] })).items), [2]);
+      assert.equal(await store.count('links', { conditions: [{ field: 'clicks', below: 100.5 }] }), 4);
+      assert.equal(await store.count('links', { conditions: [{ field: 'nothing', below: 1e9 }] }), 0);
+      assert.equal(await store.transaction((tx) => tx.removeWhere('links', { conditions: [{ field: 'clicks', below: 11 }] })), 3);
+      assert.deepEqual(ids((await store.find('links')).items), [5, 4]);
+    });
+
     test('version and revision change with every committed write', async () => {
       const users = store.version('users');
       const links = store.version('links');

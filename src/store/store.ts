@@ -42,7 +42,9 @@ export type Condition =
   /** Equal ignoring letter case (strings). */
   | { field: string; equalsIgnoringCase: string }
   /** An array field holding the value (a link's `channels`). */
-  | { field: string; holds: number };
+  | { field: string; holds: number }
+  /** A number field below the value (a time that has passed); a field that is no number never is. */
+  | { field: string; below: number };
 
 /** Which records a read covers. */
 export interface Where {
