@@ -16,7 +16,10 @@ import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
+import { readyRoute, storeReadiness } from './http/ready-route.ts';
+import type { Readiness } from './http/readiness.ts';
 import type { Logger } from './log.ts';
+import { OwnershipProofs } from './ownership/proofs.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import { cryptoRandom } from './random.ts';
@@ -35,6 +38,7 @@ import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
 import { loginLinkRoutes } from './routes/link-api/login-links.ts';
 import { planRoutes } from './routes/link-api/plans.ts';
+import { domainVerificationRoutes } from './routes/link-api/domain-verification.ts';
 import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
@@ -42,6 +46,7 @@ import { qrImageRoutes } from './routes/pages/qr-images.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
+import { withStoreDeadline } from './store/deadline.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -58,6 +63,10 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
+  readiness?: Readiness;
+  /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
+  proofs?: OwnershipProofs;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -74,7 +83,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits };
+  const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, proofs };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);
@@ -86,6 +96,10 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
+  // Every wait of the store on this request's behalf ends within DATABASE_TIMEOUT in all, so that a
+  // database that went silent is answered 503 in time, however many steps the request has (deadline.ts).
+  const databaseMs = Math.round(s.config.databaseTimeout * 1000);
+  app.use((_c, next) => withStoreDeadline(databaseMs, next));
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
@@ -96,7 +110,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     if (path.startsWith(UPLOAD_PREFIX)) return uploadLimit(c, next);
     return isBulkPath(path) ? bulkLimit(c, next) : bodyLimit(c, next);
   });
+  // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
   const areas = [
     registerRoutes(s, failures),
     accountRoutes(s),
@@ -107,6 +123,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     bulkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
+    domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
     analyticsRoutes(s, attempts),
@@ -122,6 +139,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const routes = areas.flatMap((area) => area.routes);
   const methods = new MethodTable();
   methods.add('GET', '/health');
+  methods.add('GET', '/ready');
   for (const r of routes) methods.add(r.method, r.path);
 
   // A wrong method on a known path is a 405 after the same key check a right one gets (an unknown

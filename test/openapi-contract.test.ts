@@ -96,6 +96,13 @@ for (const o of operations) {
       await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
       await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
     }
+    if (o.op.operationId === 'verifyWebsite') {
+      // The world's DNS holds the proof; without it the proof fails.
+      const published = new Map(w.txt);
+      w.txt.clear();
+      await probe(w, o, 'no proof published', urlOf(w, o));
+      for (const [name, records] of published) w.txt.set(name, records);
+    }
     // The login pages need a live link: the document's example token names none.
     const token = o.path === '/login' ? await loginToken(w) : null;
     const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
@@ -148,6 +155,10 @@ test('storage unavailable: every authenticated operation answers a documented 50
     assert.doesNotMatch(reply.text, /SELECT|database|stack|at /, 'nothing of the cause in the body');
     contract.check(o, reply, 'storage unavailable');
   }
+  // /ready asks the store itself: not ready, in its documented shape.
+  const ready = await w.call('GET', '/ready', { key: null });
+  assert.equal(ready.status, 503);
+  contract.check(operations.find((o) => o.op.operationId === 'ready')!, ready, 'storage unavailable');
 });
 
 test('the examples of the document are valid for their schemas', () => {

@@ -3,7 +3,7 @@ import type { Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { probePort } from '../server.ts';
+import { docsUrl, localUrl, probePort } from '../server.ts';
 
 /** How many workers the settings mean here: `auto` is one per core, but one on the JSON files (one process's). */
 export function workerCount(config: Pick<Config, 'workers' | 'databaseUrl'>, cores = availableParallelism()): number {
@@ -59,8 +59,8 @@ export async function runPrimary(count: number, config: Config, log: Logger): Pr
 
   cluster.on('listening', (worker, address) => {
     if (++listening !== count) return;
-    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-    log.info(`${count} workers listening on http://${host}:${address.port}`);
+    const url = localUrl(config.host, address.port);
+    log.info(`${count} workers listening on ${url}; docs: ${docsUrl(config, url)}`);
   });
   cluster.on('exit', (worker, code, signal) => {
     const info = slots.get(worker);
