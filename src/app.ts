@@ -9,6 +9,7 @@ import { ApiError } from './errors.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
+import { idempotencyKeys } from './http/idempotency.ts';
 import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
 import { renderErrorPage, wantsPage } from './http/error-page.ts';
@@ -161,9 +162,12 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   }
   // Every route of an area is mounted here, and each one under /api (but the public ones) gets its
   // API's key check and rate limit in front of its handler: request → auth → limiter → handler.
+  // Every POST of the link API (authenticated: keys are per user) honours Idempotency-Key.
+  const idempotent = idempotencyKeys(s);
   for (const r of routes) {
     const authenticate = authFor(r.path);
-    app.on(r.method, r.path, authenticate ? guarded(authenticate, r.handler) : r.handler);
+    const handler = r.method === 'POST' && authenticate === linkAuth ? idempotent(r.handler) : r.handler;
+    app.on(r.method, r.path, authenticate ? guarded(authenticate, handler) : handler);
   }
 
   app.notFound((c) => {

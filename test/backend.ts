@@ -50,6 +50,18 @@ export async function openTestStore(rows: readonly Resource[] = RESOURCES): Prom
 }
 
 /**
+ * Another store on the same data, as a second server process has: on PostgreSQL a store of its own
+ * (its pool, its caches) on the same schema; the file store is one process's, so it is the same one.
+ */
+export async function secondStoreOf(store: Store, rows: readonly Resource[] = RESOURCES): Promise<Store> {
+  const schema = schemaOf.get(store);
+  if (!schema) return store;
+  const second = await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 3, listen: false });
+  stores.push(second);
+  return second;
+}
+
+/**
  * Everything a store holds, as one string, to prove that a refused request stored nothing. On
  * PostgreSQL one query hashes every table of the store's schema (reading each collection through
  * the interface after every request of a fuzz run would make it ten times slower).
