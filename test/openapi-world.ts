@@ -83,7 +83,7 @@ export async function world(overrides: Partial<Config> = {}) {
   const resolveTxt = async (name: string) => txt.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' }));
   const store = await openTestStore();
   const proofs = new OwnershipProofs(store, { resolveTxt, fetch: async () => new Response(null, { status: 404 }) });
-  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, fileMaxBytes: 4096, ...overrides }, { store, proofs });
+  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, bulkBodyLimit: 4096, fileMaxBytes: 4096, ...overrides }, { store, proofs });
   const alice = await t.makeUser('alice');
   const proof = await proofs.txtRecord('fixture.example.org', (await store.get<UserRecord>('users', alice.id))!);
   txt.set(proof.name, [[proof.value]]);

@@ -27,12 +27,15 @@ export const IDEMPOTENCY_MESSAGES = {
 } as const;
 
 /** Hash of what makes two requests the same: method, path with its query, and the body's bytes. */
+export function requestHashOf(method: string, pathAndQuery: string, body: Uint8Array): string {
+  return createHash('sha256').update(`${method} ${pathAndQuery}\n`).update(body).digest('hex');
+}
+
+/** `requestHashOf` a request. */
 async function requestHash(c: Context): Promise<string> {
   const url = c.req.url;
   const at = url.indexOf('/', url.indexOf('//') + 2);
-  const hash = createHash('sha256').update(`${c.req.method} ${at === -1 ? '/' : url.slice(at)}\n`);
-  hash.update(new Uint8Array(await c.req.arrayBuffer()));
-  return hash.digest('hex');
+  return requestHashOf(c.req.method, at === -1 ? '/' : url.slice(at), new Uint8Array(await c.req.arrayBuffer()));
 }
 
 /** The kept answer replayed: the same status and body (a kept error thrown again, rendered as it was the first time). */

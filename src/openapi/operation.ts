@@ -81,8 +81,10 @@ const LINK_ERRORS: Record<number, string> = {
   403: MESSAGES.forbidden,
   404: 'The record does not exist or belongs to another user.',
   410: 'Gone.',
+  409: 'A request with the same Idempotency-Key is still in progress, or the request conflicts with a change made at the same time: retry after `Retry-After` seconds.',
   413: 'The request body is larger than BODY_LIMIT.',
   415: 'The body is not sent as `application/json`.',
+  422: 'This Idempotency-Key was used with another request (method, path or body): use a new key for a new request.',
   429: `${MESSAGES.tooMany} (per key, or per client IP after repeated failed authentications).`,
   503: `${MESSAGES.unavailable} The storage cannot be reached (PostgreSQL down or unreachable); retry after \`Retry-After\` seconds.`,
 };
@@ -110,8 +112,24 @@ function errorStatuses(spec: OpSpec): number[] {
   if (pathNames(spec.path).length > 0 && spec.findsRecord !== false) out.add(404);
   if (validated) out.add(spec.dialect === 'link' ? 400 : 422);
   if (spec.body) [400, 415].forEach((s) => out.add(s));
+  if (takesIdempotencyKey(spec)) [400, 409, 422].forEach((s) => out.add(s));
   return [...out];
 }
+
+/** The Idempotency-Key header every POST of the link API takes. */
+export const IDEMPOTENCY_PARAM = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Any text of 1 to 255 printable ASCII characters (a UUID): the first answer to it (status and body) is kept for 24 hours, per key and user, and a request with the same key, method, path and body gets it again, with `Idempotent-Replayed: true`, instead of running again. ' +
+    'The same key with another request: 422; while the first request runs: 409 with Retry-After. Answers of 5xx are not kept.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '0b7d6e52-4f0a-4c59-9a1e-7f4f1c2d3e4a',
+};
+
+/** Every authenticated POST of the link API honours Idempotency-Key (app.ts). */
+const takesIdempotencyKey = (spec: OpSpec) => spec.method === 'post' && spec.dialect === 'link';
 
 function errorReply(dialect: Dialect, status: number): Reply {
   const analytics = dialect === 'analytics';
@@ -119,7 +137,7 @@ function errorReply(dialect: Dialect, status: number): Reply {
   const schema = analytics ? ref(status === 422 ? 'AnalyticsValidationError' : 'AnalyticsError') : ref('LinkError');
   const headers: Record<string, unknown> = {};
   if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
-  if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
+  if (status === 409 || status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
   return { description, schema, headers };
 }
 
@@ -142,7 +160,7 @@ function parameters(spec: OpSpec): Record<string, unknown>[] {
     ...spec.pathParams?.[name],
   }));
   const query = (spec.query ?? []).map(({ lenient: _lenient, ...p }) => ({ in: 'query', ...p, required: p.required ?? false }));
-  return [...path, ...query];
+  return [...path, ...query, ...(takesIdempotencyKey(spec) ? [IDEMPOTENCY_PARAM] : [])];
 }
 
 const EXTENSION_NOTE = '**Extension:** not in the API reference; kept compatible with the products it reproduces.';
