@@ -110,7 +110,7 @@ test('POST /api/url/bulk creates links as single creates would, answering per it
     assert.deepEqual(r.body.failed, [1, 3]);
     assert.deepEqual(r.body.results, [
       { error: 1, message: 'Not stored: another item of this atomic batch failed.' },
-      { error: 1, message: 'Please enter a valid URL.' },
+      { error: 1, message: 'Please enter a valid URL: it must start with http:// or https://.' },
       { error: 1, message: 'Not stored: another item of this atomic batch failed.' },
       { error: 1, message: 'That alias is taken. Please choose another one.' },
     ]);
@@ -182,7 +182,7 @@ test('POST /api/url/bulk/update and /api/url/bulk/delete change links as the sin
       { error: 1, message: 'Link does not exist.' },
       { error: 1, message: 'Link does not exist.' },
       { error: 1, message: 'Missing required parameter: id' },
-      { error: 1, message: 'Please enter a valid URL.' },
+      { error: 1, message: 'Please enter a valid URL: it must start with http:// or https://.' },
       { error: 0, id: made[1], shorturl: 'http://sho.rt/u-2' },
     ]);
     assert.deepEqual(await store.get('links', bobs), bobBefore);
