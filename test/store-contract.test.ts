@@ -287,9 +287,11 @@ for (const backend of BACKENDS) {
         await tx.insert('users', user(1));
         await tx.insert('users', user(2));
       });
-      const results = await store.transaction((tx) => tx.insertMany('users', [user(3), user(4, { email: 'USER1@example.com' }), user(5), user(6, { username: 'USER5' }), user(7)]));
+      const odd = { avatar: 'NUL \u0000, \u0001, a lone \ud800 and "quotes" \\ backslashes', nested: { list: ['\u0000', 1.5, null] } };
+      const results = await store.transaction((tx) => tx.insertMany('users', [user(3), user(4, { email: 'USER1@example.com' }), user(5), user(6, { username: 'USER5' }), user(7, odd)]));
       assert.equal(results.length, 5);
       const [a, b, c, d, e] = results;
+      assert.deepEqual(plain(await store.get('users', (e as StoredRecord).id)), plain({ id: (e as StoredRecord).id, ...user(7, odd) }), 'text PostgreSQL cannot hold comes back as written');
       assert.ok(b instanceof ConflictError && b.collection === 'users' && b.index === 'email', 'a key another record holds');
       assert.ok(d instanceof ConflictError && d.index === 'username', 'a key an earlier record of the same call holds');
       const stored = [a, c, e] as StoredRecord[];

@@ -6,7 +6,7 @@ import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupR
 import type { Db } from './reads.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
-import { canInsertTogether, insertNeedsSavepoint, insertRecord, insertRecords, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
+import { insertNeedsSavepoint, insertRecord, insertRecords, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
 
 /**
  * A transaction on one pooled client. Its operations run one at a time (a savepoint must not
@@ -89,7 +89,7 @@ export class PgTx implements Tx {
   /** `write`'s result, noting that it changed something (an update or removal that found nothing did not). */
   private async written<R>(write: Promise<R>): Promise<R> {
     const result = await write;
-    if (result !== undefined && result !== false && result !== 0) this.wrote = true;
+    if (result !== undefined && result !== null && result !== false && result !== 0) this.wrote = true;
     return result;
   }
 
@@ -141,14 +141,15 @@ export class PgTx implements Tx {
   async insertMany<T extends object>(collection: string, data: readonly T[]): Promise<((T & { id: number }) | ConflictError)[]> {
     const plan = this.plan(collection);
     this.touched.add(collection);
-    let together: ((T & { id: number }) | null)[] = data.map(() => null);
-    if (data.length > 1 && canInsertTogether(plan, data)) {
+    let together: ((T & { id: number }) | null)[] | null = null;
+    if (data.length > 1) {
       try {
         together = await this.run(() => this.written(insertRecords(this.db, plan, data)), plan.hasUnique);
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
       }
     }
+    together ??= data.map(() => null);
     const out: ((T & { id: number }) | ConflictError)[] = [];
     for (const [i, stored] of together.entries()) {
       if (stored) {

@@ -4,7 +4,8 @@ import { putStatsDays } from './pg-counters.ts';
 import { Params, whereSql } from './query-sql.ts';
 import type { Db } from './reads.ts';
 import { getRecord } from './reads.ts';
-import { rowValues } from './rows.ts';
+import { keyText, rowValues } from './rows.ts';
+import type { RowValues } from './rows.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
 
@@ -107,25 +108,25 @@ async function insertNumbered<T extends object>(db: Db, plan: TablePlan, data: T
   throw new Error(`${plan.collection}: the insert kept conflicting with a row that was gone when looked for`);
 }
 
-/** Whether insertRecords can add these records in one statement: no statistics days, and every index key the same whatever the id. */
-export function canInsertTogether(plan: TablePlan, data: readonly object[]): boolean {
-  return plan.collection !== STATS && data.every((d) => keysIgnoreId(plan, d));
-}
-
 /**
- * Adds records (see canInsertTogether) in one statement, in the order given, numbered from the
- * sequence first so each answer is matched to its record. A record whose unique key an earlier one
- * of the call holds is not sent; one whose key another row holds is skipped (ON CONFLICT DO
- * NOTHING aborts nothing). Per record: the stored record, or null when it was not stored (the
- * caller inserts it alone to learn why). A trigger's error (migration 005's shared aliases) fails
- * the whole statement: run it under a savepoint.
+ * Adds records in one statement, in the order given, numbered from the sequence first so each
+ * answer is matched to its record. A record whose unique key an earlier one of the call holds is
+ * not sent; one whose key another row holds is skipped (ON CONFLICT DO NOTHING aborts nothing).
+ * Per record: the stored record, or null when it was not stored (the caller inserts it alone to
+ * learn why). null for the whole call when the records cannot go together: statistics days, or
+ * an index key that changes with the id (keysIgnoreId, checked on each record). A trigger's error
+ * (migration 008's shared aliases) fails the whole statement: run it under a savepoint.
  */
-export async function insertRecords<T extends object>(db: Db, plan: TablePlan, data: readonly T[]): Promise<((T & { id: number }) | null)[]> {
+export async function insertRecords<T extends object>(db: Db, plan: TablePlan, data: readonly T[]): Promise<((T & { id: number }) | null)[] | null> {
+  if (plan.collection === STATS) return null;
   const out: ((T & { id: number }) | null)[] = data.map(() => null);
   const seen = plan.keys.map(() => new Set<string>());
-  const sent: { at: number; values: ReturnType<typeof rowValues> }[] = [];
+  const sent: { at: number; values: RowValues }[] = [];
   for (const [at, d] of data.entries()) {
-    const values = rowValues(plan, Object.assign({ id: 0 }, d, { id: 0 }) as StoredRecord);
+    const record = Object.assign({ id: 0 }, d, { id: 0 }) as StoredRecord;
+    const values = rowValues(plan, record);
+    record.id = -1;
+    if (!plan.keys.every((k, i) => keyText(k.key(record)) === values.keys[i])) return null;
     const clash = plan.keys.some((k, i) => k.unique && values.keys[i] !== null && seen[i]!.has(values.keys[i]!));
     if (clash) continue;
     plan.keys.forEach((k, i) => k.unique && values.keys[i] !== null && seen[i]!.add(values.keys[i]!));
@@ -134,13 +135,14 @@ export async function insertRecords<T extends object>(db: Db, plan: TablePlan, d
   if (sent.length === 0) return out;
   const { rows: numbered } = await db<{ id: number }>(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`, [idTable(plan), sent.length]);
   const ids = numbered.map((r) => Number(r.id));
-  const casts = plan.keys.map((_, i) => `, $${i + 4}::text[]`).join('');
+  // The records' fields as one JSON array (a text array would have the driver escape every quote in them).
+  const rows = plan.keys.map((_, i) => `, unnest($${i + 4}::text[])`).join('');
   const onConflict = plan.hasUnique ? ' ON CONFLICT DO NOTHING' : '';
-  const { rows } = await db<{ id: number }>(
-    `INSERT INTO ${plan.table} (id, user_id, data${keyColumns(plan)}) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::jsonb[]${casts})${onConflict} RETURNING id`,
-    [ids, sent.map((r) => r.values.userId), sent.map((r) => r.values.data), ...plan.keys.map((_, i) => sent.map((r) => r.values.keys[i]))],
+  const { rows: inserted } = await db<{ id: number }>(
+    `INSERT INTO ${plan.table} (id, user_id, data${keyColumns(plan)}) SELECT * FROM ROWS FROM (unnest($1::bigint[]), unnest($2::bigint[]), jsonb_array_elements($3::jsonb)${rows})${onConflict} RETURNING id`,
+    [ids, sent.map((r) => r.values.userId), `[${sent.map((r) => r.values.data).join(',')}]`, ...plan.keys.map((_, i) => sent.map((r) => r.values.keys[i]))],
   );
-  const stored = new Set(rows.map((r) => Number(r.id)));
+  const stored = new Set(inserted.map((r) => Number(r.id)));
   sent.forEach(({ at }, i) => {
     const id = ids[i]!;
     if (stored.has(id)) out[at] = Object.assign({ id }, data[at], { id }) as T & { id: number };
