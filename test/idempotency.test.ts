@@ -5,6 +5,7 @@ import { allOf, eventually, openTestStore, testApp } from './helpers.ts';
 import { collectionsOf, RESOURCES } from '../src/resources/table.ts';
 import { ABANDONED_MS, IDEMPOTENCY_COLLECTION, KEEP_MS } from '../src/idempotency/keys.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
+import { runExportAll } from '../src/cli/move-data.ts';
 import type { Store, Tx } from '../src/store/store.ts';
 
 const ALL = [...collectionsOf(RESOURCES), IDEMPOTENCY_COLLECTION];
@@ -112,6 +113,17 @@ test('Idempotency-Key on a POST of the link API answers the first answer again, 
     await post('/api/url/add', { url: 'https://example.com/idem-prune' }, 'prune-key');
     assert.ok(await eventually(async () => (await allOf(store, IDEMPOTENCY_COLLECTION)).length === 2), 'expired keys are removed');
     assert.deepEqual((await allOf(store, IDEMPOTENCY_COLLECTION)).map((r) => r.key).sort(), ['day-key', 'prune-key']);
+  });
+
+  await t.test('export --all leaves the keys out: they answer a day of retries, not data to move', async () => {
+    assert.ok((await allOf(store, IDEMPOTENCY_COLLECTION)).length > 0);
+    let text = '';
+    await runExportAll(store, {}, () => {}, { positionals: [], write: (chunk) => void (text += chunk), stderr: { write: () => {} } });
+    const exported = JSON.parse(text) as Record<string, unknown> & { $export: { counts: Record<string, number> } };
+    assert.ok(Array.isArray(exported.links) && exported.links.length > 0);
+    assert.equal(exported[IDEMPOTENCY_COLLECTION], undefined);
+    assert.equal(exported.$export.counts[IDEMPOTENCY_COLLECTION], undefined);
+    assert.doesNotMatch(text, /key-1|Idempotent/);
   });
 
   await t.test('deleting a user deletes its keys', async () => {
