@@ -198,6 +198,18 @@ test('POST /api/url/bulk/update and /api/url/bulk/delete change links as the sin
     assert.equal((await store.get('links', made[3]!))?.alias, 'u-3');
   });
 
+  await t.test('an id named twice: the second item sees what the first one changed', async () => {
+    const channel = async (name: string) => (await call('POST', '/api/channel/add', { key: alice.key, body: { name } })).body.id as number;
+    const [c1, c2] = [await channel('Bulk one'), await channel('Bulk two')];
+    const r = await update({ urls: [{ id: made[3], channel: c1 }, { id: made[3], channel: c2 }] });
+    assert.deepEqual(r.body.results.map((x: { error: number }) => x.error), [0, 0], r.text);
+    assert.deepEqual((await store.get('links', made[3]!))?.channels, [c1, c2], 'a channel is added to the ones the link has, the first item\'s included');
+    const gone = await call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/gone-soon', custom: 'gone-soon' } });
+    await remove({ ids: [gone.body.id] });
+    const after = await update({ urls: [{ id: gone.body.id, description: 'too late' }] });
+    assert.deepEqual(after.body.results, [{ error: 1, message: 'Link does not exist.' }]);
+  });
+
   await t.test('an atomic update with a failed item changes nothing', async () => {
     const before = await fingerprint(store, collectionsOf(RESOURCES));
     const r = await update({ urls: [{ id: made[0], description: 'changed' }, { id: bobs, description: 'mine now' }], atomic: true });

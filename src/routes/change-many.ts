@@ -5,6 +5,7 @@ import type { HookContext, Resource, Services } from '../resources/define.ts';
 import { checkReferences, dropReferences } from '../resources/references.ts';
 import type { StoredRecord, StoreReads, Tx } from '../store/store.ts';
 import { itemError, NOT_STORED, RollBack, uniqueAnswer } from './create-many.ts';
+import { forwardingTx } from '../store/batched-reads.ts';
 import type { ItemOutcome } from './create-many.ts';
 
 // Each row's update schema, built once.
@@ -55,16 +56,27 @@ export interface UpdateItem {
 
 /**
  * Runs `step` for each item, one after the other in one transaction, so each sees what the ones
- * before it did (sequential requests would). An item's ApiError (or its unique index's answer) is
- * its result; `atomic`: any failure rolls every item back.
+ * before it did (sequential requests would). The records the items name are read in one go first
+ * (`idOf`); a step gets them from there unless an earlier step wrote them, which are read again.
+ * An item's ApiError (or its unique index's answer) is its result; `atomic`: any failure rolls
+ * every item back.
  */
-async function inOneTransaction<I>(s: Services, row: Resource, items: readonly I[], atomic: boolean, step: (tx: Tx, item: I) => Promise<StoredRecord>): Promise<{ results: (StoredRecord | ApiError)[]; rolledBack: boolean }> {
+async function inOneTransaction<I>(
+  s: Services,
+  row: Resource,
+  items: readonly I[],
+  atomic: boolean,
+  idOf: (item: I) => number | null,
+  step: (tx: Tx, item: I) => Promise<StoredRecord>,
+): Promise<{ results: (StoredRecord | ApiError)[]; rolledBack: boolean }> {
   try {
     const results = await s.store.transaction(async (tx) => {
+      const ahead = await tx.getMany(row.collection, items.flatMap((i) => idOf(i) ?? []));
+      const reads = readAhead(tx, row.collection, ahead);
       const out: (StoredRecord | ApiError)[] = [];
       for (const item of items) {
         try {
-          out.push(await step(tx, item));
+          out.push(await step(reads, item));
         } catch (err) {
           out.push(uniqueAnswer(row, err) ?? itemError(err));
         }
@@ -77,6 +89,27 @@ async function inOneTransaction<I>(s: Services, row: Resource, items: readonly I
     if (err instanceof RollBack) return { results: err.results, rolledBack: true };
     throw err;
   }
+}
+
+/** `tx`, its `get` of `collection` answered from `ahead` (records read before) for the ids nothing has written since. */
+function readAhead(tx: Tx, collection: string, ahead: ReadonlyMap<number, StoredRecord>): Tx {
+  const written = new Set<number>();
+  let all = false;
+  const wrote = <R>(c: string, id: number | null, result: Promise<R>): Promise<R> => {
+    if (c === collection) {
+      if (id === null) all = true;
+      else written.add(id);
+    }
+    return result;
+  };
+  return {
+    ...forwardingTx(tx),
+    get: <T extends StoredRecord>(c: string, id: number) => (c === collection && !all && !written.has(id) && ahead.has(id) ? Promise.resolve(ahead.get(id) as T) : tx.get<T>(c, id)),
+    update: (c, id, patch) => wrote(c, id, tx.update(c, id, patch)),
+    remove: (c, id) => wrote(c, id, tx.remove(c, id)),
+    put: (c, record) => wrote(c, record.id, tx.put(c, record)),
+    removeWhere: (c, where) => wrote(c, null, tx.removeWhere(c, where)),
+  };
 }
 
 /** What each item came to, with `answer` for the stored ones (NOT_STORED for the valid ones of a rolled-back batch). */
@@ -92,7 +125,7 @@ async function outcomes(results: readonly (StoredRecord | ApiError)[], rolledBac
 
 /** Updates many records of a row as PUT …/update would each, in order, in one transaction; per item its answer or error. */
 export async function updateMany(s: Services, row: Resource, ctx: HookContext, items: readonly UpdateItem[], atomic: boolean): Promise<ItemOutcome[]> {
-  const { results, rolledBack } = await inOneTransaction(s, row, items, atomic, async (tx, item) => {
+  const { results, rolledBack } = await inOneTransaction(s, row, items, atomic, (item) => pathId(item.id), async (tx, item) => {
     const body = item.body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'Each item must be a JSON object.');
     if (item.id === undefined) throw new ApiError(400, 'Missing required parameter: id');
@@ -104,7 +137,7 @@ export async function updateMany(s: Services, row: Resource, ctx: HookContext, i
 
 /** Deletes many records of a row as DELETE …/delete would each, in order, in one transaction; per item its answer or error. */
 export async function removeMany(s: Services, row: Resource, ctx: HookContext, ids: readonly (string | undefined)[], atomic: boolean): Promise<ItemOutcome[]> {
-  const { results, rolledBack } = await inOneTransaction(s, row, ids, atomic, async (tx, id) => {
+  const { results, rolledBack } = await inOneTransaction(s, row, ids, atomic, (id) => pathId(id), async (tx, id) => {
     const record = await visibleIn(tx, row, id, ctx.user.id);
     await removeIn(row, ctx, tx, record);
     return record;

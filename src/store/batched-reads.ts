@@ -72,8 +72,18 @@ export function batchedStoreReads(base: StoreReads): StoreReads {
 
 /** A transaction whose `get` and `lookup` are batched (see batchedReads); every write goes straight to it. */
 export function batchedTx(tx: Tx): Tx {
+  return { ...forwardingTx(tx), ...batchedReads(tx) };
+}
+
+/** An object that hands every call to `tx` (for wrappers that replace a few of them: a PgTx keeps its methods on its prototype). */
+export function forwardingTx(tx: Tx): Tx {
   return {
-    ...batchedStoreReads(tx),
+    get: (c, id) => tx.get(c, id),
+    lookup: (c, index, key) => tx.lookup(c, index, key),
+    getMany: (c, ids) => tx.getMany(c, ids),
+    lookupMany: (c, index, keys) => tx.lookupMany(c, index, keys),
+    find: (c, query) => tx.find(c, query),
+    count: (c, where) => tx.count(c, where),
     getForUpdate: (c, id) => tx.getForUpdate(c, id),
     insert: (c, data) => tx.insert(c, data),
     insertMany: (c, data) => tx.insertMany(c, data),

@@ -168,9 +168,9 @@ export async function insertRecord<T extends object>(db: Db, plan: TablePlan, da
 /** Replaces fields of a record (locked first, so concurrent updates of it queue); undefined when it is missing. */
 export async function updateRecord<T extends StoredRecord>(db: Db, plan: TablePlan, id: number, patch: Partial<T>): Promise<T | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
-  if (plan.collection !== STATS) await db(`SELECT 1 FROM ${plan.table} WHERE id = $1 FOR UPDATE`, [id]);
-  else await db('SELECT 1 FROM stat_days WHERE id = $1 FOR UPDATE', [id]);
-  const before = await getRecord<T>(db, plan, id);
+  // A table's row is locked and read in one statement; a statistics day (a view) is locked in its table first.
+  if (plan.collection === STATS) await db('SELECT 1 FROM stat_days WHERE id = $1 FOR UPDATE', [id]);
+  const before = await getRecord<T>(db, plan, id, plan.collection !== STATS);
   if (!before) return undefined;
   const after = { ...before, ...patch, id } as T;
   if (plan.collection === STATS) await putStatsDays(db, [after]);

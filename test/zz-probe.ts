@@ -1,0 +1,12 @@
+import { testApp } from './helpers.ts';
+const { call, makeUser } = await testApp({ rateLimit: 0 });
+const alice = await makeUser('alice');
+const made = await call('POST', '/api/url/bulk', { key: alice.key, body: { urls: Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/p/${i}` })) } });
+const ids = made.body.results.map((r: { id: number }) => r.id);
+let t = performance.now();
+const up = await call('POST', '/api/url/bulk/update', { key: alice.key, body: { urls: ids.map((id: number) => ({ id, description: 'x' })) } });
+console.log('update', up.status, up.body.succeeded, (performance.now() - t).toFixed(0), 'ms');
+t = performance.now();
+const del = await call('POST', '/api/url/bulk/delete', { key: alice.key, body: { ids } });
+console.log('delete', del.status, del.body.succeeded, (performance.now() - t).toFixed(0), 'ms');
+process.exit(0);
