@@ -13,6 +13,10 @@ CREATE TABLE idempotency_keys (
   k_key text CONSTRAINT idempotency_keys_k_key_key UNIQUE
 );
 CREATE INDEX idempotency_keys_user_id_idx ON idempotency_keys (user_id, id);
+-- Its counts are kept as every table's are (006).
+CREATE TRIGGER idempotency_keys_counted_insert AFTER INSERT ON idempotency_keys REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_added();
+CREATE TRIGGER idempotency_keys_counted_delete AFTER DELETE ON idempotency_keys REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_removed();
+CREATE TRIGGER idempotency_keys_counted_move AFTER UPDATE OF user_id ON idempotency_keys FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id) EXECUTE FUNCTION kept_counts_moved();
 
 -- 2. New links' aliases checked against the files' once per statement, not once per row. 005's
 -- row trigger took the alias's transaction lock and looked in the other table with format() and
