@@ -67,7 +67,7 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
       '',
       '--all writes the whole store instead: every user with its API key hash and password hash, every record and every',
       'statistics day, all with their ids, for `import --all` into an empty store of either backend (JSON files or',
-      'PostgreSQL: see "Moving to PostgreSQL" in the README). Keep the file as safe as the data: it is written 0600.',
+      'PostgreSQL: see docs/postgresql.md#moving-to-postgresql). Keep the file as safe as the data: it is written 0600.',
       'Stop the server first; an export whose data changes while it is written fails.',
       '',
       "Where it goes: --output <file>, or stdout when it is redirected or piped (--all is never printed on a terminal). A file",
