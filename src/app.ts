@@ -37,6 +37,8 @@ import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
+import { sharedRenderer } from './qr/renderer.ts';
+import type { QrRenderer } from './qr/renderer.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import type { Store } from './store/store.ts';
 
@@ -54,6 +56,8 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** The threads that draw QR images; default: this process's pool for the settings (sharedRenderer). */
+  renderer?: QrRenderer;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -101,7 +105,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
-    qrImageRoutes(s),
+    qrImageRoutes(s, parts.renderer ?? sharedRenderer(s.config)),
     campaignPageRoutes(s),
     loginPageRoutes(s),
     redirectRoutes(s, attempts),
