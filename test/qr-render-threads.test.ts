@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode as encodeJpeg } from 'jpeg-js';
@@ -57,6 +58,32 @@ test('images drawn by the render threads are byte for byte what the renderer dre
   } finally {
     await renderer.close();
   }
+});
+
+/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNices(): number[] {
+  return readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // a thread that ended meanwhile
+    }
+  });
+}
+
+test('render threads run at nice 10, below the event loop, so that on a busy machine it gets the CPU first', { skip: process.platform !== 'linux' ? 'per-thread priorities are a Linux matter' : getPriority() >= 10 && 'the tests run at nice 10 or lower already' }, async () => {
+  const own = getPriority();
+  const before = threadNices().filter((n) => n === 10).length;
+  const renderer = new QrRenderer({ threads: 2, queue: 4 });
+  try {
+    await Promise.all([renderer.render(base), renderer.render({ ...base, size: 512 })]);
+    assert.equal(threadNices().filter((n) => n === 10).length, before + 2);
+    assert.equal(getPriority(), own, 'the event loop keeps its priority');
+  } finally {
+    await renderer.close();
+  }
+  assert.equal(threadNices().filter((n) => n === 10).length, before);
 });
 
 test('GET /qr/<alias> with a stored logo answers the bytes the main thread drew; a logo that does not decode is left out', { timeout: 60_000 }, async () => {

@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 
 /** What a pool thread answers for one task: its value, or the name and message of what it threw. */
@@ -25,4 +26,19 @@ export function serveTasks<In, Out>(work: (task: In) => Out | Promise<Out>): voi
 // Only a buffer the value has to itself can be moved: Node's small Buffers share a pooled slab.
 function movable(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
+/**
+ * Lowers this thread's scheduling priority to `nice` (Linux only), so that on a busy machine the
+ * event loop gets the CPU first and the pool's threads take what is left. On Linux a thread is
+ * scheduled on its own and setpriority(0) names the calling thread; elsewhere it would name the
+ * whole process, event loop included, so it is left alone there.
+ */
+export function lowerThreadPriority(nice: number): void {
+  if (process.platform !== 'linux') return;
+  try {
+    setPriority(nice);
+  } catch {
+    // A sandbox that forbids it: the thread keeps its priority.
+  }
 }
