@@ -74,7 +74,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits };
+  const renderer = parts.renderer ?? sharedRenderer(parts.config);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, renderer };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);
@@ -105,7 +106,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
-    qrImageRoutes(s, parts.renderer ?? sharedRenderer(s.config)),
+    qrImageRoutes(s),
     campaignPageRoutes(s),
     loginPageRoutes(s),
     redirectRoutes(s, attempts),

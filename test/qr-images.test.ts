@@ -8,7 +8,7 @@ import { QR_IMAGE_SIZES, snapQrSize } from '../src/qr/image-sizes.ts';
 import type { RenderTask } from '../src/qr/render-task.ts';
 import { renderQrPng } from '../src/qr/render.ts';
 import { QrRenderer, renderThreadCount } from '../src/qr/renderer.ts';
-import { testApp } from './helpers.ts';
+import { eventually, snapshotOf, testApp } from './helpers.ts';
 
 /** An app whose QR images are drawn by a renderer of its own (so its renders can be counted), closed after `body`. */
 async function withApp(options: { threads?: number; queue?: number; config?: Partial<Config> }, body: (ctx: Awaited<ReturnType<typeof testApp>> & { renderer: QrRenderer; addQr: (fields?: Record<string, unknown>) => Promise<{ id: number; alias: string }> }) => Promise<void>) {
@@ -170,5 +170,37 @@ test('a payload too long for the level asked for is a 400 from the render thread
     const refused = await app.request(`/qr/${alias}?ecl=H`);
     assert.equal(refused.status, 400);
     assert.deepEqual(await refused.json(), { error: 1, message: 'The content is too long to fit in a QR code. Try a lower ecl.' });
+  });
+});
+
+const PNG_1x1 = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+test('whether a long payload fits is checked on the render threads; a full queue is the API\'s 503, with nothing stored', { timeout: 60_000 }, async () => {
+  await withApp({ threads: 1, queue: 0 }, async ({ app, call, store, addQr, renderer }) => {
+    const add = (data: string) => call('POST', '/api/qr/add', { body: { type: 'text', data, logo: PNG_1x1 } });
+    // Within byte mode's capacity the length tells: no thread is asked.
+    assert.equal((await add('short')).status, 200);
+    assert.equal(renderer.renders, 0);
+    // 2,000 digits under a logo (level H) are past byte mode's 1,273 bytes and fit only in numeric mode: building the symbol tells, on a thread.
+    const long = await add('1'.repeat(2000));
+    assert.equal(long.status, 200, long.text);
+    assert.equal((await store.get('qrs', long.body.id))!.data, '1'.repeat(2000));
+    assert.equal(renderer.renders, 1);
+    const before = await snapshotOf(store, 'qrs');
+    const tooLong = await add('é'.repeat(2000));
+    assert.deepEqual([tooLong.status, tooLong.body], [400, { error: 1, message: 'Invalid data: the content is too long to fit in a QR code with a logo.' }]);
+    assert.equal(renderer.renders, 2);
+    assert.equal(await snapshotOf(store, 'qrs'), before);
+    // The one thread busy with an image and no room to wait: the create is refused, not queued without bound.
+    const { alias } = await addQr();
+    const drawing = app.request(`/qr/${alias}?size=2048`);
+    assert.ok(await eventually(() => renderer.renders === 3), 'the image reached the thread');
+    const snapshot = await snapshotOf(store, 'qrs');
+    const refused = await add('2'.repeat(2000));
+    assert.equal(refused.status, 503);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.deepEqual(refused.body, { error: 1, message: 'The server is busy (QR render queue full). Please try again in a moment.' });
+    assert.equal(await snapshotOf(store, 'qrs'), snapshot);
+    assert.equal((await drawing).status, 200);
   });
 });

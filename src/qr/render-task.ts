@@ -1,3 +1,4 @@
+import { fitsInQr } from './fits.ts';
 import type { QrLogo } from './logo.ts';
 import { LogoDecodeError, renderQrPng, renderQrSvg } from './render.ts';
 import type { ErrorCorrection } from './render.ts';
@@ -33,4 +34,12 @@ export async function drawTask(task: RenderTask): Promise<Uint8Array> {
     if (err instanceof LogoDecodeError) return draw(null);
     throw err;
   }
+}
+
+/** What the render threads are asked: an image to draw, or whether a payload fits at a level (fitsInQr). */
+export type QrThreadTask = { draw: RenderTask } | { fits: string; level: ErrorCorrection };
+
+/** Does a QrThreadTask: the image's bytes, or whether the payload fits. */
+export function runQrTask(task: QrThreadTask): Promise<Uint8Array> | boolean {
+  return 'draw' in task ? drawTask(task.draw) : fitsInQr(task.fits, task.level);
 }

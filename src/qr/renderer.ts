@@ -3,8 +3,10 @@ import type { Config } from '../config.ts';
 import { siblingModule } from '../threads/start-thread.ts';
 import { TaskError, WorkerPool } from '../threads/worker-pool.ts';
 import { workerCount } from '../workers/count.ts';
+import { fitsByLength } from './fits.ts';
 import { QrTooLongError } from './render.ts';
-import type { RenderTask } from './render-task.ts';
+import type { ErrorCorrection } from './render.ts';
+import type { QrThreadTask, RenderTask } from './render-task.ts';
 
 // A 2048 px PNG takes about 20 MB to draw (its RGBA bitmap, a logo's up to 16 MB more); a thread
 // that needs far more than that is refused memory and ends, taking only its own task with it.
@@ -20,11 +22,12 @@ export interface RendererOptions {
 }
 
 /**
- * Draws QR images (drawTask) on a bounded pool of worker threads, so that a 2048 px render (about
- * 0.4 s of CPU) never holds up the event loop. PoolFullError when the queue is full.
+ * Draws QR images (drawTask) and checks what fits (fitsInQr) on a bounded pool of worker threads,
+ * so that a 2048 px render (about 0.4 s of CPU) or a long payload's symbol (up to 0.2 s) never holds
+ * up the event loop. PoolFullError when the queue is full.
  */
 export class QrRenderer {
-  private readonly pool: WorkerPool<RenderTask, Uint8Array<ArrayBuffer>>;
+  private readonly pool: WorkerPool<QrThreadTask, Uint8Array<ArrayBuffer> | boolean>;
 
   constructor(options: RendererOptions) {
     this.pool = new WorkerPool({
@@ -40,14 +43,19 @@ export class QrRenderer {
   /** The image of `task` (see drawTask); QrTooLongError when the payload does not fit at its error correction. */
   async render(task: RenderTask): Promise<Uint8Array<ArrayBuffer>> {
     try {
-      return await this.pool.run(task);
+      return (await this.pool.run({ draw: task })) as Uint8Array<ArrayBuffer>;
     } catch (err) {
       if (err instanceof TaskError && err.name === 'QrTooLongError') throw new QrTooLongError();
       throw err;
     }
   }
 
-  /** Renders that reached a thread so far. */
+  /** Whether `payload` fits in a QR code at `level`: at once when its length tells, else on a thread. */
+  async fits(payload: string, level: ErrorCorrection): Promise<boolean> {
+    return fitsByLength(payload, level) || ((await this.pool.run({ fits: payload, level })) as boolean);
+  }
+
+  /** Tasks (renders and fit checks) that reached a thread so far. */
   get renders(): number {
     return this.pool.started;
   }

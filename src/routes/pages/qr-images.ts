@@ -10,7 +10,6 @@ import { snapQrSize } from '../../qr/image-sizes.ts';
 import { QrImages } from '../../qr/images.ts';
 import { QrTooLongError } from '../../qr/render.ts';
 import type { RenderTask } from '../../qr/render-task.ts';
-import type { QrRenderer } from '../../qr/renderer.ts';
 import { LogoCache } from '../../qr/safe-logo.ts';
 import type { Services } from '../../resources/define.ts';
 import { qrPayloadOf } from '../../resources/qrs.ts';
@@ -27,14 +26,14 @@ function intParam(c: Context, name: string, min: number, max: number, fallback: 
 }
 
 /**
- * `GET /qr/<alias>`: the QR image (PNG, or SVG with ?format=svg), drawn by `renderer`'s threads at
+ * `GET /qr/<alias>`: the QR image (PNG, or SVG with ?format=svg), drawn by the render threads at
  * the nearest of QR_IMAGE_SIZES, kept in a cache of RENDER_CACHE_BYTES, and at most
  * RENDER_RATE_LIMIT renders per window and client; `GET /qr/<alias>/scan`: counts a scan and redirects.
  */
-export function qrImageRoutes(s: Services, renderer: QrRenderer): Hono<AppEnv> {
+export function qrImageRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const logos = new LogoCache(s.config.logoFetch);
-  const images = new QrImages(renderer, new QrImageCache(s.config.renderCacheBytes));
+  const images = new QrImages(s.renderer, new QrImageCache(s.config.renderCacheBytes));
   const renders = s.limits('qr-renders', s.config.renderRateLimit, s.config.rateLimitWindow * 1000);
   const find = (c: Context) => s.store.lookup<Qr>('qrs', 'alias', c.req.param('alias') ?? '');
   // Only what makes the server draw counts against a client; a refusal says when its window ends.
