@@ -8,8 +8,8 @@ import { QrTooLongError } from './render.ts';
 import type { ErrorCorrection } from './render.ts';
 import type { QrThreadTask, RenderTask } from './render-task.ts';
 
-// A 2048 px PNG takes about 20 MB to draw (its RGBA bitmap, a logo's up to 16 MB more); a thread
-// that needs far more than that is refused memory and ends, taking only its own task with it.
+// The bitmaps (16 MB of RGBA for 2048 px, up to 16 MB more for a logo) are outside V8's heap; the
+// heap itself needs little, and a thread whose heap runs away ends, taking only its own task with it.
 const THREAD_MEMORY_MB = 256;
 
 /** How a renderer's pool is sized. */
