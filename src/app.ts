@@ -11,11 +11,15 @@ import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
+import { renderErrorPage, wantsPage } from './http/error-page.ts';
 import { MethodTable } from './http/method-table.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
+import { readyRoute, storeReadiness } from './http/ready-route.ts';
+import type { Readiness } from './http/readiness.ts';
 import type { Logger } from './log.ts';
+import { OwnershipProofs } from './ownership/proofs.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import { cryptoRandom } from './random.ts';
@@ -33,6 +37,7 @@ import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
 import { loginLinkRoutes } from './routes/link-api/login-links.ts';
 import { planRoutes } from './routes/link-api/plans.ts';
+import { domainVerificationRoutes } from './routes/link-api/domain-verification.ts';
 import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
@@ -40,6 +45,9 @@ import { qrImageRoutes } from './routes/pages/qr-images.ts';
 import { sharedRenderer } from './qr/renderer.ts';
 import type { QrRenderer } from './qr/renderer.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
+import { faviconRoutes } from './routes/pages/favicon.ts';
+import { bioPageRoutes } from './routes/pages/bio-pages.ts';
+import { withStoreDeadline } from './store/deadline.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -58,6 +66,10 @@ export interface AppParts {
   limits?: MakeLimiter;
   /** The threads that draw QR images; default: this process's pool for the settings (sharedRenderer). */
   renderer?: QrRenderer;
+  /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
+  readiness?: Readiness;
+  /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
+  proofs?: OwnershipProofs;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -75,7 +87,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
   const renderer = parts.renderer ?? sharedRenderer(parts.config);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, renderer };
+  const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, renderer, proofs };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);
@@ -87,11 +100,17 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
+  // Every wait of the store on this request's behalf ends within DATABASE_TIMEOUT in all, so that a
+  // database that went silent is answered 503 in time, however many steps the request has (deadline.ts).
+  const databaseMs = Math.round(s.config.databaseTimeout * 1000);
+  app.use((_c, next) => withStoreDeadline(databaseMs, next));
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
   app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
   const areas = [
     registerRoutes(s, failures),
     accountRoutes(s),
@@ -101,19 +120,23 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     linkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
+    domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
+    faviconRoutes(),
     qrImageRoutes(s),
     campaignPageRoutes(s),
+    bioPageRoutes(s),
     loginPageRoutes(s),
     redirectRoutes(s, attempts),
   ];
   const routes = areas.flatMap((area) => area.routes);
   const methods = new MethodTable();
   methods.add('GET', '/health');
+  methods.add('GET', '/ready');
   for (const r of routes) methods.add(r.method, r.path);
 
   // A wrong method on a known path is a 405 after the same key check a right one gets (an unknown
@@ -124,7 +147,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const checking = authFor(c.req.path)?.(c);
     return checking ? checking.then(answer) : answer();
   };
-  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => renderError(c, methodNotAllowed(c, allow), s.config.errorStatus));
+  // A browser opening a page outside the APIs gets a page (see wantsPage); everything else, the API's JSON.
+  const answerError = (c: Context<AppEnv>, err: ApiError) => (wantsPage(c) ? renderErrorPage(c, err) : renderError(c, err, s.config.errorStatus));
+  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => answerError(c, methodNotAllowed(c, allow)));
   for (const r of methods.shadowed()) {
     app.on(r.method, r.pattern, (c, next) => {
       const allow = methods.wrongMethod(c.req.method, c.req.path);
@@ -142,8 +167,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const allow = methods.wrongMethod(c.req.method, c.req.path);
     if (allow) return wrongMethod(c, allow);
     // An unknown path under /api still needs a good key first, as a known one does.
-    return afterAuth(c, () => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.'), s.config.errorStatus));
+    return afterAuth(c, () => answerError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
   });
-  app.onError((err, c) => renderError(c, toApiError(err, s.log, c), s.config.errorStatus));
+  app.onError((err, c) => answerError(c, toApiError(err, s.log, c)));
   return app;
 }

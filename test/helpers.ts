@@ -8,6 +8,7 @@ import { fixedClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
+import { OwnershipProofs } from '../src/ownership/proofs.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
 import { openTestStore } from './backend.ts';
@@ -31,6 +32,10 @@ export interface Call {
   headers?: Record<string, string>;
 }
 
+const noTxtRecords = async (name: string): Promise<string[][]> => {
+  throw Object.assign(new Error(`queryTxt ENODATA ${name}`), { code: 'ENODATA' });
+};
+
 /** A fresh in-memory app with an admin, a fixed clock and a seeded random source. */
 export async function testApp(overrides: Partial<Config> = {}, parts: Partial<AppParts> = {}) {
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt' }), ...overrides };
@@ -40,7 +45,9 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   const random = parts.random ?? seededRandom(1);
   // Made here, so a test can wait for a flush (on PostgreSQL one takes real time).
   const counters = parts.counters ?? new DailyCounters(store, { clock: parts.clock ?? clock, random });
-  const app = createApp({ store, config, clock, random, ...parts, counters });
+  // No test asks the real DNS or web: a proof of ownership finds nothing unless a test publishes it.
+  const proofs = parts.proofs ?? new OwnershipProofs(store, { resolveTxt: noTxtRecords, fetch: async () => new Response('not found', { status: 404 }) });
+  const app = createApp({ store, config, clock, random, ...parts, counters, proofs });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };

@@ -97,6 +97,13 @@ for (const o of operations) {
       await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
       await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
     }
+    if (o.op.operationId === 'verifyWebsite') {
+      // The world's DNS holds the proof; without it the proof fails.
+      const published = new Map(w.txt);
+      w.txt.clear();
+      await probe(w, o, 'no proof published', urlOf(w, o));
+      for (const [name, records] of published) w.txt.set(name, records);
+    }
     // The login pages need a live link: the document's example token names none.
     const token = o.path === '/login' ? await loginToken(w) : null;
     const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
@@ -149,6 +156,10 @@ test('storage unavailable: every authenticated operation answers a documented 50
     assert.doesNotMatch(reply.text, /SELECT|database|stack|at /, 'nothing of the cause in the body');
     contract.check(o, reply, 'storage unavailable');
   }
+  // /ready asks the store itself: not ready, in its documented shape.
+  const ready = await w.call('GET', '/ready', { key: null });
+  assert.equal(ready.status, 503);
+  contract.check(operations.find((o) => o.op.operationId === 'ready')!, ready, 'storage unavailable');
 });
 
 test('the examples of the document are valid for their schemas', () => {
@@ -193,6 +204,10 @@ test('the public pages in their other states answer documented responses', async
   await at('getCampaignPage', `/c/${w.ids.campaign}-old-name`, {}, 302);
   await at('getCampaignListPage', `/u/user_alice/old-name-${w.ids.campaign}`, {}, 302);
   await at('getCampaignListPage', `/u/someone/fixture-camp-${w.ids.campaign}`, {}, 404);
+  const privateCampaign = await w.call('POST', '/api/campaign/add', { key: w.alice.key, body: { name: 'Closed', slug: 'closed', public: false } });
+  await at('getCampaignListPage', new URL(privateCampaign.body.list).pathname, {}, 403);
+  await at('getBioPage', '/u/FIXTURE-BIO', {}, 302);
+  await at('getBioPage', '/u/no-such-bio', {}, 404);
   await at('openLoginLink', '/login?token=1.nothing', {}, 404);
   const token = await loginToken(w);
   await at('useLoginLink', '/login', { ...form({ token }), headers: { ...form({}).headers, 'sec-fetch-site': 'cross-site' } }, 403);

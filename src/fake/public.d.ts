@@ -58,7 +58,7 @@ export interface Logger {
   enabled(level: 'debug' | 'info' | 'warn' | 'error' | 'silent'): boolean;
 }
 
-/** Settings a fake may override (see the README's configuration table). */
+/** Settings a fake may override (see docs/configuration.md). */
 export interface FakeConfig {
   baseUrl: string;
   redirectStatus: number;

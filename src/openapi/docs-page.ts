@@ -1,3 +1,4 @@
+import { FAVICON_LINK } from '../html/favicon.ts';
 import { escapeHtml } from '../html/page.ts';
 import type { OpenApiDocument } from './document.ts';
 import { breakable, curlExample, fieldRows, fieldTable, markdown, resolve, rulesText, typeText } from './docs-text.ts';
@@ -126,7 +127,7 @@ export function docsPageHtml(doc: OpenApiDocument): string {
   const server = (doc.servers as { url: string }[] | undefined)?.[0]?.url ?? '';
   // Title, introduction and a first request come first; on a phone the endpoint list follows them.
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(info.title)} — API reference</title><style>${STYLE}</style></head><body><div class="wrap"><div class="intro">
+<title>${escapeHtml(info.title)} — API reference</title>${FAVICON_LINK}<style>${STYLE}</style></head><body><div class="wrap"><div class="intro">
 <header><h1>${escapeHtml(info.title)}</h1><p class="muted">Version ${escapeHtml(info.version)} · ${escapeHtml(server)} · <a href="/openapi.json">openapi.json</a></p>${markdown(info.description ?? '')}</header>
 ${gettingStarted(server)}</div><nav aria-label="Endpoints">${nav}</nav><main>
 ${sections}${errorBodies(doc)}</main></div></body></html>`;

@@ -9,6 +9,7 @@ import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
 import type { QrRenderer } from '../qr/renderer.ts';
+import type { OwnershipProofs } from '../ownership/proofs.ts';
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -50,6 +51,8 @@ export interface Services {
   limits: MakeLimiter;
   /** The threads that draw QR images and check what fits in one. */
   renderer: QrRenderer;
+  /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */
+  proofs: OwnershipProofs;
 }
 
 /** What a hook knows about the request it serves. */
@@ -58,6 +61,14 @@ export interface HookContext extends Services {
   /** The request's `Host` header as sent (compare it through hostnameOf), the name this server is reached by; absent outside a request. */
   requestHost?: string;
 }
+
+/**
+ * The envelope of a link-management list, as the real product answers each list:
+ * - `paged`: `{error: "0", data: {result, perpage, currentpage, nextpage, maxpage, <listKey>: [...]}}` (the reference's lists);
+ * - `plain`: `{error: "0", data: [...]}`, one page without the page fields (the admin users list);
+ * - `flat`: `{error: 0, result, perpage, currentpage, nextpage, maxpage, <listKey>: [...]}`, the page fields beside `error` (the files list).
+ */
+export type ListShape = 'paged' | 'plain' | 'flat';
 
 /** Which API a resource belongs to: the link-management API, its admin part, or the analytics API. */
 export type Api = 'link' | 'admin' | 'analytics';
@@ -90,8 +101,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   paths: { list?: string; get?: string; create?: string; update?: string; remove?: string };
   /** The array key in list responses. */
   listKey: string;
-  /** The list's `data` is the plain array of one page's entries, without the page fields (the real product's admin users list). */
-  plainList?: boolean;
+  /** How the list answers a page (default `paged`); see ListShape. */
+  listShape?: ListShape;
   /** What `entry`/`single`/`created`/`updated` answer, for the OpenAPI document (rows without routes need none). */
   shapes?: RowShapes;
   /**

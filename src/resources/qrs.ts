@@ -39,7 +39,15 @@ export const logoField = v.pipe(
 /** Request fields of QR codes (the reference's "QR codes"). */
 export const qrFields = {
   type: v.picklist(QR_TYPES, `Invalid type: must be one of ${QR_TYPES.join(', ')}.`),
-  data: v.unknown(),
+  // Checked by type in parseQrData; described here for the docs, which cannot derive it from the type alone.
+  data: v.pipe(
+    v.unknown(),
+    v.description(
+      'What the code holds, by `type`: `text`, `link` (an http(s) URL) and `phone`: a string; `email`: `{email, subject?, body?}` or the address alone; ' +
+        '`sms`: `{phone, message?}` or the number alone; `wifi`: `{ssid, password?, encryption?, hidden?}`; `vcard`: `{name, phone?, email?, company?, website?, …}`. ' +
+        "The real product's keys are taken too (`pass`, `fname`, `lname`, `org`, `site`, …).",
+    ),
+  ),
   name: v.pipe(v.string(), v.trim(), v.minLength(1, 'QR name cannot be empty.'), v.maxLength(100, 'QR name must be at most 100 characters.')),
   background: colour('background'),
   foreground: colour('foreground'),

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { probePort } from '../server.ts';
+import { docsUrl, localUrl, probePort } from '../server.ts';
 
 // In a module of its own, so that what sizes itself by the processes (the render pool) does not load the primary.
 export { workerCount } from './count.ts';
@@ -55,8 +55,8 @@ export async function runPrimary(count: number, config: Config, log: Logger): Pr
 
   cluster.on('listening', (worker, address) => {
     if (++listening !== count) return;
-    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-    log.info(`${count} workers listening on http://${host}:${address.port}`);
+    const url = localUrl(config.host, address.port);
+    log.info(`${count} workers listening on ${url}; docs: ${docsUrl(config, url)}`);
   });
   cluster.on('exit', (worker, code, signal) => {
     const info = slots.get(worker);

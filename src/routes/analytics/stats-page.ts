@@ -60,7 +60,7 @@ function daysBetween(from: string, to: string): string[] {
   return out;
 }
 
-/** A stats page: no script, no framing, no referrer, and a window no other page of the origin can script (see README, security model). */
+/** A stats page: no script, no framing, no referrer, and a window no other page of the origin can script (see docs/security.md, security model of the pages). */
 function html(c: Context, page: Page, status: ContentfulStatusCode, headers: Record<string, string> = {}): Response {
   return c.html(page.html, status, { ...pageHeaders({ ...page, referrer: 'no-referrer', opener: 'isolated' }), 'cache-control': 'no-store', ...headers });
 }
