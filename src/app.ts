@@ -44,6 +44,8 @@ import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
+import { sharedRenderer } from './qr/renderer.ts';
+import type { QrRenderer } from './qr/renderer.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
@@ -64,6 +66,8 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** The threads that draw QR images; default: this process's pool for the settings (sharedRenderer). */
+  renderer?: QrRenderer;
   /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
   readiness?: Readiness;
   /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
@@ -84,8 +88,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
+  const renderer = parts.renderer ?? sharedRenderer(parts.config);
   const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, proofs };
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, renderer, proofs };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);

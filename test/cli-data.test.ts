@@ -8,7 +8,7 @@ import { allOf, ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.ts';
@@ -145,6 +145,7 @@ test("import into another user of the same server: taken aliases and slugs get a
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stdout, /Exported \d+ records of alice@example.com to /);
   assert.match(out.stderr, /Exporting alice@example.com \d+\/\d+ \(100%\)/);
+  assert.equal((await stat(file)).mode & 0o777, 0o600, 'it holds password hashes: readable by its owner only');
   const r = await runCli(['import', file, '--email', 'dave@example.com', '--progress', '--data-dir', dir]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /Importing into dave@example.com \d+\/\d+ \(100%\)/);

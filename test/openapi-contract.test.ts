@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { passwordWork } from '../src/auth/passwords.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
+import { QrRenderer } from '../src/qr/renderer.ts';
 import { RESOURCES } from '../src/resources/table.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
 import type { StoredRecord } from '../src/store/store.ts';
@@ -261,6 +262,24 @@ test('the public pages in their other states answer documented responses', async
   const register = await closed.call('POST', '/api/register', { key: null, body: { username: 'someone', email: 's@example.com', password: 'secret-pw' } });
   contract.check(byId('register'), register, 'registration off');
   assert.equal(register.status, 404);
+});
+
+test('the QR image answers documented responses when its render queue or its client is over the limit', async () => {
+  const renderer = new QrRenderer({ threads: 1, queue: 0 });
+  try {
+    const t = await testApp({ renderRateLimit: 2 }, { renderer });
+    const made = await t.call('POST', '/api/qr/add', { body: { type: 'text', data: 'busy' } });
+    const at = async (size: number) => {
+      const reply = await t.call('GET', `${new URL(made.body.link).pathname}?size=${size}`, { key: null });
+      contract.check(byId('getQrImage'), reply, 'busy');
+      return reply.status;
+    };
+    // No room to wait: one of two images at once is drawn, the other refused; both counted for the client.
+    assert.deepEqual((await Promise.all([at(2048), at(1536)])).sort(), [200, 503]);
+    assert.equal(await at(1024), 429);
+  } finally {
+    await renderer.close();
+  }
 });
 
 test('every documented response was produced by some request', () => {

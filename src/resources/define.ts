@@ -8,6 +8,7 @@ import type { Condition, Sort, StoredRecord, Store, StoreReads, Tx, Where } from
 import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import type { QrRenderer } from '../qr/renderer.ts';
 import type { OwnershipProofs } from '../ownership/proofs.ts';
 
 /** A value, or a promise of it. */
@@ -48,6 +49,8 @@ export interface Services {
   secret: Uint8Array;
   /** Makes the rate limiters: counting in memory, or where every process counts (Redis, PostgreSQL). */
   limits: MakeLimiter;
+  /** The threads that draw QR images and check what fits in one. */
+  renderer: QrRenderer;
   /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */
   proofs: OwnershipProofs;
 }
