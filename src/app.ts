@@ -10,6 +10,7 @@ import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { idempotencyKeys } from './http/idempotency.ts';
+import { ANSWERS_WITH_SECRETS } from './idempotency/keys.ts';
 import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
 import { renderErrorPage, wantsPage } from './http/error-page.ts';
@@ -167,11 +168,11 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   }
   // Every route of an area is mounted here, and each one under /api (but the public ones) gets its
   // API's key check and rate limit in front of its handler: request → auth → limiter → handler.
-  // Every POST of the link API (authenticated: keys are per user) honours Idempotency-Key.
+  // Every POST of the link API (authenticated: keys are per user) honours Idempotency-Key, but those answering a new key.
   const idempotent = idempotencyKeys(s);
   for (const r of routes) {
     const authenticate = authFor(r.path);
-    const handler = r.method === 'POST' && authenticate === linkAuth ? idempotent(r.handler) : r.handler;
+    const handler = r.method === 'POST' && authenticate === linkAuth && !ANSWERS_WITH_SECRETS.has(r.path) ? idempotent(r.handler) : r.handler;
     app.on(r.method, r.path, authenticate ? guarded(authenticate, handler) : handler);
   }
 

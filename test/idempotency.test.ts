@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fingerprint, secondStoreOf } from './backend.ts';
-import { allOf, eventually, openTestStore, testApp } from './helpers.ts';
+import { ADMIN_KEY, allOf, eventually, openTestStore, testApp } from './helpers.ts';
 import { collectionsOf, RESOURCES } from '../src/resources/table.ts';
 import { ABANDONED_MS, IDEMPOTENCY_COLLECTION, KEEP_MS } from '../src/idempotency/keys.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
@@ -124,6 +124,33 @@ test('Idempotency-Key on a POST of the link API answers the first answer again, 
     assert.equal(exported[IDEMPOTENCY_COLLECTION], undefined);
     assert.equal(exported.$export.counts[IDEMPOTENCY_COLLECTION], undefined);
     assert.doesNotMatch(text, /key-1|Idempotent/);
+  });
+
+  await t.test('an answer holding a new API key is never kept: those routes run again, and the key is in no idempotency record', async () => {
+    const dave = await makeUser('dave');
+    const before = (await allOf(store, IDEMPOTENCY_COLLECTION)).length;
+    const calls: [string, unknown, string][] = [
+      ['/api/account/rotate-key', {}, dave.key],
+      ['/api/user/add', { username: 'eve', email: 'eve@example.com', password: 'secret-pw-1' }, ADMIN_KEY],
+      ['/api/user/create', { username: 'fay', email: 'fay@example.com', password: 'secret-pw-1' }, ADMIN_KEY],
+      [`/api/user/${dave.id}/rotate-key`, {}, ADMIN_KEY],
+    ];
+    const secrets: string[] = [];
+    for (const [path, body, key] of calls) {
+      const r = await post(path, body, 'secret-key', key);
+      assert.equal(r.status, 200, `${path}: ${r.text}`);
+      const apikey = r.body.apikey ?? r.body.data?.apikey;
+      assert.match(apikey, /^sk_/, path);
+      secrets.push(apikey);
+      assert.equal(r.headers.get('idempotent-replayed'), null);
+    }
+    // Run again with the same key: each is a request of its own (a rotation with the key just made).
+    const again = await post('/api/account/rotate-key', {}, 'secret-key', secrets[3]);
+    assert.equal(again.status, 200, again.text);
+    assert.notEqual(again.body.apikey, secrets[3]);
+    const kept = await allOf(store, IDEMPOTENCY_COLLECTION);
+    assert.equal(kept.length, before);
+    for (const secret of [...secrets, again.body.apikey]) assert.ok(!JSON.stringify(kept).includes(secret));
   });
 
   await t.test('deleting a user deletes its keys', async () => {

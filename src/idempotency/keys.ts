@@ -82,3 +82,10 @@ export async function releaseKey(store: Store, id: number): Promise<void> {
 export async function pruneKeys(store: Store, now: number): Promise<number> {
   return store.transaction((tx) => tx.removeWhere(IDEMPOTENCY_COLLECTION, { conditions: [{ field: 'expires', below: now }] }));
 }
+
+/**
+ * POST routes whose answer carries a new API key (key rotations, a user made by the admin): their
+ * answers are never kept, as a key must not lie in the store in plain text for a day, so
+ * Idempotency-Key is not honoured there (app.ts; the OpenAPI document leaves the header out).
+ */
+export const ANSWERS_WITH_SECRETS: ReadonlySet<string> = new Set(['/api/account/rotate-key', '/api/user/:id/rotate-key', '/api/user/add', '/api/user/create']);

@@ -4,6 +4,7 @@ import { answeredOkUnderErrorStatus200 } from '../http/error-body.ts';
 import { RATE_LIMIT_HEADERS, headerRef, ref } from './components.ts';
 import type { Schema } from './json-schema.ts';
 import { isReferenceOperation } from './reference.ts';
+import { ANSWERS_WITH_SECRETS } from '../idempotency/keys.ts';
 
 /** Which error dialect and security an operation has: the link API, the analytics API, or none (public pages). */
 export type Dialect = 'link' | 'analytics' | 'public';
@@ -128,8 +129,8 @@ export const IDEMPOTENCY_PARAM = {
   example: '0b7d6e52-4f0a-4c59-9a1e-7f4f1c2d3e4a',
 };
 
-/** Every authenticated POST of the link API honours Idempotency-Key (app.ts). */
-const takesIdempotencyKey = (spec: OpSpec) => spec.method === 'post' && spec.dialect === 'link';
+/** Every authenticated POST of the link API honours Idempotency-Key (app.ts), but those answering a new API key. */
+const takesIdempotencyKey = (spec: OpSpec) => spec.method === 'post' && spec.dialect === 'link' && !ANSWERS_WITH_SECRETS.has(spec.path);
 
 function errorReply(dialect: Dialect, status: number): Reply {
   const analytics = dialect === 'analytics';
