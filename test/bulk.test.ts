@@ -117,6 +117,19 @@ test('POST /api/url/bulk creates links as single creates would, answering per it
     assert.equal(await fingerprint(store, ALL), before);
   });
 
+  await t.test('atomic: an item refused before anything is written fails the batch too, an equal link included', async () => {
+    await single({ url: 'https://example.com/at-equal' });
+    const before = await fingerprint(store, ALL);
+    const r = await bulk({ urls: [{ url: 'https://example.com/at-equal' }, { custom: 'no-url' }], atomic: true });
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body.failed, [1]);
+    assert.deepEqual(r.body.results, [
+      { error: 1, message: 'Not stored: another item of this atomic batch failed.' },
+      { error: 1, message: 'Missing required parameter: url' },
+    ]);
+    assert.equal(await fingerprint(store, ALL), before);
+  });
+
   await t.test('atomic: a batch without failures is stored whole', async () => {
     const r = await bulk({ urls: [{ url: 'https://example.com/ok-1', custom: 'ok-one' }, { url: 'https://example.com/ok-2' }], atomic: true });
     assert.equal(r.status, 200, r.text);

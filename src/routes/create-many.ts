@@ -92,7 +92,8 @@ export async function createMany(s: Services, row: Resource, ctx: HookContext, b
   const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
   const pending = items.some((i) => !i.error && !i.prepared!.existing);
   let results: (StoredRecord | ApiError | undefined)[] = items.map((i) => i.error ?? i.prepared?.existing);
-  let rolledBack = false;
+  // Atomic: the transaction runs even with an item refused already, so the answer names every failure; it rolls back.
+  let rolledBack = !pending && atomic && items.some((i) => i.error);
   if (pending) {
     try {
       results = await s.store.transaction((tx) => storeItems(row, ctx, many ? batchedTx(tx) : tx, tx, items, stamp, atomic));
