@@ -128,7 +128,7 @@ if (URL) describe('PostgreSQL store', () => {
     }
   });
 
-  test('links inserted together cannot take a file\'s alias, even one written at the same time (migration 008\'s statement trigger)', async () => {
+  test('links inserted together cannot take a file\'s alias, even one written at the same time (migration 009\'s statement trigger)', async () => {
     const store = await open(freshSchema());
     try {
       const owner = await store.transaction((tx) => tx.insert('users', user(1)));

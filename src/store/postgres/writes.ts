@@ -115,7 +115,7 @@ async function insertNumbered<T extends object>(db: Db, plan: TablePlan, data: T
  * Per record: the stored record, or null when it was not stored (the caller inserts it alone to
  * learn why). null for the whole call when the records cannot go together: statistics days, or
  * an index key that changes with the id (keysIgnoreId, checked on each record). A trigger's error
- * (migration 008's shared aliases) fails the whole statement: run it under a savepoint.
+ * (migration 009's shared aliases) fails the whole statement: run it under a savepoint.
  */
 export async function insertRecords<T extends object>(db: Db, plan: TablePlan, data: readonly T[]): Promise<((T & { id: number }) | null)[] | null> {
   if (plan.collection === STATS) return null;
