@@ -6,6 +6,8 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { cookieSecret } from './auth/cookie-secret.ts';
+import { KeyUses } from './auth/key-uses.ts';
+import { AuditLog } from './audit/audit-log.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -78,7 +80,11 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     limits = await startRateLimits(config, store, clock, options.log);
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make };
+    // One audit buffer and one record of key uses for the process, whatever app it serves (test mode rebuilds its app).
+    const audit = new AuditLog(store, { clock, log: options.log, retentionDays: config.auditRetentionDays });
+    audit.startPruning();
+    const keyUses = new KeyUses(store, clock, options.log);
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, audit, keyUses };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {
