@@ -70,7 +70,7 @@ export interface AppParts {
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
 
 /** Paths under /api that need no key. */
-const PUBLIC_API = new Set(['/api', '/api/', '/api/register', '/api/event']);
+export const PUBLIC_API: ReadonlySet<string> = new Set(['/api', '/api/', '/api/register', '/api/event']);
 
 /** Builds the whole HTTP app (both APIs) from injected parts; no globals, no environment. */
 export function createApp(parts: AppParts): Hono<AppEnv> {

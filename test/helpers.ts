@@ -1,6 +1,8 @@
 import { createApp } from '../src/app.ts';
 import type { AppParts } from '../src/app.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
+import { KeyUses } from '../src/auth/key-uses.ts';
+import { AuditLog } from '../src/audit/audit-log.ts';
 import { generateApiKey } from '../src/auth/keys.ts';
 import { ensureAdmin } from '../src/bootstrap.ts';
 import { fixtureUser } from '../src/fixtures/prepare.ts';
@@ -40,7 +42,10 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   const random = parts.random ?? seededRandom(1);
   // Made here, so a test can wait for a flush (on PostgreSQL one takes real time).
   const counters = parts.counters ?? new DailyCounters(store, { clock: parts.clock ?? clock, random });
-  const app = createApp({ store, config, clock, random, ...parts, counters });
+  // Made here too, so a test can store the audit log's buffered entries and the keys' noted uses when it wants.
+  const audit = parts.audit ?? new AuditLog(store, { clock: parts.clock ?? clock, retentionDays: config.auditRetentionDays });
+  const keyUses = parts.keyUses ?? new KeyUses(store, parts.clock ?? clock);
+  const app = createApp({ store, config, clock, random, ...parts, counters, audit, keyUses });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -74,7 +79,7 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { id: user.id, key };
   }
 
-  return { app, store, config, clock, counters, call, makeUser };
+  return { app, store, config, clock, counters, audit, keyUses, call, makeUser };
 }
 
 let secret: Promise<string> | undefined;

@@ -13,6 +13,14 @@ export const MAX_RECENT_KEYS = 10_000;
  */
 export const KEY_KEPT_MS = 5_000;
 
+/**
+ * How long a process trusts a scoped key without asking the store again, when several processes
+ * share the store (PostgreSQL), counted from when it asked: a revocation is answered only this long
+ * after it is committed (api-keys.ts), so once its answer comes no process still trusts the key,
+ * whether or not it heard of the change yet. Change notifications usually forget it sooner.
+ */
+export const SCOPED_KEY_TRUST_MS = 250;
+
 /** Whether a table of rows has the scoped keys' collection (a table of some rows only, in tests, may not). */
 export function scopedKeysIn(rows: readonly { collection: string }[]): boolean {
   return rows.some((row) => row.collection === API_KEYS);
@@ -32,7 +40,7 @@ export interface Credential {
  * a noticeable part of a cached list request. A key that matched nothing is never remembered, so
  * wrong keys cannot fill the map; any change to the users or the scoped keys (a rotation, an expiry,
  * a revocation, a deletion), made here or by another process sharing the store, forgets them all,
- * and none is trusted longer than KEY_KEPT_MS.
+ * and none is trusted longer than KEY_KEPT_MS (a scoped key on a shared store: SCOPED_KEY_TRUST_MS).
  */
 export class KeyIndex {
   private recent = new Map<string, { found: Credential; until: number }>();
@@ -68,11 +76,14 @@ export class KeyIndex {
     const known = this.known(key);
     if (known) return known;
     const version = this.builtAt;
+    const asked = Date.now();
     const found = await this.find(hashApiKey(key));
     // Kept only if the users and keys did not change while the store answered.
     if (found && this.version() === version) {
       if (this.recent.size >= MAX_RECENT_KEYS) this.recent = new Map();
-      this.recent.set(key, { found, until: Date.now() + KEY_KEPT_MS });
+      // From before the store read it: what the store answered may be older than its arrival.
+      const until = found.key && this.store.shared ? asked + SCOPED_KEY_TRUST_MS : Date.now() + KEY_KEPT_MS;
+      this.recent.set(key, { found, until });
     }
     return found;
   }

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as v from 'valibot';
 import { API_KEYS } from '../auth/api-key-record.ts';
 import type { ApiKeyRecord } from '../auth/api-key-record.ts';
 import { ipEntryRange, keyExpired, rangesWithin } from '../auth/key-checks.ts';
+import { SCOPED_KEY_TRUST_MS } from '../auth/key-index.ts';
 import { generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { SCOPES, covers, normalScopes } from '../auth/scopes.ts';
 import { ApiError } from '../errors.ts';
@@ -92,6 +94,8 @@ export const apiKeys = defineResource<typeof apiKeyFields, ApiKeyRecord>({
     const apikey = generateApiKey();
     return { fields: { name: input.name, scopes, expires, ips, keyHash: hashApiKey(apikey), hint: apikey.slice(-4), lastUsed: null }, extra: { apikey } };
   },
+  // Answered only once no process sharing the store can still trust the key (key-index.ts): refused everywhere from the answer on.
+  deleted: (_record, ctx) => (ctx.store.shared ? sleep(SCOPED_KEY_TRUST_MS) : undefined),
   created(record, ctx, extra) {
     // The key is shown here once; only its hash is kept.
     return { id: record.id, apikey: extra.apikey, data: keyEntry(record, ctx) };

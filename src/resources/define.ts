@@ -162,6 +162,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   check?(fields: Record<string, unknown>, ctx: HookContext, tx: Tx, existing?: R): Awaitable<void>;
   /** Removes what refers to a deleted record (cascade), inside the same transaction. */
   onDelete?(tx: Tx, record: R, ctx: HookContext): Awaitable<void>;
+  /** Runs once a delete is committed, before it is answered (a revoked key waits until no process can trust it). */
+  deleted?(record: R, ctx: HookContext): Awaitable<void>;
 }
 
 /** What `prepare` returns: fields to store and values for the response only. */

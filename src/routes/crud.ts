@@ -172,6 +172,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
         await row.onDelete?.(tx, record, ctx);
         await dropReferences(tx, ctx, row.collection, record.id);
       });
+      await row.deleted?.(record, ctx);
       return c.json({ error: 0, message: row.messages.deleted });
     });
   }
