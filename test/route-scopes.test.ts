@@ -82,3 +82,10 @@ test('two rows claiming the same path segment for different areas stop the start
   const [links] = RESOURCES.filter((r) => r.collection === 'links');
   assert.throws(() => new RouteScopes([links!, { ...links!, collection: 'other', scope: 'qr' }]), /two areas/);
 });
+
+test('a method reads the same in any letter case (the OpenAPI document writes them in lower case)', () => {
+  const scopes = new RouteScopes(RESOURCES);
+  assert.equal(scopes.of('get', '/api/v1/stats/:id')?.scope, 'stats:read');
+  assert.equal(scopes.of('head', '/api/urls')?.scope, 'links:read');
+  assert.equal(scopes.of('post', '/api/url/add')?.scope, 'links:write');
+});

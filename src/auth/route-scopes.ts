@@ -64,7 +64,7 @@ export class RouteScopes {
   /** The rule of a route (its Hono pattern, or a request's method and pattern), or null outside the areas (public routes, unknown paths). */
   of(method: string, path: string): RouteRule | null {
     // Keyed by read or not, never by the method itself: a route for every method sees any token a client sends.
-    const reading = method === 'GET' || method === 'HEAD';
+    const reading = /^(GET|HEAD)$/i.test(method);
     const key = `${reading ? 'R' : 'W'} ${path}`;
     let rule = this.memo.get(key);
     if (rule === undefined) {

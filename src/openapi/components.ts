@@ -127,7 +127,7 @@ const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',
     scheme: 'bearer',
-    description: `The user's API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
+    description: `An API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}"). The account key (made with the user, replaced by rotate-key) holds every scope; a scoped key (\`POST /api/keys\`) holds only its own, and each operation names the one scope it needs (\`x:*\` covers \`x:read\` and \`x:write\`, \`*\` everything): without it the answer is 403 ("This API key lacks the scope <scope>."). A scoped key used from an address outside its allow-list answers 403 too.`,
   },
 };
 

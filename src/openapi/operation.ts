@@ -104,17 +104,23 @@ function errorStatuses(spec: OpSpec): number[] {
   if (spec.body) out.add(413);
   if (spec.dialect === 'public') return [...out];
   const validated = spec.body !== undefined || (spec.query ?? []).some((p) => !p.lenient);
-  [401, 429, 503].forEach((s) => out.add(s));
-  if (spec.admin) out.add(403);
+  // 403: a scoped key without the operation's scope (or outside its addresses); an admin route's non-admin.
+  [401, 403, 429, 503].forEach((s) => out.add(s));
   if (pathNames(spec.path).length > 0 && spec.findsRecord !== false) out.add(404);
   if (validated) out.add(spec.dialect === 'link' ? 400 : 422);
   if (spec.body) [400, 415].forEach((s) => out.add(s));
   return [...out];
 }
 
-function errorReply(dialect: Dialect, status: number): Reply {
+/** What a 403 of an operation that needs `scope` says: the missing scope, the address, and for an admin route the non-admin. */
+function forbiddenText(scope: string | undefined, admin: boolean): string {
+  const lacks = scope ? `A scoped key without \`${scope}\` ("This API key lacks the scope ${scope}."), or one used from an address outside its allow-list.` : '';
+  return admin ? `"${MESSAGES.forbidden}" (the key's user is not an admin). ${lacks}`.trim() : lacks || MESSAGES.forbidden;
+}
+
+function errorReply(dialect: Dialect, status: number, forbidden: string): Reply {
   const analytics = dialect === 'analytics';
-  const description = (analytics ? ANALYTICS_ERRORS : LINK_ERRORS)[status] ?? 'Error.';
+  const description = status === 403 ? forbidden : ((analytics ? ANALYTICS_ERRORS : LINK_ERRORS)[status] ?? 'Error.');
   const schema = analytics ? ref(status === 422 ? 'AnalyticsValidationError' : 'AnalyticsError') : ref('LinkError');
   const headers: Record<string, unknown> = {};
   if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
@@ -157,15 +163,20 @@ function withErrorBody(reply: Reply | undefined): Reply {
 }
 
 /**
- * The OpenAPI operation of `spec`: parameters, body, success and derived error responses, security,
- * extension mark. With `errorStatus` 200 the link API's errors are documented as the 200 they are.
+ * The OpenAPI operation of `spec`: parameters, body, success and derived error responses, security
+ * with the `scope` a key needs for it (route-scopes.ts), extension and admin marks. With
+ * `errorStatus` 200 the link API's errors are documented as the 200 they are.
  */
-export function operation(spec: OpSpec, errorStatus: ErrorStatus = 'real'): Operation {
+export function operation(spec: OpSpec, errorStatus: ErrorStatus = 'real', scope?: string): Operation {
   const extension = !isReferenceOperation(spec.method, spec.path);
   const limited = spec.dialect !== 'public';
   const replies: Record<string, Reply> = { ...spec.responses };
+  const forbidden = forbiddenText(scope, spec.admin === true);
+  const own403 = replies['403'];
+  // An operation's own 403 (another user's short URL) is one more reason beside the key's.
+  if (own403 && limited) replies['403'] = { ...own403, description: `${own403.description} ${forbidden}` };
   if (errorStatus === 200 && spec.dialect === 'link') replies['200'] = withErrorBody(replies['200']);
-  else for (const status of errorStatuses(spec)) replies[String(status)] ??= errorReply(spec.dialect, status);
+  else for (const status of errorStatuses(spec)) replies[String(status)] ??= errorReply(spec.dialect, status, forbidden);
   const responses = Object.fromEntries(
     Object.entries(replies)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -179,7 +190,8 @@ export function operation(spec: OpSpec, errorStatus: ErrorStatus = 'real'): Oper
     tags: [spec.tag],
     summary: spec.summary,
     ...(description ? { description } : {}),
-    security: spec.dialect === 'public' ? [] : [{ bearer: [] }],
+    // OpenAPI 3.1 lets a bearer scheme's requirement name roles: here the scope a key needs.
+    security: spec.dialect === 'public' ? [] : [{ bearer: scope ? [scope] : [] }],
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(spec.body
       ? {
@@ -197,6 +209,7 @@ export function operation(spec: OpSpec, errorStatus: ErrorStatus = 'real'): Oper
       : {}),
     responses,
     ...(extension ? { 'x-extension': true } : {}),
+    ...(spec.admin ? { 'x-admin': true } : {}),
   };
   return { method: spec.method, path: openApiPath(spec.path), object };
 }
