@@ -54,9 +54,9 @@ export interface FakeKey {
 
 /** Rate limits of the fake, per window; an absent limit is off. */
 export interface FakeRateLimits {
-  /** Requests per key on the link-management API. */
+  /** Requests per user (all of its keys together) on the link-management API. */
   link?: number;
-  /** Requests per key on the analytics API. */
+  /** Requests per user (all of its keys together) on the analytics API. */
   analytics?: number;
   /** Tracking events per client IP on POST /api/event. */
   events?: number;

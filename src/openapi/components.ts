@@ -134,7 +134,7 @@ const SECURITY_SCHEMES = {
 const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
 
 const HEADERS = {
-  'X-RateLimit-Limit': intHeader('Requests allowed per window and key (RATE_LIMIT, 30 by default; ANALYTICS_RATE_LIMIT for /api/v1). Absent when the limit is off.'),
+  'X-RateLimit-Limit': intHeader('Requests allowed per window and user, all of its keys together (RATE_LIMIT, 30 by default; ANALYTICS_RATE_LIMIT for /api/v1). Absent when the limit is off.'),
   'X-RateLimit-Remaining': intHeader('Requests left in the current window.'),
   'X-RateLimit-Reset': intHeader('When the window ends, as a Unix timestamp (seconds).'),
   'Retry-After': intHeader('Seconds to wait before retrying.'),

@@ -82,7 +82,7 @@ const LINK_ERRORS: Record<number, string> = {
   410: 'Gone.',
   413: 'The request body is larger than BODY_LIMIT.',
   415: 'The body is not sent as `application/json`.',
-  429: `${MESSAGES.tooMany} (per key, or per client IP after repeated failed authentications).`,
+  429: `${MESSAGES.tooMany} (per user, all of its keys together, or per client IP after repeated failed authentications).`,
   503: `${MESSAGES.unavailable} The storage cannot be reached (PostgreSQL down or unreachable); retry after \`Retry-After\` seconds.`,
 };
 
