@@ -158,3 +158,53 @@ test('a user deleted takes its entries along, buffered ones included', async () 
   assert.deepEqual(left.map((e) => [e.userId, e.route]), [[alice.id, '/api/pixel/add'], [1, '/api/user/:id/delete']]);
   assert.equal(left[1]!.resourceId, bob.id);
 });
+
+test('pruning runs by itself: soon after the start, then every hour', async () => {
+  const { store, clock, alice } = await auditApp();
+  const log = new AuditLog(store, { clock, retentionDays: 1 });
+  const entry = { userId: alice.id, keyId: null, method: 'POST', route: '/api/url/add', resource: 'links', resourceId: null, status: 200, ip: '192.0.2.1' };
+  const old = new Date(clock.now() - 2 * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+  const settled = async (n: number, ms = 5000) => {
+    // The prune's store calls take real time (PostgreSQL): wait for them without the mocked timers.
+    for (const until = Date.now() + ms; Date.now() < until && (await allOf(store, AUDIT)).length !== n; ) await new Promise((r) => setImmediate(r));
+    return (await allOf(store, AUDIT)).length;
+  };
+  log.record({ ...entry, date: old });
+  await log.flush();
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    log.startPruning();
+    mock.timers.tick(9_000);
+    assert.equal(await settled(0, 300), 1, 'not yet');
+    mock.timers.tick(1_000);
+    assert.equal(await settled(0), 0);
+    log.record({ ...entry, date: old });
+    await log.flush();
+    mock.timers.tick(59 * 60_000);
+    assert.equal(await settled(0, 300), 1, 'not before the hour');
+    mock.timers.tick(60_000);
+    assert.equal(await settled(0), 0);
+    await log.close();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a flush the store refuses keeps its entries for the next one', async () => {
+  const { store, clock, alice } = await auditApp();
+  let refuse = true;
+  const flaky = new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (prop === 'transaction') return (fn: never) => (refuse ? Promise.reject(new Error('the database is away')) : target.transaction(fn));
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const log = new AuditLog(flaky, { clock });
+  log.record({ userId: alice.id, keyId: null, method: 'PUT', route: '/api/account/update', resource: 'account', resourceId: null, status: 200, ip: '192.0.2.1' });
+  await log.flush();
+  assert.equal((await allOf(store, AUDIT)).length, 0);
+  refuse = false;
+  await log.flush();
+  assert.deepEqual((await allOf<AuditRecord>(store, AUDIT)).map((e) => e.route), ['/api/account/update']);
+});
