@@ -34,8 +34,8 @@ export type AuditRecord = StoredRecord & AuditEntry;
 /** Entries held in memory at most while the store cannot take them; past it the oldest go (with a warning). */
 export const MAX_PENDING_ENTRIES = 10_000;
 /** How often old entries are looked for: once soon after the start, then every hour. */
-const PRUNE_FIRST_MS = 10_000;
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
+export const PRUNE_FIRST_MS = 10_000;
+export const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Entries read and removed per step of a prune. */
 const PRUNE_BATCH = 500;
 
@@ -47,6 +47,8 @@ export interface AuditLogOptions {
   flushMs?: number;
   /** Days entries are kept (AUDIT_RETENTION_DAYS); 0 keeps them forever. */
   retentionDays?: number;
+  /** When `startPruning` first prunes, and then how often (default PRUNE_FIRST_MS, PRUNE_EVERY_MS). */
+  pruneMs?: { first: number; every: number };
 }
 
 /**
@@ -66,6 +68,7 @@ export class AuditLog {
   private readonly log: Logger;
   private readonly flushMs: number;
   private readonly retentionDays: number;
+  private readonly pruneMs: { first: number; every: number };
 
   constructor(
     private readonly store: Store,
@@ -75,6 +78,7 @@ export class AuditLog {
     this.log = options.log ?? silentLogger;
     this.flushMs = options.flushMs ?? 1000;
     this.retentionDays = options.retentionDays ?? 0;
+    this.pruneMs = options.pruneMs ?? { first: PRUNE_FIRST_MS, every: PRUNE_EVERY_MS };
     store.beforeClose(() => this.close());
   }
 
@@ -137,10 +141,10 @@ export class AuditLog {
         void this.prune().then(
           (n) => n > 0 && this.log.info(`audit log: ${n} entries older than ${this.retentionDays} days removed`),
           (err: unknown) => this.log.warn('audit log: old entries could not be removed; trying again in an hour', { error: err instanceof Error ? err.message : String(err) }),
-        ).finally(() => this.pruner && run(PRUNE_EVERY_MS));
+        ).finally(() => this.pruner && run(this.pruneMs.every));
       }, next).unref();
     };
-    run(PRUNE_FIRST_MS);
+    run(this.pruneMs.first);
   }
 
   /** Drops what is buffered, unwritten (test mode's reset replaces the data anyway). */
