@@ -46,6 +46,12 @@ test('every write is audited with who, which key, what, the outcome and where fr
   ]);
 });
 
+test('an admin making a sign-in link for a user is audited, though it is a GET', async () => {
+  const { call, alice, entries } = await auditApp();
+  assert.equal((await call('GET', `/api/user/login/${alice.id}`, { key: ADMIN_KEY })).status, 200);
+  assert.deepEqual((await entries(ADMIN_KEY)).map((e) => [e.method, e.route, e.resource, e.resource_id, e.status]), [['GET', '/api/user/login/:id', 'users', alice.id, 200]]);
+});
+
 test('refused writes are audited with their status (a scope, validation, another user\'s record), the error\'s under ERROR_STATUS=200 too', async () => {
   const { call, alice, bob, entries } = await auditApp({ errorStatus: 200 });
   const reader = await makeKey(call, alice.key, { scopes: ['links:read', 'websites:read'] });

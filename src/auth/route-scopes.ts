@@ -6,7 +6,7 @@ import type { ScopeAreaName } from './scopes.ts';
 export interface RouteRule {
   /** The one scope the route needs: `links:read`, `websites:write`, or `*` (admin routes, and key rotation). */
   scope: string;
-  /** A write (audited): any method but GET and HEAD, except the wrapper calls that read by POST. */
+  /** A write (audited): any method but GET and HEAD, except the wrapper calls that read by POST; and the GET that makes a sign-in link. */
   write: boolean;
   /** The area, or the collection of an admin row (`users`), as the audit log names it. */
   resource: string;
@@ -30,6 +30,9 @@ const EXTRA_SEGMENTS: Readonly<Record<string, ScopeAreaName | typeof ALL_SCOPES>
 
 /** The vendor's PHP wrapper reads with POST (src/routes/link-api/wrapper-calls.ts). */
 const READS_BY_POST = new Set(['/api/url/get', '/api/url/stats', '/api/user/get']);
+
+/** A GET that changes something: the real product's sign-in link replaces the user's pending one (login-links.ts), so it is audited. */
+const WRITES_BY_GET = new Set(['/api/user/login/:id']);
 
 /** Routes that need `*` whatever their area: a rotation makes a new account key, which holds every scope. */
 const WHOLE_KEY_ROUTES = new Set(['/api/account/rotate-key']);
@@ -78,7 +81,7 @@ export class RouteScopes {
     const segment = segmentOf(path);
     const found = segment === null ? undefined : this.areas.get(segment);
     if (!found) return null;
-    const write = !reading && !READS_BY_POST.has(path);
+    const write = reading ? WRITES_BY_GET.has(path) : !READS_BY_POST.has(path);
     const whole = found.area === ALL_SCOPES || WHOLE_KEY_ROUTES.has(path);
     return { scope: whole ? ALL_SCOPES : `${found.area}:${write ? 'write' : 'read'}`, write, resource: found.resource };
   }
