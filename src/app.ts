@@ -20,7 +20,10 @@ import { permitted } from './http/permit.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
+import { readyRoute, storeReadiness } from './http/ready-route.ts';
+import type { Readiness } from './http/readiness.ts';
 import type { Logger } from './log.ts';
+import { OwnershipProofs } from './ownership/proofs.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import { cryptoRandom } from './random.ts';
@@ -38,13 +41,17 @@ import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
 import { loginLinkRoutes } from './routes/link-api/login-links.ts';
 import { planRoutes } from './routes/link-api/plans.ts';
+import { domainVerificationRoutes } from './routes/link-api/domain-verification.ts';
 import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
+import { sharedRenderer } from './qr/renderer.ts';
+import type { QrRenderer } from './qr/renderer.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
+import { withStoreDeadline } from './store/deadline.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -65,6 +72,12 @@ export interface AppParts {
   audit?: AuditLog;
   /** The scoped keys' last uses (test mode keeps one across rebuilds); default: new ones on the store. */
   keyUses?: KeyUses;
+  /** The threads that draw QR images; default: this process's pool for the settings (sharedRenderer). */
+  renderer?: QrRenderer;
+  /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
+  readiness?: Readiness;
+  /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
+  proofs?: OwnershipProofs;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -83,7 +96,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const limits = parts.limits ?? memoryLimiters(clock);
   const audit = parts.audit ?? new AuditLog(parts.store, { clock, log, retentionDays: parts.config.auditRetentionDays });
   const keyUses = parts.keyUses ?? new KeyUses(parts.store, clock, log);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, audit, keyUses };
+  const renderer = parts.renderer ?? sharedRenderer(parts.config);
+  const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, renderer, proofs, audit, keyUses };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store, scopedKeysIn(s.resources));
@@ -97,11 +112,17 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
+  // Every wait of the store on this request's behalf ends within DATABASE_TIMEOUT in all, so that a
+  // database that went silent is answered 503 in time, however many steps the request has (deadline.ts).
+  const databaseMs = Math.round(s.config.databaseTimeout * 1000);
+  app.use((_c, next) => withStoreDeadline(databaseMs, next));
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
   app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
   const areas = [
     registerRoutes(s, failures),
     accountRoutes(s),
@@ -111,6 +132,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     linkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
+    domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
     analyticsRoutes(s, attempts),
@@ -126,6 +148,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const routes = areas.flatMap((area) => area.routes);
   const methods = new MethodTable();
   methods.add('GET', '/health');
+  methods.add('GET', '/ready');
   for (const r of routes) methods.add(r.method, r.path);
 
   // A wrong method on a known path is a 405 after the same key check a right one gets (an unknown

@@ -22,6 +22,7 @@ import { withErrorGuard } from './http/error-guard.ts';
 import { guardConnections } from './http/connection-guard.ts';
 import { connectionCap, openFileLimit, reservedDescriptors } from './http/descriptor-limit.ts';
 import { isTrustedPeer } from './http/trust-proxy.ts';
+import { storeReadiness } from './http/ready-route.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -73,18 +74,20 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
   // Services of this process beside the store: started after it, stopped before it.
   let limits: RateLimits | null = null;
   try {
     limits = await startRateLimits(config, store, clock, options.log);
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
-    if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
+    // The key is kept only as a hash: this line is the one chance to copy it.
+    if (generated) (options.print ?? console.log)(`Admin API key: ${generated}  (shown once: keep it now; users:rotate-key --email admin@localhost makes a new one)`);
+    const readiness = storeReadiness(store, config, limits.checks);
     // One audit buffer and one record of key uses for the process, whatever app it serves (test mode rebuilds its app).
     const audit = new AuditLog(store, { clock, log: options.log, retentionDays: config.auditRetentionDays });
     audit.startPruning();
     const keyUses = new KeyUses(store, clock, options.log);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, audit, keyUses };
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {
@@ -96,8 +99,8 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     const server = await listen(app, config, options.log);
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
-    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-    options.log.info(`listening on ${url} (data: ${storeLabel(config)}; rate limits: ${limits.label})`);
+    const url = localUrl(config.host, port);
+    options.log.info(`listening on ${url}${allInterfaces(config.host) ? ' (all interfaces)' : ''}; docs: ${docsUrl(config, url)} (data: ${storeLabel(config)}; rate limits: ${limits.label})`);
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
@@ -114,6 +117,19 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     await store.close();
     throw err;
   }
+}
+
+const allInterfaces = (host: string) => host === '0.0.0.0' || host === '::';
+
+/** The address a person on this machine opens for a server bound to `host` and the port it really got (PORT=0 picks one). */
+export function localUrl(host: string, port: number): string {
+  if (allInterfaces(host)) return `http://127.0.0.1:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Where the API docs page is: under BASE_URL when it was given (the public address), else at the local address. */
+export function docsUrl(config: Pick<Config, 'baseUrl' | 'baseUrlExplicit'>, url: string): string {
+  return `${config.baseUrlExplicit ? config.baseUrl : url}/docs`;
 }
 
 function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server> {

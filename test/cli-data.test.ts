@@ -8,7 +8,7 @@ import { allOf, ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.ts';
@@ -141,26 +141,31 @@ test('export → import into another user of another server → export: the same
   assert.notDeepEqual(second.pixels.map((p: StoredRecord) => p.id), file.pixels.map((p: StoredRecord) => p.id));
 });
 
-test('import into another user of the same server: taken aliases and slugs get a suffix, a domain and website stay with their owner', filePassOnly, async () => {
+test("import into another user of the same server: taken aliases and slugs get a suffix, a domain stays with its owner, a website joins its domain without its events", filePassOnly, async () => {
   const dir = await sourceCopy();
   const file = join(dir, '..', `alice-${Date.now()}.json`);
   const out = await runCli(['export', '--email', 'alice@example.com', '--output', file, '--progress', '--data-dir', dir]);
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stdout, /Exported \d+ records of alice@example.com to /);
   assert.match(out.stderr, /Exporting alice@example.com \d+\/\d+ \(100%\)/);
+  assert.equal((await stat(file)).mode & 0o777, 0o600, 'it holds password hashes: readable by its owner only');
   const r = await runCli(['import', file, '--email', 'dave@example.com', '--progress', '--data-dir', dir]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /Importing into dave@example.com \d+\/\d+ \(100%\)/);
   assert.match(r.stdout, /links 1: alias "alpha" is taken; now "alpha-2"/);
   assert.match(r.stdout, /campaigns 1: slug "launch" is taken; now "launch-2"/);
   assert.match(r.stdout, /domains 1: another user has it: left out; its links use the main host/);
-  assert.match(r.stdout, /websites 1: another user has it: left out; the statistics in the file are not imported/);
+  assert.match(r.stdout, /websites 1: another website has [a-z0-9.-]+: imported, but it receives no events until its ownership is proven/);
   const store = await open(dir);
   try {
     const dave = (await allOf(store, 'users')).find((u) => u.email === 'dave@example.com')!;
     const links = (await ownedBy(store, 'links', dave.id));
     assert.deepEqual(links.map((l) => [l.alias, l.domainId]), [['alpha-2', null], ['beta', null]]);
-    assert.equal((await ownedBy(store, 'websites', dave.id)).length, 0);
+    const [daves, ...more] = await ownedBy<{ id: number; domain: string; receives?: boolean; verified_at?: string | null }>(store, 'websites', dave.id);
+    assert.deepEqual([more.length, daves?.receives, daves?.verified_at], [0, false, null]);
+    const alices = (await ownedBy<{ id: number; domain: string; receives?: boolean }>(store, 'websites', 2))[0]!;
+    assert.deepEqual([alices.domain, alices.receives !== false], [daves!.domain, true], "alice's website keeps the events");
+    assert.ok((await ownedBy<{ id: number; subject: string }>(store, 'stats', dave.id)).some((s) => s.subject === `website:${daves!.id}`), 'its statistics came along');
     assert.deepEqual((await ownedBy(store, 'links', 2)).map((l) => l.alias), ['alpha', 'beta'], "alice's links are untouched");
   } finally {
     await store.close();

@@ -10,6 +10,7 @@ import { fixedClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
+import { OwnershipProofs } from '../src/ownership/proofs.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
 import { openTestStore } from './backend.ts';
@@ -33,6 +34,10 @@ export interface Call {
   headers?: Record<string, string>;
 }
 
+const noTxtRecords = async (name: string): Promise<string[][]> => {
+  throw Object.assign(new Error(`queryTxt ENODATA ${name}`), { code: 'ENODATA' });
+};
+
 /** A fresh in-memory app with an admin, a fixed clock and a seeded random source. */
 export async function testApp(overrides: Partial<Config> = {}, parts: Partial<AppParts> = {}) {
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt' }), ...overrides };
@@ -45,7 +50,9 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   // Made here too, so a test can store the audit log's buffered entries and the keys' noted uses when it wants.
   const audit = parts.audit ?? new AuditLog(store, { clock: parts.clock ?? clock, retentionDays: config.auditRetentionDays });
   const keyUses = parts.keyUses ?? new KeyUses(store, parts.clock ?? clock);
-  const app = createApp({ store, config, clock, random, ...parts, counters, audit, keyUses });
+  // No test asks the real DNS or web: a proof of ownership finds nothing unless a test publishes it.
+  const proofs = parts.proofs ?? new OwnershipProofs(store, { resolveTxt: noTxtRecords, fetch: async () => new Response('not found', { status: 404 }) });
+  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, audit, keyUses });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };

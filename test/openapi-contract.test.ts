@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { passwordWork } from '../src/auth/passwords.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
+import { QrRenderer } from '../src/qr/renderer.ts';
 import { RESOURCES } from '../src/resources/table.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
 import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
@@ -98,6 +99,13 @@ for (const o of operations) {
       await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
       await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
     }
+    if (o.op.operationId === 'verifyWebsite') {
+      // The world's DNS holds the proof; without it the proof fails.
+      const published = new Map(w.txt);
+      w.txt.clear();
+      await probe(w, o, 'no proof published', urlOf(w, o));
+      for (const [name, records] of published) w.txt.set(name, records);
+    }
     // The login pages need a live link: the document's example token names none.
     const token = o.path === '/login' ? await loginToken(w) : null;
     const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
@@ -150,6 +158,10 @@ test('storage unavailable: every authenticated operation answers a documented 50
     assert.doesNotMatch(reply.text, /SELECT|database|stack|at /, 'nothing of the cause in the body');
     contract.check(o, reply, 'storage unavailable');
   }
+  // /ready asks the store itself: not ready, in its documented shape.
+  const ready = await w.call('GET', '/ready', { key: null });
+  assert.equal(ready.status, 503);
+  contract.check(operations.find((o) => o.op.operationId === 'ready')!, ready, 'storage unavailable');
 });
 
 test('the examples of the document are valid for their schemas', () => {
@@ -225,6 +237,24 @@ test('the public pages in their other states answer documented responses', async
   const register = await closed.call('POST', '/api/register', { key: null, body: { username: 'someone', email: 's@example.com', password: 'secret-pw' } });
   contract.check(byId('register'), register, 'registration off');
   assert.equal(register.status, 404);
+});
+
+test('the QR image answers documented responses when its render queue or its client is over the limit', async () => {
+  const renderer = new QrRenderer({ threads: 1, queue: 0 });
+  try {
+    const t = await testApp({ renderRateLimit: 2 }, { renderer });
+    const made = await t.call('POST', '/api/qr/add', { body: { type: 'text', data: 'busy' } });
+    const at = async (size: number) => {
+      const reply = await t.call('GET', `${new URL(made.body.link).pathname}?size=${size}`, { key: null });
+      contract.check(byId('getQrImage'), reply, 'busy');
+      return reply.status;
+    };
+    // No room to wait: one of two images at once is drawn, the other refused; both counted for the client.
+    assert.deepEqual((await Promise.all([at(2048), at(1536)])).sort(), [200, 503]);
+    assert.equal(await at(1024), 429);
+  } finally {
+    await renderer.close();
+  }
 });
 
 test('every documented response was produced by some request', () => {

@@ -4,7 +4,9 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import type { OpenApiDocument } from '../src/openapi/document.ts';
 import type { Config } from '../src/config.ts';
-import { ADMIN_KEY, testApp } from './helpers.ts';
+import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
+import { OwnershipProofs } from '../src/ownership/proofs.ts';
+import type { UserRecord } from '../src/resources/define.ts';
 import type { Reply } from './helpers.ts';
 
 /** A documented operation. */
@@ -76,8 +78,15 @@ export class Contract {
 
 /** An app with one record of every kind owned by a user, and the values that fill path parameters. */
 export async function world(overrides: Partial<Config> = {}) {
-  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, fileMaxBytes: 4096, ...overrides });
+  // A DNS of the world's own: the fixture website's domain has its user's TXT record.
+  const txt = new Map<string, string[][]>();
+  const resolveTxt = async (name: string) => txt.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' }));
+  const store = await openTestStore();
+  const proofs = new OwnershipProofs(store, { resolveTxt, fetch: async () => new Response(null, { status: 404 }) });
+  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, fileMaxBytes: 4096, ...overrides }, { store, proofs });
   const alice = await t.makeUser('alice');
+  const proof = await proofs.txtRecord('fixture.example.org', (await store.get<UserRecord>('users', alice.id))!);
+  txt.set(proof.name, [[proof.value]]);
   const add = async (path: string, body: unknown, key = alice.key) => {
     const r = await t.call('POST', path, { key, body, headers: path.startsWith('/api/v1') ? { accept: 'application/json' } : {} });
     assert.ok(r.status < 300, `${path}: ${r.text}`);
@@ -141,5 +150,5 @@ export async function world(overrides: Partial<Config> = {}) {
   const keyFor = (o: DocOp) => (o.op['x-admin'] ? ADMIN_KEY : alice.key);
   /** A key of the same user without the scope the operation needs. */
   const lacking = (o: DocOp) => (o.op['x-admin'] ? narrow.admin : o.op.security?.[0]?.bearer?.[0] === 'audit:read' ? narrow.auditless : narrow.user);
-  return { ...t, alice, ids, param, keyFor, lacking, elsewhere: narrow.elsewhere };
+  return { ...t, alice, ids, param, keyFor, lacking, elsewhere: narrow.elsewhere, txt };
 }

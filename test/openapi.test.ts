@@ -62,8 +62,9 @@ test('each row of the table is documented at its own paths, with its list key an
     }
     if (row.paths.list && row.api !== 'analytics') {
       const list = (doc.components as { schemas: Record<string, { properties: { data: { type: string; properties: object } } }> }).schemas[`${row.name.charAt(0).toUpperCase()}${row.name.slice(1)}List`];
-      // A plain list (the admin users list) has its entries right under `data`.
-      if (row.plainList) assert.equal(list?.properties.data.type, 'array', `${row.name} plain list`);
+      // A plain list (the admin users list) has its entries right under `data`; a flat one (files) has no `data`.
+      if (row.listShape === 'plain') assert.equal(list?.properties.data.type, 'array', `${row.name} plain list`);
+      else if (row.listShape === 'flat') assert.ok(list && !('data' in list.properties) && row.listKey in list.properties, `${row.name} flat list key ${row.listKey}`);
       else assert.ok(list && row.listKey in list.properties.data.properties, `${row.name} list key ${row.listKey}`);
     }
   }

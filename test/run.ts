@@ -21,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 const BOTH_BACKENDS = [
   'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
   'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
-  'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'api-keys', 'key-scopes', 'audit',
+  'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
+  'api-keys', 'key-scopes', 'audit',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long

@@ -2,6 +2,7 @@ import type { Csp, Page } from '../html/page.ts';
 import { cspHash, htmlPage } from '../html/page.ts';
 import { FAVICON_CSP, FAVICON_LINK } from '../html/favicon.ts';
 import { RELOAD } from '../html/page-headers.ts';
+import { countText } from '../html/count-text.ts';
 import { NARROW, WIDE, escapeHtml, lineChart } from './chart.ts';
 import type { StatRow } from './metrics.ts';
 
@@ -50,7 +51,7 @@ export function documentHtml(title: string, body: string, head = ''): string {
 }
 
 function table(t: StatsTable): string {
-  const body = t.rows.length === 0 ? '<tr><td colspan="2">No data</td></tr>' : t.rows.map((r) => `<tr><td>${escapeHtml(r.value)}</td><td class="n">${r.count}</td></tr>`).join('');
+  const body = t.rows.length === 0 ? '<tr><td colspan="2">No data</td></tr>' : t.rows.map((r) => `<tr><td>${escapeHtml(r.value)}</td><td class="n">${countText(r.count)}</td></tr>`).join('');
   return `<section class="card"><h2>${escapeHtml(t.title)}</h2><table><thead><tr><th>${escapeHtml(t.label)}</th><th class="n">${t.unit}</th></tr></thead><tbody>${body}</tbody></table></section>`;
 }
 
@@ -68,7 +69,7 @@ export function statsPageHtml(view: StatsView): string {
   const body = `<h1>${domain}</h1>
 <section class="card"><form method="get" action="/stats/${domain}"><label>From<input type="date" name="from" value="${escapeHtml(view.from)}" required></label><label>To<input type="date" name="to" value="${escapeHtml(view.to)}" required></label><button type="submit">Show</button></form></section>
 ${view.notice ? `<section class="card note">${escapeHtml(view.notice)}</section>` : ''}
-<section class="card"><div class="totals"><div><b>${sum(view.pageviews)}</b>pageviews</div><div><b>${sum(view.visitors)}</b>visitors</div></div>${chart}</section>
+<section class="card"><div class="totals"><div><b>${countText(sum(view.pageviews))}</b>pageviews</div><div><b>${countText(sum(view.visitors))}</b>visitors</div></div>${chart}</section>
 <div class="grid">${view.tables.map(table).join('')}</div>`;
   return documentHtml(`Statistics of ${view.domain}`, body);
 }

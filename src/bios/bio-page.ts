@@ -1,7 +1,7 @@
 import type { Page } from '../html/page.ts';
 import { escapeHtml, htmlPage, originSource } from '../html/page.ts';
 import type { Bio } from '../resources/bios.ts';
-import { normalHttpUrl } from '../resources/fields.ts';
+import { isHttpUrl } from '../resources/fields.ts';
 
 /** The colours of one bio theme: page, card, text, muted text, buttons and their text. */
 interface Theme {
@@ -34,10 +34,10 @@ const themeCss = (t: Theme) =>
  */
 export function bioPage(bio: Bio): Page {
   const theme = THEMES[bio.theme ?? ''] ?? THEMES.light!;
-  const avatar = bio.avatar ? normalHttpUrl(bio.avatar) : null;
+  const avatar = bio.avatar && isHttpUrl(bio.avatar) ? bio.avatar : null;
   const avatarOrigin = avatar ? originSource(avatar) : null;
   const links = (bio.links ?? []).map((l) => {
-    const url = typeof l.url === 'string' ? normalHttpUrl(l.url) : null;
+    const url = typeof l.url === 'string' && isHttpUrl(l.url) ? l.url : null;
     const label = escapeHtml(l.title || l.url);
     return url ? `<li><a class="btn" href="${escapeHtml(url)}" rel="noopener noreferrer nofollow ugc">${label}</a></li>` : `<li><span class="btn">${label}</span></li>`;
   });

@@ -52,28 +52,40 @@ export function baseSchemas(c: Components): void {
   );
 }
 
+// The page fields of a link-management list, and the page's entries under `listKey`.
+function pageFields(listKey: string, entry: Schema): Record<string, Schema> {
+  const page = { type: 'integer', minimum: 0 };
+  return {
+    result: { ...page, description: 'Number of matching records.' },
+    perpage: page,
+    currentpage: page,
+    nextpage: { anyOf: [page, { type: 'null' }], description: 'null on the last page.' },
+    maxpage: page,
+    [listKey]: { type: 'array', items: entry },
+  };
+}
+
+const PAGE_REQUIRED = ['result', 'perpage', 'currentpage', 'nextpage', 'maxpage'];
+
 /** The link-management API's list envelope around `entry` items under `listKey`. */
 export function linkListSchema(listKey: string, entry: Schema): Schema {
-  const page = { type: 'integer', minimum: 0 };
   return {
     type: 'object',
     properties: {
       error: { const: '0', description: 'The string "0" in list responses (the reference).' },
-      data: {
-        type: 'object',
-        properties: {
-          result: { ...page, description: 'Number of matching records.' },
-          perpage: page,
-          currentpage: page,
-          nextpage: { anyOf: [page, { type: 'null' }], description: 'null on the last page.' },
-          maxpage: page,
-          [listKey]: { type: 'array', items: entry },
-        },
-        required: ['result', 'perpage', 'currentpage', 'nextpage', 'maxpage', listKey],
-        additionalProperties: false,
-      },
+      data: { type: 'object', properties: pageFields(listKey, entry), required: [...PAGE_REQUIRED, listKey], additionalProperties: false },
     },
     required: ['error', 'data'],
+    additionalProperties: false,
+  };
+}
+
+/** A list whose page fields and entries sit beside `error` (the number 0), without `data`: the files list, as the real product answers it. */
+export function flatListSchema(listKey: string, entry: Schema): Schema {
+  return {
+    type: 'object',
+    properties: { error: { const: 0 }, ...pageFields(listKey, entry) },
+    required: ['error', ...PAGE_REQUIRED, listKey],
     additionalProperties: false,
   };
 }

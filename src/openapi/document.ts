@@ -10,6 +10,7 @@ import { linkRowOperations, titleOf } from './link-operations.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
+import { ownershipOperations } from './ownership-operations.ts';
 
 /** The server's name, as its documents and its API index give it. */
 export const SERVER_NAME = 'Short links and website analytics';
@@ -22,7 +23,7 @@ const DESCRIPTION = `Two APIs on one server, with bearer keys: each user's accou
 - **Link management** under \`/api\` (the "v3" API): JSON bodies; every response has \`error\` (0, or the string "0" in lists) and errors are \`{error: 1, message}\` with a meaningful HTTP status.
 - **Website analytics** under \`/api/v1\`: form fields (or JSON) for writes; Laravel-shaped answers \`{data, status}\` and errors \`{message, status}\` (422: \`{message: {field: [texts]}, status}\`).
 
-With \`ERROR_STATUS=200\` (flag \`--error-status 200\`) the link-management API answers its errors with HTTP 200 and \`{error: 1, message}\`, as the real product does, for clients that stop on any other status; the analytics API keeps real statuses. This document describes the server's current setting.
+With \`ERROR_STATUS=200\` (flag \`--error-status 200\`) the link-management API answers the errors a client fixes by changing its request (400, 401, 403, 404, 405, 413, 415) with HTTP 200 and \`{error: 1, message}\`, as the real product does, for clients that stop on any other status; a rate limit (429), a conflicting change made at the same time (409) and the server's own errors (500, 503) keep their status, with \`Retry-After\` where there is one, so that clients retry them. The analytics API keeps real statuses. This document describes the server's current setting.
 
 Every authenticated response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
 Operations marked \`x-extension\` are this server's own additions to the APIs of the two products it follows.`;
@@ -44,7 +45,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), ...ownershipOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

@@ -1,5 +1,6 @@
 import type { ErrorStatus } from '../config.ts';
 import { MESSAGES } from '../errors.ts';
+import { answeredOkUnderErrorStatus200 } from '../http/error-body.ts';
 import { RATE_LIMIT_HEADERS, headerRef, ref } from './components.ts';
 import type { Schema } from './json-schema.ts';
 import { isReferenceOperation } from './reference.ts';
@@ -152,11 +153,11 @@ function parameters(spec: OpSpec): Record<string, unknown>[] {
 
 const EXTENSION_NOTE = '**Extension:** not in the API reference; kept compatible with the products it reproduces.';
 
-/** The 200 reply of a link-API operation under ERROR_STATUS=200: its success body, or the error body. */
+/** The 200 reply of a link-API operation under ERROR_STATUS=200: its success body, or the error body of an error the client fixes by changing its request. */
 function withErrorBody(reply: Reply | undefined): Reply {
   const success = reply?.schema;
   return {
-    description: `${reply?.description ?? 'Success.'} With ERROR_STATUS=200, errors too: \`{error: 1, message}\`.`,
+    description: `${reply?.description ?? 'Success.'} With ERROR_STATUS=200, the errors a client fixes by changing its request too: \`{error: 1, message}\`.`,
     schema: success ? { anyOf: [success, ref('LinkError')] } : ref('LinkError'),
     ...(reply?.headers ? { headers: reply.headers } : {}),
   };
@@ -175,8 +176,13 @@ export function operation(spec: OpSpec, errorStatus: ErrorStatus = 'real', scope
   const own403 = replies['403'];
   // An operation's own 403 (another user's short URL) is one more reason beside the key's.
   if (own403 && limited) replies['403'] = { ...own403, description: `${own403.description} ${forbidden}` };
-  if (errorStatus === 200 && spec.dialect === 'link') replies['200'] = withErrorBody(replies['200']);
-  else for (const status of errorStatuses(spec)) replies[String(status)] ??= errorReply(spec.dialect, status, forbidden);
+  // Under ERROR_STATUS=200 only the errors a client fixes by changing its request become the 200; 429 and 503 stay.
+  const okErrors = errorStatus === 200 && spec.dialect === 'link';
+  if (okErrors) replies['200'] = withErrorBody(replies['200']);
+  for (const status of errorStatuses(spec)) {
+    if (okErrors && answeredOkUnderErrorStatus200(status)) continue;
+    replies[String(status)] ??= errorReply(spec.dialect, status, forbidden);
+  }
   const responses = Object.fromEntries(
     Object.entries(replies)
       .sort(([a], [b]) => a.localeCompare(b))

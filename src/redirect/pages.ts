@@ -17,11 +17,11 @@ export function expiredPage(): Page {
   return htmlPage('Link expired', '<main><h1>This link has expired</h1><p>The owner set it to stop working after a date that has passed.</p></main>');
 }
 
-/** The form a password-protected link shows; `error` after a wrong password; `reload` once when a cross-site visit held the cookie back. */
-export function passwordPage(action: string, error = false, reload = false): Page {
+/** The form a password-protected link (or file) shows; `error` after a wrong password; `reload` once when a cross-site visit held the cookie back. */
+export function passwordPage(action: string, error = false, reload = false, subject: 'link' | 'file' = 'link'): Page {
   const page = htmlPage(
     'Password required',
-    `<main><h1>This link is protected</h1><p>Enter the password to continue.</p>${error ? '<p class="error" role="alert">Wrong password. Please try again.</p>' : ''}
+    `<main><h1>This ${subject} is protected</h1><p>Enter the password to ${subject === 'file' ? 'download it' : 'continue'}.</p>${error ? '<p class="error" role="alert">Wrong password. Please try again.</p>' : ''}
 <form method="post" action="${escapeHtml(action)}"><input type="password" name="password" aria-label="Password" required autofocus><button type="submit">Continue</button></form></main>`,
     { csp: { 'form-action': ["'self'"] }, referrer: 'no-referrer', ...(reload ? { head: RELOAD } : {}) },
   );

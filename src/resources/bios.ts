@@ -23,7 +23,7 @@ export const bioFields = {
   name: v.pipe(v.string(), v.trim(), v.minLength(2, 'Bio page name must be 2 to 100 characters.'), v.maxLength(100, 'Bio page name must be 2 to 100 characters.')),
   alias: v.pipe(v.string(), v.trim(), v.regex(/^[A-Za-z0-9_-]{3,64}$/, 'Alias must be 3 to 64 letters, digits, dashes or underscores.')),
   description: v.pipe(v.string(), v.trim(), v.maxLength(1000, 'Bio page description must be at most 1000 characters.')),
-  avatar: urlOrEmpty('Avatar must be a valid http(s) URL or empty.'),
+  avatar: urlOrEmpty('Avatar'),
   theme: v.picklist(BIO_THEMES, `Invalid theme: must be one of ${BIO_THEMES.join(', ')}.`),
   links: v.pipe(v.array(bioLink, 'Links must be a list of {title, url}.'), v.maxLength(50, 'A bio page has at most 50 links.')),
 };

@@ -12,6 +12,8 @@ import type { ApiKeyRecord } from '../auth/api-key-record.ts';
 import type { KeyUses } from '../auth/key-uses.ts';
 import type { ScopeAreaName } from '../auth/scopes.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
+import type { QrRenderer } from '../qr/renderer.ts';
+import type { OwnershipProofs } from '../ownership/proofs.ts';
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -55,6 +57,10 @@ export interface Services {
   audit: AuditLog;
   /** When each scoped key was last used, noted in memory and written once a minute. */
   keyUses: KeyUses;
+  /** The threads that draw QR images and check what fits in one. */
+  renderer: QrRenderer;
+  /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */
+  proofs: OwnershipProofs;
 }
 
 /** What a hook knows about the request it serves. */
@@ -65,6 +71,14 @@ export interface HookContext extends Services {
   /** The scoped key the request came with; null or absent: the account key (every scope). */
   apiKey?: ApiKeyRecord | null;
 }
+
+/**
+ * The envelope of a link-management list, as the real product answers each list:
+ * - `paged`: `{error: "0", data: {result, perpage, currentpage, nextpage, maxpage, <listKey>: [...]}}` (the reference's lists);
+ * - `plain`: `{error: "0", data: [...]}`, one page without the page fields (the admin users list);
+ * - `flat`: `{error: 0, result, perpage, currentpage, nextpage, maxpage, <listKey>: [...]}`, the page fields beside `error` (the files list).
+ */
+export type ListShape = 'paged' | 'plain' | 'flat';
 
 /** Which API a resource belongs to: the link-management API, its admin part, or the analytics API. */
 export type Api = 'link' | 'admin' | 'analytics';
@@ -105,8 +119,8 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   paths: { list?: string; get?: string; create?: string; update?: string; remove?: string };
   /** The array key in list responses. */
   listKey: string;
-  /** The list's `data` is the plain array of one page's entries, without the page fields (the real product's admin users list). */
-  plainList?: boolean;
+  /** How the list answers a page (default `paged`); see ListShape. */
+  listShape?: ListShape;
   /** What `entry`/`single`/`created`/`updated` answer, for the OpenAPI document (rows without routes need none). */
   shapes?: RowShapes;
   /**

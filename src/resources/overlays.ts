@@ -20,7 +20,7 @@ export const overlayFields = {
   name: v.pipe(v.string(), v.trim(), v.minLength(1, 'Overlay name cannot be empty.'), v.maxLength(100, 'Overlay name must be at most 100 characters.')),
   message: v.pipe(v.string(), v.trim(), v.maxLength(1000, 'Overlay message must be at most 1000 characters.')),
   buttontext: v.pipe(v.string(), v.trim(), v.maxLength(60, 'Button text must be at most 60 characters.')),
-  buttonlink: urlOrEmpty('Button link must be a valid http(s) URL or empty.'),
+  buttonlink: urlOrEmpty('Button link'),
   textcolor: hexColor,
   bgcolor: hexColor,
   buttoncolor: hexColor,

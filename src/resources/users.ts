@@ -114,7 +114,7 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   paths: { list: '/api/users', get: '/api/user/:id', create: '/api/user/add', remove: '/api/user/:id/delete' },
   listKey: 'users',
   // As the real product: `data` is the users themselves (one page of them).
-  plainList: true,
+  listShape: 'plain',
   shapes: { entry: userEntryShape, created: { message: str, data: v.strictObject({ id: int, email: str, username: str, apikey: str }) } },
   searchable: ['email', 'username'],
   // One account per email and per username, whatever the letter case; one user per key.

@@ -47,25 +47,35 @@ export async function entriesOf(row: Resource, records: readonly StoredRecord[],
   return Promise.all(records.map((r) => row.entry(r, ctx)));
 }
 
-/** The link-management API's list envelope around one page of a row's records. */
+/** The link-management API's list envelope (the row's ListShape) around one page of a row's records. */
 export async function listBody(s: Services, row: Resource, ctx: HookContext, query: Record<string, string | undefined>) {
   const { page, limit } = pageQuery(query);
   const found = await s.store.find(row.collection, { ...listQueryOf(row, ctx, query), offset: (page - 1) * limit, limit });
   const entries = await entriesOf(row, found.items, ctx);
-  return { error: '0', data: row.plainList ? entries : { ...pageMeta(found.total, page, limit), [row.listKey]: entries } };
+  if (row.listShape === 'plain') return { error: '0', data: entries };
+  if (row.listShape === 'flat') return { error: 0, ...pageMeta(found.total, page, limit), [row.listKey]: entries };
+  return { error: '0', data: { ...pageMeta(found.total, page, limit), [row.listKey]: entries } };
 }
+
+/** How many times a write refused by a `retryOn` index is run, in all. */
+const CONFLICT_TRIES = 3;
 
 /**
  * Runs `fn` in a store transaction; a unique index that refuses a change (another request took the
  * key between the row's `check` and the commit, on a backend shared by several processes) answers
- * the row's error for that index, the same a `check` gives.
+ * the row's error for that index, the same a `check` gives. A conflict on `retryOn`, an index
+ * whose key `fn` decides from what it reads, runs `fn` again: it then reads the other write.
  */
-export async function transact<R>(s: Pick<Services, 'store'>, row: Resource, fn: (tx: Tx) => Promise<R>): Promise<R> {
-  try {
-    return await s.store.transaction(fn);
-  } catch (err) {
-    const answer = err instanceof ConflictError && err.collection === row.collection ? row.unique?.[err.index] : undefined;
-    throw answer ? answer() : err;
+export async function transact<R>(s: Pick<Services, 'store'>, row: Resource, fn: (tx: Tx) => Promise<R>, retryOn?: string): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await s.store.transaction(fn);
+    } catch (err) {
+      const mine = err instanceof ConflictError && err.collection === row.collection;
+      if (mine && err.index === retryOn && attempt < CONFLICT_TRIES) continue;
+      const answer = mine ? row.unique?.[err.index] : undefined;
+      throw answer ? answer() : err;
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { CountsDelta, Store, Tx } from '../store/store.ts';
+import { outsideStoreDeadline, waitWithin } from '../store/deadline.ts';
 import { dayOf, hourOf } from '../visits/visitor.ts';
 import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
 import type { DayCounts, Tally } from './counts.ts';
@@ -148,7 +149,7 @@ export class DailyCounters {
     }
     if (entry.owner === undefined && meta.owner !== undefined) entry.owner = meta.owner;
     foldInto(entry.counts, tally, this.maxLabels);
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+    this.timer ??= setTimeout(this.flushLater, this.flushMs).unref();
   }
 
   /** Whether the visitor `ip`+`ua` is new to `subject` today / this hour (salted daily hash; the store keeps the day's ledger). */
@@ -243,7 +244,8 @@ export class DailyCounters {
       // Three tries: flushes are a second apart, so a fourth overlap means a store writing all the
       // time; an answer is then worth more than an exact one.
       if (!touched || tries === 3) return stored;
-      await this.writing;
+      // The write is nobody's request: the read waits for it only until its own deadline.
+      if (this.writing) await waitWithin(this.writing);
     }
   }
 
@@ -252,6 +254,9 @@ export class DailyCounters {
     const writing = this.sending !== this.unsent ? this.sending : null;
     return [...(this.unsent?.deltas.get(subject)?.values() ?? []), ...(writing?.deltas.get(subject)?.values() ?? []), ...(this.pending.get(subject)?.values() ?? [])];
   }
+
+  /** The timer's flush: the count that armed it lends it no deadline (deadline.ts), as it is nobody's request to wait for. */
+  private readonly flushLater = () => void outsideStoreDeadline(() => this.flush());
 
   /** Adds everything buffered to the store in one call; on failure the deltas wait for the next flush. */
   async flush(): Promise<void> {
@@ -317,7 +322,7 @@ export class DailyCounters {
       if (this.sending === batch) this.sending = null;
       settled();
       this.unsent = batch;
-      this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+      this.timer ??= setTimeout(this.flushLater, this.flushMs).unref();
       return false;
     }
   }

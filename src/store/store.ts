@@ -243,8 +243,19 @@ export interface Store extends StoreReads, CounterStore {
   loadLedger(): Promise<LedgerState | null>;
   /** Keeps the visitor ledger (on flush and close). */
   saveLedger(state: LedgerState): Promise<void>;
+  /**
+   * The value kept under `name` for good: the first one proposed (`proposed` when none was), the
+   * same after a restart and in every process sharing the store. For server secrets that must not
+   * change (the one behind users' ownership tokens).
+   */
+  keptValue(name: string, proposed: string): Promise<string>;
   /** Present when several processes share the store: what each would choose alone (a salt, a secret) is agreed through it, and unique visitors are checked in it at each flush. */
   readonly shared?: SharedValues;
+  /**
+   * Resolves once the store answered (PostgreSQL: a statement on a connection proven alive, within
+   * the caller's deadline), for readiness checks; StoreUnavailableError when it could not.
+   */
+  ping(): Promise<void>;
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
   beforeClose(fn: () => Promise<void> | void): void;
   /** Flushes and releases what the store holds (files, lock, connections). */

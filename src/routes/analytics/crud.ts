@@ -17,6 +17,8 @@ export interface AnalyticsCrud {
   parse(raw: Record<string, unknown>, ctx: HookContext, existing?: StoredRecord): Promise<Record<string, unknown>>;
   /** Query filters of the list beyond search, sort and paging (validated, then handed to `row.listQuery`). */
   filters?: v.ObjectEntries;
+  /** A unique index whose key the row's `check` decides inside the write: a conflict on it runs the write again (see transact). */
+  retryOn?: string;
 }
 
 /** The list/get/create/update/delete routes of an analytics row in the API's Laravel dialect. */
@@ -64,10 +66,15 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
       const ctx = hookContext(s, c);
       const input = await rules.parse(await readFormOrJson(c), ctx);
       const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
-      const record = await transact(s, row, async (tx) => {
-        await row.check?.(prepared.fields, ctx, tx);
-        return tx.insert(row.collection, { userId: ctx.user.id, ...prepared.fields });
-      });
+      const record = await transact(
+        s,
+        row,
+        async (tx) => {
+          await row.check?.(prepared.fields, ctx, tx);
+          return tx.insert(row.collection, { userId: ctx.user.id, ...prepared.fields });
+        },
+        rules.retryOn,
+      );
       return c.json(await one(record, ctx, 201), 201);
     });
   }

@@ -27,6 +27,15 @@ export async function lookupRecord<T extends StoredRecord>(db: Db, plan: TablePl
   return rows[0] ? recordOf<T>(rows[0]) : undefined;
 }
 
+/** The statement of one page of a query's records (findRecords sends it; the tests EXPLAIN it). */
+export function pageStatement(plan: TablePlan, query: ListQuery): { text: string; values: unknown[] } {
+  const p = new Params();
+  const where = whereSql(query, p);
+  const { join, order } = orderSql(query.sort ?? { field: 'id', direction: 'desc' }, p);
+  const slice = sliceSql(query, p);
+  return { text: `SELECT ${ROW_COLUMNS} FROM ${plan.table} t ${join} WHERE ${where} ORDER BY ${order}${slice}`, values: p.values };
+}
+
 /**
  * A page of the records a query matches, and how many it matched in all: two statements, sent
  * together. One statement with `count(*) OVER ()` read and sorted every matching row (a 25-record
@@ -34,13 +43,10 @@ export async function lookupRecord<T extends StoredRecord>(db: Db, plan: TablePl
  * and the count is an index-only scan. Without a limit, from the start, the page is the total.
  */
 export async function findRecords<T extends StoredRecord>(db: Db, plan: TablePlan, query: ListQuery): Promise<Found<T>> {
-  const p = new Params();
-  const where = whereSql(query, p);
-  const { join, order } = orderSql(query.sort ?? { field: 'id', direction: 'desc' }, p);
-  const slice = sliceSql(query, p);
+  const statement = pageStatement(plan, query);
   const offset = Math.max(0, Math.floor(query.offset ?? 0));
   const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
-  const page = db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t ${join} WHERE ${where} ORDER BY ${order}${slice}`, p.values);
+  const page = db<Row>(statement.text, statement.values);
   // Without a limit, from the start, the page is all there is: no count needed then.
   const counted = limit === null && offset === 0 ? null : countRecords(db, plan, query);
   const [{ rows }, total] = await Promise.all([page, counted]);
