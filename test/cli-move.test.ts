@@ -298,7 +298,7 @@ for (const backend of ['file', 'postgres'] as const) {
 test('export --all and import --all: help and command-line errors', async () => {
   const help = (name: string) => DATA_COMMANDS.find((c) => c.name === name)!;
   assert.match(help('export').usage, /^export --email <email> \| --all /);
-  assert.match(help('export').details!, /--all writes the whole store[\s\S]*Moving to PostgreSQL/);
+  assert.match(help('export').details!, /--all writes the whole store[\s\S]*docs\/postgresql.md#moving-to-postgresql/);
   assert.match(help('import').details!, /--all reads a file of `export --all` into an EMPTY store/);
   const dir = await tmp();
   const cases: [string[], number, RegExp][] = [
