@@ -105,6 +105,8 @@ export interface Config {
   maxConnections: number | 'auto';
   /** Open connections of one client address at most (trusted proxies excepted); 0 disables. */
   maxClientConnections: number;
+  /** Days the audit log keeps its entries; 0 keeps them forever. */
+  auditRetentionDays: number;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
@@ -142,9 +144,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'databaseTimeout', env: 'DATABASE_TIMEOUT', kind: 'seconds', fallback: '5', help: 'Seconds a request waits for the database in all (every connection, statement and retry it needs) before it is answered 503 with Retry-After; also the statement timeout of PostgreSQL. Fractions allowed (0.5)' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
   { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
-  { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
+  { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and user on the link-management API, all of its keys together; 0 disables' },
   { key: 'rateLimitWindow', env: 'RATE_LIMIT_WINDOW', kind: 'int', fallback: '60', help: 'Length of the rate-limit window, seconds' },
-  { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and key on the analytics API; 0 disables' },
+  { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and user on the analytics API, all of its keys together; 0 disables' },
   { key: 'authFailureLimit', env: 'AUTH_FAILURE_LIMIT', kind: 'int', fallback: '20', help: 'Failed authentications per window and client IP before that IP\'s bad keys get 429 (a valid key always passes); 0 disables' },
   { key: 'passwordAttemptLimit', env: 'PASSWORD_ATTEMPT_LIMIT', kind: 'int', fallback: '10', help: 'Wrong passwords per window and client IP on protected links, files and stats pages before 429; 0 disables' },
   { key: 'passwordAttemptLinkLimit', env: 'PASSWORD_ATTEMPT_LINK_LIMIT', kind: 'int', fallback: '50', help: 'Wrong passwords per window on one protected link, file or stats page, from all clients together, before 429; 0 disables' },
@@ -181,6 +183,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'minBodyRate', env: 'MIN_BODY_RATE', kind: 'int', fallback: '1024', help: 'Slowest accepted request body, bytes per second on average once HEADERS_TIMEOUT has passed; a slower one gets 408 and its connection is closed; 0 disables' },
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
   { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
+  { key: 'auditRetentionDays', env: 'AUDIT_RETENTION_DAYS', kind: 'int', fallback: '90', help: 'Days the audit log of API writes (GET /api/audit) keeps its entries; older ones are removed every hour; 0 keeps them forever' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 

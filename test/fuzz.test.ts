@@ -30,7 +30,7 @@ interface Endpoint {
 
 const LINK_LIST = ['limit', 'page', 'q'];
 const ANALYTICS_LIST = ['per_page', 'page', 'sort_by', 'sort', 'search', 'search_by', 'favorite'];
-const LIST_EXTRAS: Record<string, string[]> = { '/api/urls': ['order', 'short'], '/api/users': ['filter', 'email'] };
+const LIST_EXTRAS: Record<string, string[]> = { '/api/urls': ['order', 'short'], '/api/users': ['filter', 'email'], '/api/audit': ['user', 'key'] };
 
 /** Every endpoint: the resource table's paths, then the routes that are special (`ids`: the fixtures' ids, by collection). */
 function endpoints(ids: ReadonlyMap<string, number>): Endpoint[] {
@@ -93,7 +93,7 @@ const DEEP_OBJECT = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
 const HUGE = 'x'.repeat(600_000); // under the 1 MB body limit: reaches validation
 const OVER_LIMIT = 'y'.repeat(1_100_000);
 const NOT_JSON = ['hello', '{', '{"a":1', 'null', '[]', '[1,2]', '"text"', '123', 'true', '\u0000', '{"a":1}trailing', '{"a":1,}', "{'a':1}", '{"a":NaN}', '\ufeff{}'];
-const QUERY_KEYS = ['limit', 'page', 'q', 'order', 'filter', 'email', 'short', 'per_page', 'sort_by', 'sort', 'search', 'search_by', 'favorite', 'name', 'from', 'to', 'domain'];
+const QUERY_KEYS = ['limit', 'page', 'q', 'order', 'filter', 'email', 'short', 'user', 'key', 'per_page', 'sort_by', 'sort', 'search', 'search_by', 'favorite', 'name', 'from', 'to', 'domain'];
 const QUERY_VALUES = ['', '-1', '0', '1e99', 'abc', '%ff', '%00', '%E2%98%83', '9'.repeat(400), 'z'.repeat(5000), '__proto__', 'a%26b%3Dc', '2026-02-30', 'http://sho.rt/%ff', 'http://[::1', 'http://sho.rt/%E0%A4%A'];
 const MARK = 'RAW_MARK_7f3a';
 const BAD_KEYS = ['', 'k'.repeat(256), 'tab\there', '\u00e9t\u00e9', ' leading'];

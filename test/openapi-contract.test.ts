@@ -98,8 +98,10 @@ for (const o of operations) {
     if (secured(o)) {
       await probe(w, o, 'no key', urlOf(w, o), { key: null });
       await probe(w, o, 'unknown key', urlOf(w, o), { key: 'sk_nope' });
+      await probe(w, o, 'scope missing', urlOf(w, o), { key: w.lacking(o), ...(media ? bodyCall(media[0], media[1].example ?? {}) : {}) });
+      await probe(w, o, 'address refused', urlOf(w, o), { key: w.elsewhere });
     }
-    if (o.op.responses['403'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
+    if (o.op['x-admin'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
     if (o.path.includes('{')) await probe(w, o, 'missing record', urlOf(w, o, {}, true), media ? bodyCall(media[0], media[1].example ?? {}) : {});
     for (const p of (o.op.parameters ?? []).filter((x: { in: string; schema: { enum?: unknown } }) => x.in === 'path' && x.schema.enum)) {
       await probe(w, o, `bad ${p.name}`, urlOf(w, o).replace(`/${w.param(o.path, p.name)}/`, '/not-a-kind/'));

@@ -118,6 +118,7 @@ export const links = defineResource<typeof linkFields, Link>({
   name: 'link',
   collection: 'links',
   api: 'link',
+  scope: 'links',
   owned: true,
   extension: true,
   fields: linkFields,

@@ -108,6 +108,7 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   name: 'user',
   collection: 'users',
   api: 'admin',
+  scope: '*',
   owned: false,
   fields: userFields,
   create: { required: ['username', 'email', 'password'] },

@@ -142,5 +142,8 @@ export async function removeMany(s: Services, row: Resource, ctx: HookContext, i
     await removeIn(row, ctx, tx, record);
     return record;
   });
-  return outcomes(results, rolledBack, async (r) => ({ error: 0, id: r.id, message: row.messages.deleted }));
+  return outcomes(results, rolledBack, async (r) => {
+    await row.deleted?.(r, ctx);
+    return { error: 0, id: r.id, message: row.messages.deleted };
+  });
 }

@@ -16,7 +16,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' } as const;
 
 /** The context hooks get: the services and the signed-in user. */
 export function hookContext(s: Services, c: Context<AppEnv>): HookContext {
-  return { ...s, user: c.get('user'), requestHost: c.req.header('host') };
+  return { ...s, user: c.get('user'), requestHost: c.req.header('host'), apiKey: c.get('apiKey') ?? null };
 }
 
 /** The record `raw` names if it exists and the user may see it; otherwise a 404 with the row's message. */
@@ -26,10 +26,10 @@ export async function findVisible<R extends StoredRecord>(s: Pick<Services, 'sto
 
 /** The store query of a list request: the user's records (or all, for unowned rows), the row's filters and order, the `q` search. */
 export function listQueryOf(row: Resource, ctx: HookContext, query: Record<string, string | undefined>): ListQuery {
-  const own = row.listQuery?.(query, ctx) ?? {};
+  const { owner, ...own } = row.listQuery?.(query, ctx) ?? {};
   const q = query.q?.trim();
   return {
-    ...(row.owned ? { owner: ctx.user.id } : {}),
+    ...(row.owned && owner !== 'any' ? { owner: owner ?? ctx.user.id } : {}),
     ...own,
     ...(q && row.searchable ? { search: { text: q, fields: row.searchable } } : {}),
   };
@@ -134,6 +134,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
       const ctx = hookContext(s, c);
       const record = await findVisible(s, row, c.req.param('id'), ctx.user.id);
       await transact(s, row, (tx) => removeIn(row, ctx, tx, record));
+      await row.deleted?.(record, ctx);
       return c.json({ error: 0, message: row.messages.deleted });
     });
   }
