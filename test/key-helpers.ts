@@ -14,11 +14,18 @@ export async function keyedRoutes(): Promise<{ method: string; path: string }[]>
   for (const r of app.routes) {
     if (r.method === 'ALL' || !isApiPath(r.path) || PUBLIC_API.has(r.path) || seen.has(`${r.method} ${r.path}`)) continue;
     seen.add(`${r.method} ${r.path}`);
-    // Only GET patterns are ever shadowed; asking one changes nothing (its ids name no record).
-    if (r.method === 'GET' && (await call('GET', filled(r.path))).status === 405) continue;
+    // A 405 route in front of a less literal pattern of the same method (PUT /api/url/bulk/update,
+    // before PUT /api/url/:id/update) is no route of its own. A GET is asked (its ids name no record);
+    // other methods are not sent, as they may write: such a route is known by the pattern it shadows.
+    if (r.method === 'GET' ? (await call('GET', filled(r.path))).status === 405 : shadows(app.routes, r)) continue;
     out.push({ method: r.method, path: r.path });
   }
   return out;
+}
+
+/** Whether another route of the same method has a less literal pattern that `r`'s path matches (so `r` is a 405 in front of it). */
+function shadows(all: readonly { method: string; path: string }[], r: { method: string; path: string }): boolean {
+  return all.some((o) => o.method === r.method && o.path !== r.path && o.path.includes(':') && new RegExp(`^${o.path.replace(/:\w+/g, '[^/]+')}$`).test(r.path));
 }
 
 /** A route's pattern with a value in each parameter (`:id` → 1): the scope check answers before any record is looked for. */
