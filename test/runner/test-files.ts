@@ -60,7 +60,8 @@ export function runTestFiles(files: string[], env: Record<string, string>, concu
       const times = { wall: readTimes(join(folder, 'wall.tsv')), cpu: readTimes(join(folder, 'cpu.tsv')) };
       rmSync(folder, { recursive: true, force: true });
       const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tail)?.[1] ?? 0);
-      resolve({ code: code ?? 1, tally: { pass: count('pass'), fail: count('fail'), skipped: count('skipped') }, times });
+      // A test cancelled (its timeout, or its file's process died) did not pass: it counts as failed.
+      resolve({ code: code ?? 1, tally: { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') }, times });
     });
   });
   const release = () => {
