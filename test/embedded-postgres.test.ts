@@ -35,17 +35,17 @@ test('starts on 127.0.0.1 as a user that is not root, fsync off; stop() ends it 
     const client = new pg.Client({ connectionString: cluster.url });
     await client.connect();
     const { rows } = await client.query<Record<string, string>>(
-      "SELECT current_setting('fsync') AS fsync, current_setting('listen_addresses') AS listen, current_setting('server_encoding') AS encoding, lower('ÀÉÎ') AS lowered, pg_backend_pid()::text AS pid",
+      "SELECT current_setting('fsync') AS fsync, current_setting('listen_addresses') AS listen, current_setting('server_encoding') AS encoding, lower('ÀÉÎ') AS lowered",
     );
     await client.end();
-    const { pid, ...settings } = rows[0]!;
-    assert.deepEqual(settings, { fsync: 'off', listen: '127.0.0.1', encoding: 'UTF8', lowered: 'àéî' });
+    assert.deepEqual(rows[0], { fsync: 'off', listen: '127.0.0.1', encoding: 'UTF8', lowered: 'àéî' });
     if (process.platform === 'linux') {
-      const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-      assert.notEqual(uid, '0', 'PostgreSQL never runs as root');
+      // The postmaster, which runs as long as the cluster does (a backend ends with its connection).
+      const postmaster = readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0];
+      const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${postmaster}/status`, 'utf8'))?.[1];
+      assert.ok(uid !== undefined && uid !== '0', `PostgreSQL never runs as root (uid ${uid})`);
       if (process.getuid?.() !== 0) assert.equal(uid, String(process.getuid?.()), 'a normal user runs it as themselves');
     }
-    assert.equal(existsSync(join(cluster.dir, 'data', 'PG_VERSION')), true);
   } finally {
     await cluster.stop();
   }
