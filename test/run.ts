@@ -38,11 +38,11 @@ const weight = (file: string) => {
   return at < 0 ? LONGEST.length : at;
 };
 
-// Tests that start the server in processes of their own start this build of it (see ENTRY in
-// process-helpers.ts): made once here, unchecked (`npm test` type-checks first). Coverage counts what
-// runs from src/ (the in-process tests), not the processes started from this build.
 // What each file cost in the last run (coverage/ is git-ignored).
 const TIMES = fileURLToPath(new URL('../coverage/test-times.tsv', import.meta.url));
+// Tests that start the server in processes of their own start this build of it (see ENTRY in
+// process-helpers.ts): made once here, unchecked (`npm test` type-checks first). Coverage counts what
+// runs from src/ in the test processes themselves (see test/runner/coverage.ts), not the processes they start.
 const BUILD = fileURLToPath(new URL('../.test-dist/', import.meta.url));
 rmSync(BUILD, { recursive: true, force: true });
 const build = new Promise<number | null>((resolve) => {
