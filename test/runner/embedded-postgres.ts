@@ -43,14 +43,16 @@ export async function startEmbeddedPostgres(options: { binariesPackage?: string 
   try {
     if (account) chownSync(dir, account.uid, account.gid);
     let programs = binaries;
-    let version = await run(programs.postgres, ['--version'], as);
+    const first = await run(programs.postgres, ['--version'], as);
+    let version = first;
     if (version.code !== 0) {
       // `nobody` cannot reach node_modules (a clone under /root): run a copy from the cluster's directory.
       cpSync(binaries.native, copiedNative(dir), { recursive: true, verbatimSymlinks: true });
       programs = { initdb: join(copiedNative(dir), 'bin', 'initdb'), postgres: join(copiedNative(dir), 'bin', 'postgres'), native: copiedNative(dir) };
       version = await run(programs.postgres, ['--version'], as);
     }
-    if (version.code !== 0) throw new Error(`postgres --version failed: ${version.output.trim()}`);
+    // The first failure names the program in node_modules, where its cause is to be found.
+    if (version.code !== 0) throw new Error(`postgres --version failed: ${first.output.trim()}`);
     const data = join(dir, 'data');
     const init = await run(programs.initdb, ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', `--locale=${clusterLocale()}`, '--no-sync', '--no-instructions'], as);
     if (init.code !== 0) throw new Error(`initdb failed: ${lastLines(init.output)}`);
