@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { KeyIndex } from './auth/key-index.ts';
+import { KeyIndex, scopedKeysIn } from './auth/key-index.ts';
+import { KeyUses } from './auth/key-uses.ts';
+import { RouteScopes } from './auth/route-scopes.ts';
+import { AuditLog } from './audit/audit-log.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -9,13 +12,20 @@ import { ApiError } from './errors.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
+import { idempotencyKeys } from './http/idempotency.ts';
+import { ANSWERS_WITH_SECRETS } from './idempotency/keys.ts';
 import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
+import { renderErrorPage, wantsPage } from './http/error-page.ts';
 import { MethodTable } from './http/method-table.ts';
+import { permitted } from './http/permit.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
+import { readyRoute, storeReadiness } from './http/ready-route.ts';
+import type { Readiness } from './http/readiness.ts';
 import type { Logger } from './log.ts';
+import { OwnershipProofs } from './ownership/proofs.ts';
 import { silentLogger } from './log.ts';
 import type { RandomSource } from './random.ts';
 import { cryptoRandom } from './random.ts';
@@ -26,6 +36,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
+import { bulkRoutes, isBulkPath } from './routes/link-api/bulk.ts';
 import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
 import { MULTIPART_ALLOWANCE, tooLarge } from './files/upload-body.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
@@ -33,11 +44,17 @@ import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
 import { loginLinkRoutes } from './routes/link-api/login-links.ts';
 import { planRoutes } from './routes/link-api/plans.ts';
+import { domainVerificationRoutes } from './routes/link-api/domain-verification.ts';
 import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
+import { sharedRenderer } from './qr/renderer.ts';
+import type { QrRenderer } from './qr/renderer.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
+import { faviconRoutes } from './routes/pages/favicon.ts';
+import { bioPageRoutes } from './routes/pages/bio-pages.ts';
+import { withStoreDeadline } from './store/deadline.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -54,12 +71,22 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** The audit log's buffer (the server's prunes on a schedule; test mode keeps one across rebuilds); default: a new one on the store, not pruning. */
+  audit?: AuditLog;
+  /** The scoped keys' last uses (test mode keeps one across rebuilds); default: new ones on the store. */
+  keyUses?: KeyUses;
+  /** The threads that draw QR images; default: this process's pool for the settings (sharedRenderer). */
+  renderer?: QrRenderer;
+  /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
+  readiness?: Readiness;
+  /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
+  proofs?: OwnershipProofs;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
 
 /** Paths under /api that need no key. */
-const PUBLIC_API = new Set(['/api', '/api/', '/api/register', '/api/event']);
+export const PUBLIC_API: ReadonlySet<string> = new Set(['/api', '/api/', '/api/register', '/api/event']);
 
 /** Builds the whole HTTP app (both APIs) from injected parts; no globals, no environment. */
 export function createApp(parts: AppParts): Hono<AppEnv> {
@@ -70,10 +97,16 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits };
+  const audit = parts.audit ?? new AuditLog(parts.store, { clock, log, retentionDays: parts.config.auditRetentionDays });
+  const keyUses = parts.keyUses ?? new KeyUses(parts.store, clock, log);
+  const renderer = parts.renderer ?? sharedRenderer(parts.config);
+  const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
+  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, renderer, proofs, audit, keyUses };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
-  const keys = new KeyIndex(s.store);
+  const keys = new KeyIndex(s.store, scopedKeysIn(s.resources));
+  // Which scope each route needs, derived from the rows' paths; checked after the rate limit.
+  const scopes = new RouteScopes(s.resources);
   // One count of wrong passwords for protected links and stats pages alike.
   const attempts = new PasswordAttempts(s.config, s.clock);
   const linkAuth = authenticator(s, { keys, failures, limiter: limits('link', s.config.rateLimit, windowMs) });
@@ -82,11 +115,23 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
   const app = new Hono<AppEnv>();
+  // Every wait of the store on this request's behalf ends within DATABASE_TIMEOUT in all, so that a
+  // database that went silent is answered 503 in time, however many steps the request has (deadline.ts).
+  const databaseMs = Math.round(s.config.databaseTimeout * 1000);
+  app.use((_c, next) => withStoreDeadline(databaseMs, next));
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
-  app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // A bulk request carries up to 1,000 links: BULK_BODY_LIMIT bounds it instead.
+  const bulkLimit = requestBodyLimit(s.config.bulkBodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bulkBodyLimit} bytes (BULK_BODY_LIMIT).`); });
+  app.on(BODY_METHODS, '*', (c, next) => {
+    const path = c.req.path;
+    if (path.startsWith(UPLOAD_PREFIX)) return uploadLimit(c, next);
+    return isBulkPath(path) ? bulkLimit(c, next) : bodyLimit(c, next);
+  });
+  // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
   const areas = [
     registerRoutes(s, failures),
     accountRoutes(s),
@@ -94,21 +139,26 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     campaignRoutes(s),
     channelRoutes(s),
     linkRoutes(s),
+    bulkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
+    domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
+    faviconRoutes(),
     qrImageRoutes(s),
     campaignPageRoutes(s),
+    bioPageRoutes(s),
     loginPageRoutes(s),
     redirectRoutes(s, attempts),
   ];
   const routes = areas.flatMap((area) => area.routes);
   const methods = new MethodTable();
   methods.add('GET', '/health');
+  methods.add('GET', '/ready');
   for (const r of routes) methods.add(r.method, r.path);
 
   // A wrong method on a known path is a 405 after the same key check a right one gets (an unknown
@@ -119,7 +169,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     const checking = authFor(c.req.path)?.(c);
     return checking ? checking.then(answer) : answer();
   };
-  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => renderError(c, methodNotAllowed(c, allow), s.config.errorStatus));
+  // A browser opening a page outside the APIs gets a page (see wantsPage); everything else, the API's JSON.
+  const answerError = (c: Context<AppEnv>, err: ApiError) => (wantsPage(c) ? renderErrorPage(c, err) : renderError(c, err, s.config.errorStatus));
+  const wrongMethod = (c: Context<AppEnv>, allow: string[]) => afterAuth(c, () => answerError(c, methodNotAllowed(c, allow)));
   for (const r of methods.shadowed()) {
     app.on(r.method, r.pattern, (c, next) => {
       const allow = methods.wrongMethod(c.req.method, c.req.path);
@@ -127,18 +179,22 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     });
   }
   // Every route of an area is mounted here, and each one under /api (but the public ones) gets its
-  // API's key check and rate limit in front of its handler: request → auth → limiter → handler.
+  // API's key check, rate limit and scope check in front of its handler, and writes their audit
+  // entry: request → auth → limiter → scope → idempotency → handler → audit. Every POST of the
+  // link API (authenticated: keys are per user) honours Idempotency-Key, but those answering a new key.
+  const idempotent = idempotencyKeys(s);
   for (const r of routes) {
     const authenticate = authFor(r.path);
-    app.on(r.method, r.path, authenticate ? guarded(authenticate, r.handler) : r.handler);
+    const handler = r.method === 'POST' && authenticate === linkAuth && !ANSWERS_WITH_SECRETS.has(r.path) ? idempotent(r.handler) : r.handler;
+    app.on(r.method, r.path, authenticate ? guarded(authenticate, permitted(s, scopes, r.method, r.path, handler)) : r.handler);
   }
 
   app.notFound((c) => {
     const allow = methods.wrongMethod(c.req.method, c.req.path);
     if (allow) return wrongMethod(c, allow);
     // An unknown path under /api still needs a good key first, as a known one does.
-    return afterAuth(c, () => renderError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.'), s.config.errorStatus));
+    return afterAuth(c, () => answerError(c, new ApiError(404, isAnalyticsPath(c.req.path) ? 'Resource not found.' : 'Endpoint not found.')));
   });
-  app.onError((err, c) => renderError(c, toApiError(err, s.log, c), s.config.errorStatus));
+  app.onError((err, c) => answerError(c, toApiError(err, s.log, c)));
   return app;
 }

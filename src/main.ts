@@ -1,21 +1,31 @@
 import cluster from 'node:cluster';
 import { runPrimary, workerCount } from './workers/primary.ts';
-import { ConfigError, SETTINGS, flagName, loadConfig, processEnv } from './config.ts';
+import { closestName } from './closest-name.ts';
+import { ConfigError, SETTINGS, flagName, loadConfig, misspelledSettings, processEnv } from './config.ts';
 import { createLogger } from './log.ts';
 import { runUserCommand, USER_COMMANDS } from './cli/users.ts';
 import { DATA_COMMANDS } from './cli/data.ts';
 import { runMigrate } from './cli/migrate.ts';
 import { FixtureError } from './fixtures/read.ts';
 import { DataFileError } from './store/file/atomic-file.ts';
+import { DataDirError } from './store/file/permissions.ts';
 import { LockedError } from './store/file/lock.ts';
 import { StoreUnavailableError } from './store/store.ts';
 
 const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS];
 
+const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
+  ['serve', 'Run the server (default); --seed <file> loads fixtures into an empty data directory'],
+  ['demo', 'Run an in-memory server full of demo data (npm run demo)'],
+  ['migrate', 'Bring the PostgreSQL schema up to this version (the server also does at start)'],
+  ...COMMANDS.map((c) => [c.name, c.summary] as const),
+];
+
+const COMMAND_LIST = `Commands:\n${COMMAND_SUMMARIES.map(([n, d]) => `  ${n.padEnd(18)} ${d}`).join('\n')}`;
+
 const HELP = `Usage: npm run cli -- <command> [options]   (npm start runs "serve")
 
-Commands:
-${[['serve', 'Run the server (default); --seed <file> loads fixtures into an empty data directory'], ['demo', 'Run an in-memory server full of demo data (npm run demo)'], ['migrate', 'Bring the PostgreSQL schema up to this version (the server also does at start)'], ...COMMANDS.map((c) => [c.name, c.summary])].map(([n, d]) => `  ${n!.padEnd(18)} ${d}`).join('\n')}
+${COMMAND_LIST}
 
 Settings (environment variable, or the flag):
 ${SETTINGS.map((s) => `  ${flagName(s.env).padEnd(24)} ${s.env.padEnd(22)} ${s.help} [${s.fallback ?? 'unset'}]`).join('\n')}
@@ -25,11 +35,15 @@ Run "<command> --help" for a command's own options. Exit codes: 0 done, 1 failed
 // The server and the demo are loaded only to serve: without them the other commands start on ~20% less CPU.
 async function serve(argv: string[], demo = false): Promise<void> {
   const [{ startServer }, { demoEnv, startDemo }] = await Promise.all([import('./server.ts'), import('./demo/start.ts')]);
-  const config = loadConfig(demo ? demoEnv(processEnv()) : processEnv(), argv);
+  const env = processEnv();
+  const config = loadConfig(demo ? demoEnv(env) : env, argv);
   const workers = demo ? 1 : workerCount(config);
-  if (workers > 1 && cluster.isPrimary) return runPrimary(workers, config, createLogger(config.logLevel, undefined, 'primary'));
+  const primaryLog = cluster.isPrimary ? createLogger(config.logLevel, undefined, workers > 1 ? 'primary' : undefined) : null;
+  // Said once, by the process that read the settings first (not again by each worker).
+  for (const { name, setting } of misspelledSettings(env)) primaryLog?.warn(`Unknown setting ${name} in the environment, ignored: did you mean ${setting}?`);
+  if (workers > 1 && primaryLog) return runPrimary(workers, config, primaryLog);
   // A worker's lines say which one (cluster ids grow as workers are restarted).
-  const log = createLogger(config.logLevel, undefined, cluster.worker ? `worker ${cluster.worker.id} pid ${process.pid}` : undefined);
+  const log = primaryLog ?? createLogger(config.logLevel, undefined, cluster.worker ? `worker ${cluster.worker.id} pid ${process.pid}` : undefined);
   const running = demo ? await startDemo(config, { log }) : await startServer(config, { log, worker: cluster.isWorker });
   const stop = (signal: string) => {
     log.info(`${signal}: shutting down`);
@@ -55,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'migrate') return runMigrate(args, (line) => console.log(line), (line) => console.error(line));
   if (command === 'serve' || command === 'demo') {
-    if (args.includes('--help')) {
+    if (args.includes('--help') || args.includes('-h')) {
       console.log(HELP);
       return 0;
     }
@@ -64,7 +78,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const user = COMMANDS.find((c) => c.name === command);
   if (!user) {
-    console.error(`Unknown command "${command}".\n\n${HELP}`);
+    const near = closestName(command, COMMAND_SUMMARIES.map(([n]) => n), 3);
+    console.error(`Unknown command "${command}"${near ? `: did you mean ${near}?` : '.'}\n${COMMAND_LIST}`);
     return 2;
   }
   return runUserCommand(user, args);
@@ -75,7 +90,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof LockedError || err instanceof FixtureError || err instanceof StoreUnavailableError || ['SchemaTooNewError', 'ListenError'].includes((err as Error | null)?.name ?? '');
+    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof DataDirError || err instanceof LockedError || err instanceof FixtureError || err instanceof StoreUnavailableError || ['SchemaTooNewError', 'ListenError'].includes((err as Error | null)?.name ?? '');
     console.error(known ? (err as Error).message : err);
     process.exit(1);
   },

@@ -6,6 +6,8 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { cookieSecret } from './auth/cookie-secret.ts';
+import { KeyUses } from './auth/key-uses.ts';
+import { AuditLog } from './audit/audit-log.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -17,6 +19,10 @@ import { seedOnStart } from './fixtures/seed.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
 import { withAccessLog } from './http/access-log.ts';
 import { withErrorGuard } from './http/error-guard.ts';
+import { guardConnections } from './http/connection-guard.ts';
+import { connectionCap, openFileLimit, reservedDescriptors } from './http/descriptor-limit.ts';
+import { isTrustedPeer } from './http/trust-proxy.ts';
+import { storeReadiness } from './http/ready-route.ts';
 import type { AppEnv } from './http/app-env.ts';
 import type { Logger } from './log.ts';
 import type { RandomSource } from './random.ts';
@@ -68,14 +74,20 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
   // Services of this process beside the store: started after it, stopped before it.
   let limits: RateLimits | null = null;
   try {
     limits = await startRateLimits(config, store, clock, options.log);
     const generated = await seedOnStart(store, { file: config.seed, fixtures: options.fixtures, resources, clock, log: options.log }, () => ensureAdmin(store, clock, config.adminApiKey));
-    if (generated) (options.print ?? console.log)(`Admin API key: ${generated}`);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make };
+    // The key is kept only as a hash: this line is the one chance to copy it.
+    if (generated) (options.print ?? console.log)(`Admin API key: ${generated}  (shown once: keep it now; users:rotate-key --email admin@localhost makes a new one)`);
+    const readiness = storeReadiness(store, config, limits.checks);
+    // One audit buffer and one record of key uses for the process, whatever app it serves (test mode rebuilds its app).
+    const audit = new AuditLog(store, { clock, log: options.log, retentionDays: config.auditRetentionDays });
+    audit.startPruning();
+    const keyUses = new KeyUses(store, clock, options.log);
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {
@@ -87,8 +99,8 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     const server = await listen(app, config, options.log);
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
-    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-    options.log.info(`listening on ${url} (data: ${storeLabel(config)}; rate limits: ${limits.label})`);
+    const url = localUrl(config.host, port);
+    options.log.info(`listening on ${url}${allInterfaces(config.host) ? ' (all interfaces)' : ''}; docs: ${docsUrl(config, url)} (data: ${storeLabel(config)}; rate limits: ${limits.label})`);
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
@@ -107,13 +119,39 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   }
 }
 
+const allInterfaces = (host: string) => host === '0.0.0.0' || host === '::';
+
+/** The address a person on this machine opens for a server bound to `host` and the port it really got (PORT=0 picks one). */
+export function localUrl(host: string, port: number): string {
+  if (allInterfaces(host)) return `http://127.0.0.1:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Where the API docs page is: under BASE_URL when it was given (the public address), else at the local address. */
+export function docsUrl(config: Pick<Config, 'baseUrl' | 'baseUrlExplicit'>, url: string): string {
+  return `${config.baseUrlExplicit ? config.baseUrl : url}/docs`;
+}
+
 function listen(app: Hono<AppEnv>, config: Config, log: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What @hono/node-server's serve() does, with the access log (when on) around the listener.
     const guarded = withErrorGuard(getRequestListener(app.fetch, { hostname: config.host }), log);
     // Test mode tells which process answered (the cluster tests count workers by it).
     const listener: typeof guarded = config.testMode ? (req, res) => (res.setHeader('X-Worker-Pid', String(process.pid)), guarded(req, res)) : guarded;
-    const server = createServer(log.enabled('info') ? withAccessLog(listener, log) : listener);
+    const server = createServer(
+      // The check of header and request timeouts runs every second, not Node's default 30.
+      { headersTimeout: config.headersTimeout * 1000, requestTimeout: config.requestTimeout * 1000, keepAliveTimeout: config.keepAliveTimeout * 1000, connectionsCheckingInterval: 1000 },
+      log.enabled('info') ? withAccessLog(listener, log) : listener,
+    );
+    const { cap, warning } = connectionCap(config.maxConnections, openFileLimit(), reservedDescriptors(config.databasePool));
+    if (warning) log.warn(warning);
+    const stopGuard = guardConnections(
+      server,
+      { maxConnections: cap, maxClientConnections: config.maxClientConnections, bodyGraceMs: config.headersTimeout * 1000, minBodyRate: config.minBodyRate },
+      (address) => isTrustedPeer(address, config.trustProxy),
+      log,
+    );
+    server.once('close', stopGuard);
     server.once('listening', () => resolve(server));
     server.once('error', (err) => reject(listenError(err, config)));
     server.listen(config.port, config.host);

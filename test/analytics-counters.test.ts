@@ -234,7 +234,7 @@ test('DailyCounters: closing the store flushes; the days are there after a resta
   }
 });
 
-test('DailyCounters: a batch being written is still counted by reads until the store has it, and not twice after', async () => {
+test('DailyCounters: a read of a subject whose batch is being written counts it once; other subjects do not wait', async () => {
   const store = await FileStore.open({ dir: ':memory:', collections: ['users', 'stats'] });
   const counters = new DailyCounters(store, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1), flushMs: 60_000 });
   // A slow store: the write waits until the test lets it go (a PostgreSQL round trip, stretched).
@@ -246,12 +246,47 @@ test('DailyCounters: a batch being written is still counted by reads until the s
     return addCounts(...args);
   }) as Store['addCounts'];
   counters.record('link:1', { add: { clicks: 2 } });
+  counters.record('link:2', { add: { clicks: 1 } });
   const flushing = counters.flush();
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal((await counters.sum('link:1')).clicks, 2, 'counted while the write is on its way');
+  counters.record('link:3', { add: { clicks: 4 } });
+  // A subject the batch does not hold is answered at once, its newer clicks counted.
+  assert.equal((await counters.sum('link:3')).clicks, 4, 'another subject: not kept waiting');
+  // One the batch holds waits for the write to settle (the store may have it, or not, meanwhile).
+  let answered = false;
+  const during = counters.sum('link:1').then((c) => ((answered = true), c));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(answered, false, 'waits for the write');
   release();
+  assert.equal((await during).clicks, 2, 'counted once, the write on its way when asked');
   await flushing;
   assert.equal((await counters.sum('link:1')).clicks, 2, 'counted once once stored');
   assert.equal((await store.countTotals(['link:1'], ['clicks'])).get('link:1')!.clicks, 2);
+  await store.close();
+});
+
+test('DailyCounters: a read that runs while a batch becomes visible counts it once (the COMMIT is seen before its answer)', async () => {
+  const store = await FileStore.open({ dir: ':memory:', collections: ['users', 'stats'] });
+  const counters = new DailyCounters(store, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1), flushMs: 60_000 });
+  // As on PostgreSQL: the counts are visible to other reads at once, the writer hears it later.
+  let release!: () => void;
+  const answer = new Promise<void>((resolve) => (release = resolve));
+  const addCounts = store.addCounts.bind(store);
+  store.addCounts = (async (deltas: Parameters<Store['addCounts']>[0], maxLabels: number, batch?: string) => {
+    await addCounts(deltas, maxLabels, batch);
+    await answer;
+  }) as Store['addCounts'];
+  counters.record('link:1', { add: { clicks: 3 } });
+  const flushing = counters.flush();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((await store.countTotals(['link:1'], ['clicks'])).get('link:1')!.clicks, 3, 'stored, unanswered');
+  const sum = counters.sum('link:1');
+  const totals = counters.totals(['link:1'], ['clicks']);
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  assert.equal((await sum).clicks, 3, 'days: counted once');
+  assert.equal((await totals).get('link:1')!.clicks, 3, 'totals: counted once');
+  await flushing;
+  assert.equal((await counters.sum('link:1')).clicks, 3);
   await store.close();
 });

@@ -128,3 +128,18 @@ test('failed sign-ins are limited per IP; an https base URL makes the cookie Sec
   const ok = await secure.signIn('secret.example.com', { password: 'hunter22' });
   assert.match(ok.headers.get('set-cookie') ?? '', /Secure/);
 });
+
+test('counts on the page have thousands separators (totals, tables, chart axis and tooltips); the stats API keeps numbers', async () => {
+  const { page, call, counters, clock, alice, ids } = await sites();
+  const meta = { owner: alice.id, at: clock.now() };
+  for (let i = 0; i < 12_345; i++) counters.record(`website:${ids.public}`, { add: { pageviews: 1, visitors: i < 1_234 ? 1 : 0 }, labels: { page: '/', browser: i < 1_234 ? 'Firefox' : null } }, meta);
+  await counters.flush();
+  const r = await page('/stats/public.example.com');
+  assert.equal(r.status, 200);
+  for (const part of ['<b>12,345</b>pageviews', '<b>1,234</b>visitors', '<td class="n">12,345</td>', '<td class="n">1,234</td>', '>15,000</text>', ': 12,345 pageviews</title>', ': 1,234 visitors</title>']) {
+    assert.ok(r.text.includes(part), part);
+  }
+  assert.ok(!/12345|1234[^,\d]|15000/.test(r.text), 'no count without its separator');
+  const api = await call('GET', `/api/v1/stats/${ids.public}?name=page&from=2026-11-21&to=2026-11-21`, { key: alice.key });
+  assert.deepEqual(api.body.data, [{ value: '/', count: 12345 }]);
+});

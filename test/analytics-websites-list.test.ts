@@ -27,7 +27,7 @@ test('list: newest first, 50 per page, the Laravel envelope with absolute links'
   assert.deepEqual(r.body.links, { first: 'http://sho.rt/api/v1/websites?page=1', last: 'http://sho.rt/api/v1/websites?page=1', prev: null, next: null });
   assert.deepEqual(r.body.meta, { current_page: 1, from: 1, last_page: 1, path: 'http://sho.rt/api/v1/websites', per_page: 50, to: 12, total: 12 });
   assert.equal(r.body.status, 200);
-  assert.deepEqual(Object.keys(r.body.data[0]), ['id', 'domain', 'privacy', 'email', 'password', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite', 'favorited_at', 'created_at', 'updated_at']);
+  assert.deepEqual(Object.keys(r.body.data[0]), ['id', 'domain', 'privacy', 'email', 'password', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite', 'favorited_at', 'receives_events', 'verified_at', 'created_at', 'updated_at']);
 });
 
 test('list: sorting by domain and id, both directions', async () => {
@@ -102,8 +102,9 @@ test("users are isolated: another user's website answers exactly like a missing 
   for (const odd of ['0', '-1', 'abc', '1.5']) {
     assert.equal((await call('GET', `/api/v1/websites/${odd}`, { key: alice.key })).status, 404, odd);
   }
-  const taken = await call('POST', '/api/v1/websites', { key: bob.key, body: { domain: 'alpha.example.com' } });
-  assert.deepEqual(taken.body, { message: { domain: ['The domain has already been taken.'] }, status: 422 }, 'domains are unique across users');
+  // Whether another user tracks a domain is never told: bob gets a website of his own, which receives nothing.
+  const second = await call('POST', '/api/v1/websites', { key: bob.key, body: { domain: 'alpha.example.com' } });
+  assert.deepEqual([second.status, second.body.data.domain, second.body.data.receives_events], [201, 'alpha.example.com', false]);
 });
 
 test('401, 404 and 429 in the analytics shape', async () => {

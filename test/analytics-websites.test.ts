@@ -16,7 +16,7 @@ test('create from form fields stores a normalised website and answers 201 with t
   const r = await call('POST', '/api/v1/websites', { key: alice.key, ...form({ domain: 'HTTPS://www.Example.COM/', privacy: '2', password: 'open sesame', email: '1', exclude_bots: '0', exclude_params: 'fbclid\r\n\r\n  utm_source ', exclude_ips: '10.0.0.0/8\n2001:db8::/32' }) });
   assert.equal(r.status, 201, r.text);
   assert.deepEqual(r.body, {
-    data: { id: 1, domain: 'example.com', privacy: 2, email: 1, password: true, exclude_bots: 0, exclude_params: 'fbclid\nutm_source', exclude_ips: '10.0.0.0/8\n2001:db8::/32', favorite: false, favorited_at: null, created_at: '2026-11-21T10:00:00.000000Z', updated_at: '2026-11-21T10:00:00.000000Z' },
+    data: { id: 1, domain: 'example.com', privacy: 2, email: 1, password: true, exclude_bots: 0, exclude_params: 'fbclid\nutm_source', exclude_ips: '10.0.0.0/8\n2001:db8::/32', favorite: false, favorited_at: null, receives_events: true, verified_at: null, created_at: '2026-11-21T10:00:00.000000Z', updated_at: '2026-11-21T10:00:00.000000Z' },
     status: 201,
   });
   const stored = (await store.get<Record<string, unknown> & { id: number }>('websites', 1))!;
@@ -48,7 +48,8 @@ const createCases: { name: string; body: Record<string, unknown>; message: Recor
   { name: 'empty domain', body: { domain: '' }, message: { domain: ['The domain field is required.'] } },
   { name: 'domain not a host name', body: { domain: 'not a domain' }, message: { domain: ['The domain must be a valid domain name.'] } },
   { name: 'domain with a path', body: { domain: 'example.net/blog' }, message: { domain: ['The domain must be a valid domain name.'] } },
-  { name: 'domain without a dot', body: { domain: 'localhost' }, message: { domain: ['The domain must be a valid domain name.'] } },
+  { name: 'domain without a dot', body: { domain: 'intranet' }, message: { domain: ['The domain must be a valid domain name.'] } },
+  { name: 'an address other than 127.0.0.1', body: { domain: '192.168.1.10' }, message: { domain: ['The domain must be a valid domain name.'] } },
   { name: 'domain too long', body: { domain: `${long(252)}.com` }, message: { domain: ['The domain must not be greater than 255 characters.'] } },
   { name: 'domain not a string', body: { domain: 42 }, message: { domain: ['The domain must be a string.'] } },
   { name: 'domain taken (other spelling)', body: { domain: 'https://www.TAKEN.example.com' }, message: { domain: ['The domain has already been taken.'] } },

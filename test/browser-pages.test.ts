@@ -46,7 +46,7 @@ if (!chromiumPresent()) {
     // A link of each kind of page.
     const splash = await ok('POST', '/api/splash/add', { name: 'S', title: 'Before you go', text: 'Our partner site opens in a moment.', countdown: 30 });
     const message = await ok('POST', '/api/overlay/add', { type: 'message', name: 'M', message: 'Spring sale: 20% off everything', buttontext: 'Shop now', buttonlink: `${target.url}/shop`, position: 'bottom-right' });
-    const contact = await ok('POST', '/api/overlay/add', { type: 'contact', name: 'C', message: 'Questions? Write to us.', fields: ['name', 'email'], email: 'sales@example.com', position: 'center' });
+    const contact = await ok('POST', '/api/overlay/add', { type: 'contact', name: 'C', message: 'Questions? Write to us.', fields: ['name', 'email', 'phone', 'message'], email: 'sales@example.com', position: 'center' });
     const link = (custom: string, extra: Record<string, unknown> = {}) => ok('POST', '/api/url/add', { url: `${target.url}/${custom}`, custom, ...extra });
     await link('locked', { password: 'pw-1234' });
     await link('splashed', { type: String(splash.id) });
@@ -59,6 +59,19 @@ if (!chromiumPresent()) {
     for (const l of [await link('spring-a', { metatitle: 'Spring catalogue', status: 'public' }), await link('spring-b', { metatitle: 'A very long title for the second link of the spring campaign', status: 'public' })]) {
       await ok('POST', `/api/campaign/${campaign.id}/assign/${l.id}`, {});
     }
+    const picture = await ok('POST', '/api/qr/add', { type: 'text', data: 'Ada' });
+    const bio = await ok('POST', '/api/bio/add', {
+      name: 'Ada Lovelace',
+      alias: 'ada',
+      description: 'Notes on the Analytical Engine, and where to find them.',
+      // Any image of an http(s) address: a QR code's, one that is there.
+      avatar: `${server.url}${new URL(picture.link).pathname}?size=192`,
+      theme: 'dark',
+      links: [
+        { title: 'My notes on the engine', url: `${target.url}/notes` },
+        { title: 'A very long title for a link that has to wrap on a phone rather than overflow it', url: `${target.url}/long` },
+      ],
+    });
     // Expire a link as time would: through the store of the running server.
     await server.store.transaction((tx) => tx.update('links', old.id, { expiry: '2000-01-01 00:00:00' }));
 
@@ -223,17 +236,63 @@ if (!chromiumPresent()) {
         await page.close();
       });
 
-      await t.test(`contact overlay, ${at}`, async () => {
+      await t.test(`contact overlay, ${at}: labelled fields of a normal height, a textarea for the message, all on screen`, async () => {
         const { page, status } = await open('/contact');
         assert.equal(status, 200);
-        await screenshot(page, 'link-contact', screen);
         await assertNoHorizontalOverflow(page, at);
         const box = page.locator('.cta');
         assert.ok(await box.getByText('Questions? Write to us.').isVisible());
-        assert.ok(await box.getByRole('textbox', { name: 'email' }).isVisible());
         await assertCardMargin(page, at, '.cta');
+        const cta = (await box.boundingBox())!;
+        const viewport = page.viewportSize()!;
+        assert.ok(cta.y >= 0 && cta.y + cta.height <= viewport.height, `the overlay fits the screen: ${cta.y} to ${cta.y + cta.height} of ${viewport.height}px`);
+        for (const [label, tag, value] of [['Name', 'INPUT', 'Ada'], ['Email', 'INPUT', 'ada@example.com'], ['Phone', 'INPUT', '+44 20 7946 0000'], ['Message', 'TEXTAREA', 'Hello,\nhow much is it?']] as const) {
+          const field = box.getByLabel(label, { exact: true });
+          assert.ok(await field.isVisible(), `${label}: visible`);
+          assert.ok(await box.getByText(label, { exact: true }).isVisible(), `${label}: its label shows, capitalised`);
+          assert.equal(await field.evaluate((e) => e.tagName), tag, label);
+          const { height, width } = (await field.boundingBox())!;
+          if (tag === 'INPUT') assert.ok(height >= 32 && height <= 56, `${label}: a normal height (${height}px)`);
+          else assert.ok(height >= 80, `${label}: room for a few lines (${height}px)`);
+          assert.ok(width >= 200, `${label}: wide enough to type in (${width}px)`);
+          await field.fill(value);
+          assert.equal(await field.inputValue(), value, `${label}: usable`);
+        }
+        assert.ok(await box.getByRole('button', { name: 'Send' }).isVisible());
+        await screenshot(page, 'link-contact', screen);
         await box.getByRole('button', { name: 'Close' }).click();
         assert.ok(await box.isHidden());
+        await page.close();
+      });
+
+      await t.test(`bio page, ${at}: its avatar, name, description and links in its theme`, async () => {
+        const { page, status } = await open(new URL(bio.link).pathname);
+        assert.equal(status, 200);
+        await screenshot(page, 'bio', screen);
+        await assertLinkCard(page, at, 'Ada Lovelace');
+        assert.ok(await page.getByText('Notes on the Analytical Engine').isVisible());
+        assert.ok(await page.locator('img.avatar').isVisible(), 'the avatar');
+        const loaded = await page.locator('img.avatar').evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : new Promise<number>((resolve) => { img.onload = img.onerror = () => resolve(img.naturalWidth); })));
+        assert.ok(loaded > 0, `the avatar loaded: the CSP allows its origin (${loaded}px wide, src ${await page.locator('img.avatar').getAttribute('src')})`);
+        assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(13, 17, 23)', 'the dark theme');
+        const buttons = page.getByRole('link');
+        assert.equal(await buttons.count(), 2);
+        const main = (await page.locator('main').boundingBox())!;
+        for (const button of await buttons.all()) {
+          const b = (await button.boundingBox())!;
+          assert.ok(b.x >= main.x && b.x + b.width <= main.x + main.width, 'each link button stays in the card');
+          assert.ok(b.height >= 40, `a button a thumb can hit (${b.height}px)`);
+        }
+        await page.getByRole('link', { name: 'My notes on the engine' }).click();
+        await page.waitForURL(`${target.url}/notes`);
+        await page.close();
+      });
+
+      await t.test(`404 page, ${at}: a path with nothing at it`, async () => {
+        const { page, status } = await open('/docs/');
+        assert.equal(status, 404);
+        await screenshot(page, 'not-found', screen);
+        await assertLinkCard(page, at, 'Page not found');
         await page.close();
       });
 

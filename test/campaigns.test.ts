@@ -176,7 +176,7 @@ test('a public campaign page lists only public links without a password, and no 
   for (const hidden of ['secret-plan', 'private-memo', 'sho.rt/locked', 'sho.rt/hidden']) assert.doesNotMatch(page.text, new RegExp(hidden), hidden);
 });
 
-test('a campaign page has one readable URL, /u/<owner>/<slug or name>-<id>; other spellings and the old /c/ URL redirect to it; unknown, private or another user\'s are 404', async () => {
+test('a campaign page has one readable URL, /u/<owner>/<slug or name>-<id>; other spellings and the old /c/ URL redirect to it; unknown, private or another user\'s are 404, but a private one\'s own URL says it is private', async () => {
   const { call } = await testApp({ rateLimit: 1000 });
   const add = async (body: Record<string, unknown>) => (await call('POST', '/api/campaign/add', { body: { public: true, ...body } })).body;
   const cases = [
@@ -198,13 +198,21 @@ test('a campaign page has one readable URL, /u/<owner>/<slug or name>-<id>; othe
       assert.deepEqual([r.status, r.headers.get('location')], [302, path], other);
     }
   }
-  const hidden = await add({ name: 'Hidden', public: false });
+  const hidden = await add({ name: 'Hidden', slug: 'secret-slug', public: false });
   const shown = await add({ name: 'Shown' });
-  const paths = [`/u/admin/hidden-${hidden.id}`, `/u/admin/${hidden.id}`, `/c/${hidden.id}-hidden`, `/u/admin/nothing-999`, '/c/999-nothing', '/u/admin/spring-sale', `/u/someone-else/shown-${shown.id}`, `/u/adm/shown-${shown.id}`, '/c/spring-sale-2027'];
+  // Its own URL (the `list` the API gave its owner) says it is private, and shows nothing of it.
+  assert.equal(hidden.list, `http://sho.rt/u/admin/secret-slug-${hidden.id}`);
+  const own = await call('GET', `/u/admin/secret-slug-${hidden.id}`, { key: null });
+  assert.deepEqual([own.status, own.headers.get('location')], [403, null]);
+  assert.match(own.text, /<h1>This campaign is private<\/h1>/);
+  assert.doesNotMatch(own.text, /Hidden|not found/i);
+  // Any other spelling could be a guess: not found, and no redirect that would name the campaign.
+  const paths = [`/u/admin/hidden-${hidden.id}`, `/u/admin/secret-slug-${hidden.id}/`, `/u/Admin/secret-slug-${hidden.id}`, `/u/admin/SECRET-SLUG-${hidden.id}`, `/u/admin/${hidden.id}`, `/u/someone-else/secret-slug-${hidden.id}`, `/c/${hidden.id}-hidden`, `/u/admin/nothing-999`, '/c/999-nothing', '/u/admin/spring-sale', `/u/someone-else/shown-${shown.id}`, `/u/adm/shown-${shown.id}`, '/c/spring-sale-2027'];
   for (const path of paths) {
     const r = await call('GET', path, { key: null });
     assert.equal(r.status, 404, path);
     assert.equal(r.headers.get('location'), null, path);
     assert.match(r.text, /not found/i, path);
+    assert.doesNotMatch(r.text, /private|secret-slug/i, path);
   }
 });

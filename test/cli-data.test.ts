@@ -8,7 +8,7 @@ import { allOf, ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.ts';
@@ -59,6 +59,7 @@ async function makeSourceDir(): Promise<string> {
   await app.request(`/qr/${(await store.get('qrs', qr))!.alias}/scan`, { headers: ua });
   await app.request('/r/launch', { headers: ua });
   await app.request('/api/event', { method: 'POST', headers: ua, body: JSON.stringify({ page: 'https://alice.example/pricing' }) });
+  await post('/api/keys', { name: 'reader', scopes: ['links:read'] });
   assert.equal(domain, 1);
   await store.close(); // flushes the counters
   return dir;
@@ -106,6 +107,8 @@ test('export → import into another user of another server → export: the same
   assert.equal(file.$export.email, 'alice@example.com');
   assert.deepEqual(Object.keys(file.users[0]).sort(), ['admin', 'avatar', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
   assert.ok(!exported.stdout.includes('keyHash') && !exported.stdout.includes('"password":"!"'), 'neither the key nor the account password');
+  // Nor the scoped keys and the audit log: the server's records about the account, carried by export --all only.
+  assert.deepEqual([file.api_keys, file.audit], [undefined, undefined]);
   assert.deepEqual(file.links.map((l: { alias: string }) => l.alias), ['alpha', 'beta']);
   const statsOf = (f: { stats: { subject: string; counts: { clicks?: number; pageviews?: number } }[] }) => Object.fromEntries(f.stats.map((s) => [s.subject, s.counts.clicks ?? s.counts.pageviews]));
   assert.deepEqual(statsOf(file), { 'link:1': 4, 'link:2': 1, 'qr:1': 1, 'campaign:1': 1, 'website:1': 1 });
@@ -138,26 +141,31 @@ test('export → import into another user of another server → export: the same
   assert.notDeepEqual(second.pixels.map((p: StoredRecord) => p.id), file.pixels.map((p: StoredRecord) => p.id));
 });
 
-test('import into another user of the same server: taken aliases and slugs get a suffix, a domain and website stay with their owner', filePassOnly, async () => {
+test("import into another user of the same server: taken aliases and slugs get a suffix, a domain stays with its owner, a website joins its domain without its events", filePassOnly, async () => {
   const dir = await sourceCopy();
   const file = join(dir, '..', `alice-${Date.now()}.json`);
   const out = await runCli(['export', '--email', 'alice@example.com', '--output', file, '--progress', '--data-dir', dir]);
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stdout, /Exported \d+ records of alice@example.com to /);
   assert.match(out.stderr, /Exporting alice@example.com \d+\/\d+ \(100%\)/);
+  assert.equal((await stat(file)).mode & 0o777, 0o600, 'it holds password hashes: readable by its owner only');
   const r = await runCli(['import', file, '--email', 'dave@example.com', '--progress', '--data-dir', dir]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /Importing into dave@example.com \d+\/\d+ \(100%\)/);
   assert.match(r.stdout, /links 1: alias "alpha" is taken; now "alpha-2"/);
   assert.match(r.stdout, /campaigns 1: slug "launch" is taken; now "launch-2"/);
   assert.match(r.stdout, /domains 1: another user has it: left out; its links use the main host/);
-  assert.match(r.stdout, /websites 1: another user has it: left out; the statistics in the file are not imported/);
+  assert.match(r.stdout, /websites 1: another website has [a-z0-9.-]+: imported, but it receives no events until its ownership is proven/);
   const store = await open(dir);
   try {
     const dave = (await allOf(store, 'users')).find((u) => u.email === 'dave@example.com')!;
     const links = (await ownedBy(store, 'links', dave.id));
     assert.deepEqual(links.map((l) => [l.alias, l.domainId]), [['alpha-2', null], ['beta', null]]);
-    assert.equal((await ownedBy(store, 'websites', dave.id)).length, 0);
+    const [daves, ...more] = await ownedBy<{ id: number; domain: string; receives?: boolean; verified_at?: string | null }>(store, 'websites', dave.id);
+    assert.deepEqual([more.length, daves?.receives, daves?.verified_at], [0, false, null]);
+    const alices = (await ownedBy<{ id: number; domain: string; receives?: boolean }>(store, 'websites', 2))[0]!;
+    assert.deepEqual([alices.domain, alices.receives !== false], [daves!.domain, true], "alice's website keeps the events");
+    assert.ok((await ownedBy<{ id: number; subject: string }>(store, 'stats', dave.id)).some((s) => s.subject === `website:${daves!.id}`), 'its statistics came along');
     assert.deepEqual((await ownedBy(store, 'links', 2)).map((l) => l.alias), ['alpha', 'beta'], "alice's links are untouched");
   } finally {
     await store.close();
@@ -187,6 +195,13 @@ test('export and import: help, clear errors, exit codes, and nothing written on 
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /unknown collection "gadgets"/);
   assert.equal(await readFile(join(dir, 'links.json'), 'utf8'), linksBefore);
+  // A record the API would refuse (a javascript: URL) refuses the whole file, named, before anything is stored.
+  const unsafe = join(dir, '..', `unsafe-${Date.now()}.json`);
+  await writeFile(unsafe, JSON.stringify({ links: [{ id: 1, userId: 1, alias: 'fine', url: 'https://e.com/ok' }, { id: 2, userId: 1, alias: 'evil', url: 'javascript:alert(1)' }] }));
+  const unsafeImport = await runCli(['import', unsafe, '--email', 'alice@example.com', '--data-dir', dir]);
+  assert.equal(unsafeImport.code, 1, unsafeImport.stderr);
+  assert.match(unsafeImport.stderr, /links\[1\] \(id 2\): "url": /);
+  assert.equal(await readFile(join(dir, 'links.json'), 'utf8'), linksBefore, 'not even the valid record');
 });
 
 test('the bin shim runs the same CLI', filePassOnly, async () => {

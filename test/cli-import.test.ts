@@ -19,6 +19,37 @@ import { openTestStore, waitsOnLock } from './backend.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
+test('importInto: a link identical to one the target has is imported beside it (a plain index is no clash), once, with its alias', async () => {
+  const store = await openTestStore();
+  await seedFixtures(store, { users: [{ id: 1, email: 't@example.com' }], links: [{ id: 1, userId: 1, alias: 'mine', url: 'https://same.example/' }] }, { resources: RESOURCES, now: NOW });
+  const file = await prepareFixtures({ links: [{ id: 5, userId: 9, alias: 'theirs', url: 'https://same.example/' }] }, RESOURCES, NOW);
+  // Before, the plain `same` index counted as a clash: the alias was renamed for ever (the process hung).
+  const report = await importInto(store, file, (await store.get<UserRecord>('users', 1))!, RESOURCES);
+  assert.deepEqual([report.imported, report.notes], [{ links: 1 }, []]);
+  assert.deepEqual((await ownedBy(store, 'links', 1)).map((l) => l.alias), ['mine', 'theirs']);
+});
+
+test("importInto: a website of a domain another user tracks is imported with its statistics, receiving no events; the other keeps them", async () => {
+  const store = await openTestStore();
+  await seedFixtures(store, { users: [{ id: 1, email: 'a@example.com' }, { id: 2, email: 'b@example.com' }], websites: [{ id: 1, userId: 1, domain: 'shared.example' }] }, { resources: RESOURCES, now: NOW });
+  const file = await prepareFixtures(
+    {
+      websites: [{ id: 3, userId: 9, domain: 'shared.example', receives: true, verified_at: '2025-12-01T00:00:00.000000Z' }, { id: 4, userId: 9, domain: 'fresh.example', verified_at: '2025-12-01T00:00:00.000000Z' }],
+      stats: [{ id: 1, userId: 9, subject: 'website:3', day: '2026-01-01', counts: { pageviews: 9 } }],
+    },
+    RESOURCES,
+    NOW,
+  );
+  const report = await importInto(store, file, (await store.get<UserRecord>('users', 2))!, RESOURCES);
+  assert.deepEqual(report.imported, { websites: 2, stats: 1 });
+  assert.match(report.notes.join('\n'), /^websites 3: another website has shared\.example: imported, but it receives no events until its ownership is proven/);
+  const [shared, fresh] = await ownedBy<{ id: number; domain: string; receives?: boolean; verified_at?: string | null }>(store, 'websites', 2);
+  assert.deepEqual([shared!.domain, shared!.receives, shared!.verified_at], ['shared.example', false, null]);
+  assert.deepEqual([fresh!.domain, fresh!.receives, fresh!.verified_at], ['fresh.example', true, null], "the domain's first website receives; a proof made elsewhere is not brought along");
+  assert.equal((await store.lookup('websites', 'receiving', 'shared.example'))?.userId, 1);
+  assert.deepEqual((await ownedBy(store, 'stats', 2)).map((s) => s.subject), [`website:${shared!.id}`]);
+});
+
 test('import order: every collection after the collections it refers to, statistics last', () => {
   const order = importOrder(RESOURCES).map((r) => r.collection);
   assert.equal(order.at(-1), 'stats');
@@ -106,7 +137,7 @@ test('progress: redrawn in place on a terminal at most every 100 ms, one line pe
   NO_PROGRESS.done();
 });
 
-const seedOne = { users: [{ id: 1, username: 'a', email: 'a@example.com' }], links: [{ id: 1, userId: 1, alias: 'one', url: 'https://e.com/1' }] };
+const seedOne = { users: [{ id: 1, username: 'ann', email: 'a@example.com' }], links: [{ id: 1, userId: 1, alias: 'one', url: 'https://e.com/1' }] };
 
 test('export --all reads one snapshot: a link committed while the export runs is in neither its counts nor its records', async () => {
   const store = await openTestStore();
@@ -145,4 +176,13 @@ test('import --all checks that the store is empty in its own transaction: a user
   assert.deepEqual((await allOf(store, 'users')).map((u) => u.email), ['ada@example.com']);
   assert.deepEqual(Object.fromEntries(await Promise.all(collectionsOf(RESOURCES).map(async (c) => [c, await store.count(c)]))), { ...Object.fromEntries(collectionsOf(RESOURCES).map((c) => [c, 0])), users: 1 });
   await store.close();
+});
+
+test('import --all checks each record with the API\'s rules: a javascript: URL refuses the whole file, named', () => {
+  const raw = {
+    $export: { format: 'shortlink-analytics-server/export', version: 1, all: true, counts: { users: 1, links: 2 } },
+    users: seedOne.users,
+    links: [...seedOne.links, { id: 2, userId: 1, alias: 'two', url: 'javascript:alert(1)' }],
+  };
+  assert.throws(() => checkAllExport(raw, RESOURCES, 'all.json'), (err: Error) => err instanceof FixtureError && /nothing was imported/.test(err.message) && /links record 2 \(id 2\) "url": /.test(err.message));
 });

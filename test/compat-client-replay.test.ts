@@ -11,7 +11,7 @@ import { Contract, operationsOf } from './openapi-world.ts';
 // document the server publishes for its mode.
 for (const mode of ['real', 200] as const) {
   test(`a real product's clients work unchanged with ERROR_STATUS=${mode}`, async () => {
-    const t = await testApp({ errorStatus: mode, analyticsRateLimit: 10000 });
+    const t = await testApp({ errorStatus: mode, rateLimit: 1000, analyticsRateLimit: 10000 });
     const doc = openApiDocument({ resources: RESOURCES, config: t.config });
     const contract = new Contract(doc);
     const ops = operationsOf(doc).map((o) => ({ ...o, re: new RegExp(`^${o.path.replace(/\{\w+\}/g, '[^/]+')}$`), params: (o.path.match(/\{/g) ?? []).length }));
@@ -54,11 +54,18 @@ for (const mode of ['real', 200] as const) {
     const id = created.body.id as number;
 
     failed(await php('POST', '/api/url/add', { url: 'not a url', domain: false }), 400, /valid URL/);
+    failed(await php('POST', '/api/url/add', { url: 'example.com/landing' }), 400, /must start with http:\/\/ or https:\/\//);
     failed(await php('POST', '/api/url/add', { url: false }), 400, /url/);
     assert.equal((await ownedBy(t.store, 'links', user.id)).length, 1, 'the refused links were not stored');
 
     const list = await php('GET', '/api/urls?limit=abc&page=1&order=newest');
     assert.deepEqual([list.status, list.body.error, list.body.data.perpage, list.body.data.urls.map((u: { id: number }) => u.id)], [200, '0', 15, [id]]);
+    // Clients fetch everything 500 or 1,000 at a time.
+    const all = await php('GET', '/api/urls?limit=1000&page=1');
+    assert.deepEqual([all.status, all.body.data.perpage, all.body.data.urls.length], [200, 1000, 1]);
+    const bare = await php('POST', '/api/url/add', { url: 'https://example.com', custom: 'bare-host' });
+    assert.equal((await php('GET', `/api/url/${bare.body.id}`)).body.details.longurl, 'https://example.com', 'a URL comes back as it was sent');
+    assert.deepEqual((await php('DELETE', `/api/url/${bare.body.id}/delete`)).body.error, 0);
 
     const one = await php('GET', `/api/url/${id}`);
     assert.deepEqual([one.status, one.body.error, one.body.details.alias], [200, 0, 'promo-2026']);
@@ -80,6 +87,9 @@ for (const mode of ['real', 200] as const) {
     const qr = await php('POST', '/api/qr/add', { type: 'wifi', data: { ssid: 'Cafe', pass: 'secret-pass', encryption: 'wpa' }, background: 'rgb(255,255,255)', logo: false });
     assert.deepEqual([qr.status, qr.body.error, typeof qr.body.id], [200, 0, 'number'], qr.text);
     failed(await php('POST', '/api/qr/add', { type: 'vcard', data: { fname: 'Ada', twitter: 'not a url' } }), 400, /twitter/);
+    const sms = await php('POST', '/api/qr/add', { type: 'sms', data: '+15550100' });
+    assert.deepEqual([sms.status, sms.body.error], [200, 0], sms.text);
+    assert.deepEqual((await php('DELETE', `/api/qr/${sms.body.id}/delete`)).body.error, 0);
     const qrs = await php('GET', '/api/qr?limit=x');
     assert.deepEqual([qrs.status, qrs.body.data.qrs.map((q: { id: number }) => q.id)], [200, [qr.body.id]]);
     const oneQr = await php('GET', `/api/qr/${qr.body.id}`);
@@ -93,15 +103,22 @@ for (const mode of ['real', 200] as const) {
     assert.deepEqual(await ownedBy(t.store, 'qrs', user.id), []);
 
     // Files: a raw upload, the list, the download, a refused type, the delete.
-    const upload = (name: string, raw: string) => send('POST', `/api/files/upload/${name}?name=Notes`, { key: null, headers: { authorization: `Token ${user.key}`, 'content-type': 'application/octet-stream' }, raw });
+    const upload = (name: string, raw: string, password = '') =>
+      send('POST', `/api/files/upload/${name}?name=Notes&password=${password}`, { key: null, headers: { authorization: `Token ${user.key}`, 'content-type': 'application/octet-stream' }, raw });
     const file = await upload('notes.txt', 'hello, world\n');
     assert.deepEqual([file.status, file.body.error, typeof file.body.id], [200, 0, 'number'], file.text);
     failed(await upload('page.html', '<!doctype html><script>alert(1)</script>'), 415, /type/i);
     const files = await php('GET', '/api/files?limit=x');
-    assert.deepEqual([files.status, files.body.data.files.map((f: { id: number; name: string; downloads: number }) => [f.id, f.name, f.downloads])], [200, [[file.body.id, 'Notes', 0]]]);
+    // Its clients read the page fields and `list` at the top level, as the real product's files list has them.
+    assert.deepEqual([files.status, files.body.error, files.body.result, files.body.data, files.body.list.map((f: { id: number; name: string; downloads: number }) => [f.id, f.name, f.downloads])], [200, 0, 1, undefined, [[file.body.id, 'Notes', 0]]]);
     const got = await t.call('GET', new URL(file.body.shorturl).pathname, { key: null });
     assert.deepEqual([got.status, got.text, got.headers.get('x-content-type-options')], [200, 'hello, world\n', 'nosniff']);
     assert.deepEqual((await php('DELETE', `/api/files/${file.body.id}/delete`)).body.error, 0);
+    const locked = await upload('locked.txt', 'for your eyes\n', 'hunter2');
+    assert.deepEqual([locked.status, locked.body.error], [200, 0], locked.text);
+    const asked = await t.call('GET', new URL(locked.body.shorturl).pathname, { key: null });
+    assert.deepEqual([asked.status, /This file is protected/.test(asked.text)], [200, true], 'the download asks for the password');
+    assert.deepEqual((await php('DELETE', `/api/files/${locked.body.id}/delete`)).body.error, 0);
     failed(await php('DELETE', `/api/files/${file.body.id}/delete`), 404, /File does not exist/);
     assert.deepEqual(await ownedBy(t.store, 'files', user.id), []);
 
@@ -134,5 +151,13 @@ for (const mode of ['real', 200] as const) {
     const gone = await laravel('DELETE', `/api/v1/websites/${siteId}`);
     assert.deepEqual([gone.status, gone.body], [200, { id: siteId, object: 'website', deleted: true, status: 200 }]);
     assert.deepEqual(await ownedBy(t.store, 'websites', user.id), []);
+
+    // Past its rate limit a client gets 429 with Retry-After in both modes: it waits and retries, as it does with the real product.
+    const limited = await testApp({ errorStatus: mode, rateLimit: 1 });
+    const busy = await limited.makeUser('busy');
+    assert.equal((await limited.call('GET', '/api/account', { key: null, headers: { authorization: `Token ${busy.key}` } })).status, 200);
+    const again = await limited.call('GET', '/api/account', { key: null, headers: { authorization: `Token ${busy.key}` } });
+    assert.deepEqual([again.status, again.body, Number(again.headers.get('retry-after')) > 0], [429, { error: 1, message: 'Too Many API Requests.' }, true]);
+    contract.check(ops.find((o) => o.op.operationId === 'getAccount')!, again, `replay, ERROR_STATUS=${mode}`);
   });
 }

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
 import { RESOURCES } from '../src/resources/table.ts';
-import { snapshotOf, testApp } from './helpers.ts';
+import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
+import type { Store } from '../src/store/store.ts';
+import { openTestStore, snapshotOf, testApp } from './helpers.ts';
 
 // Issue 16, item 10: ERROR_STATUS=200 answers link-API errors with HTTP 200 and `error: 1`, as the
 // real product does; the default keeps meaningful statuses; the analytics API keeps them always.
@@ -15,8 +17,11 @@ test('ERROR_STATUS is read from the environment and the flag; anything but real 
   for (const bad of ['400', 'ok', '2000']) assert.throws(() => loadConfig({ ERROR_STATUS: bad }), ConfigError, bad);
 });
 
-const LINK_ERRORS: [name: string, method: string, path: string, opts: { key?: null; body?: unknown }, status: number, message: RegExp][] = [
+const LINK_ERRORS: [name: string, method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }, status: number, message: RegExp][] = [
   ['no key', 'GET', '/api/urls', { key: null }, 401, /valid API key/],
+  ['a body over BODY_LIMIT', 'POST', '/api/url/add', { body: { url: `https://example.com/${'x'.repeat(3000)}` } }, 413, /larger than 2000 bytes/],
+  ['a body that is not JSON', 'POST', '/api/url/add', { raw: 'url=https://example.com/', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, /Unsupported Media Type/],
+  ['a URL without a scheme', 'POST', '/api/url/add', { body: { url: 'example.com' } }, 400, /must start with http:\/\/ or https:\/\//],
   ['invalid url', 'POST', '/api/url/add', { body: { url: 'not a url' } }, 400, /valid URL/],
   ['missing url', 'POST', '/api/url/add', { body: {} }, 400, /Missing required parameter: url/],
   ['unknown link', 'GET', '/api/url/999', {}, 404, /Link does not exist/],
@@ -26,9 +31,11 @@ const LINK_ERRORS: [name: string, method: string, path: string, opts: { key?: nu
 
 for (const mode of ['real', 200] as const) {
   test(`link-API errors with ERROR_STATUS=${mode}: body {error: 1, message}, status ${mode === 200 ? '200' : 'meaningful'}, nothing stored`, async () => {
-    const t = await testApp({ errorStatus: mode });
+    const t = await testApp({ errorStatus: mode, bodyLimit: 2000 });
     const before = await snapshotOf(t.store, 'links');
-    for (const [name, method, path, opts, real, message] of LINK_ERRORS) {
+    const user = await t.makeUser('not-admin');
+    const errors = [...LINK_ERRORS, ['not an admin', 'GET', '/api/users', { key: user.key }, 403, /permission/] as (typeof LINK_ERRORS)[number]];
+    for (const [name, method, path, opts, real, message] of errors) {
       const r = await t.call(method, path, opts);
       assert.equal(r.status, mode === 200 ? 200 : real, `${name}: ${r.text}`);
       assert.equal(r.body.error, 1, name);
@@ -54,12 +61,59 @@ for (const mode of ['real', 200] as const) {
   });
 }
 
+/** A store whose every call fails with `failure()` while `state.failing` is set (the app's own bookkeeping aside). */
+function failingStore(store: Store, state: { failing: (() => Error) | null }): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      const local = prop === 'version' || prop === 'revision' || prop === 'beforeClose';
+      return (...args: unknown[]) => (state.failing && !local ? Promise.reject(state.failing()) : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+}
+
+// Issue 24: clients retry on 429 and 503 (by status and Retry-After); only the errors a client fixes
+// by changing its request become 200 under ERROR_STATUS=200. The rest answer alike in both modes.
+for (const mode of ['real', 200] as const) {
+  test(`ERROR_STATUS=${mode}: a rate limit stays 429, storage away 503, a concurrent change 409, a fault 500; with Retry-After where there is one`, async () => {
+    const state: { failing: (() => Error) | null } = { failing: null };
+    const t = await testApp({ errorStatus: mode, rateLimit: 2, authFailureLimit: 2 }, { store: failingStore(await openTestStore(), state) });
+    const user = await t.makeUser('retrying');
+    const before = await snapshotOf(t.store, 'links');
+
+    for (let i = 0; i < 2; i++) assert.equal((await t.call('GET', '/api/urls', { key: user.key })).status, 200);
+    const limited = await t.call('POST', '/api/url/add', { key: user.key, body: { url: 'https://example.com/' } });
+    assert.deepEqual([limited.status, limited.body], [429, { error: 1, message: 'Too Many API Requests.' }]);
+    assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+
+    for (let i = 0; i < 2; i++) assert.equal((await t.call('GET', '/api/urls', { key: 'sk_wrong_key_0000000000000000000000000000' })).status, mode === 200 ? 200 : 401);
+    const failures = await t.call('GET', '/api/urls', { key: 'sk_wrong_key_0000000000000000000000000000' });
+    assert.deepEqual([failures.status, failures.body.error], [429, 1], 'too many failed keys from one client: 429 too');
+    assert.match(failures.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+
+    state.failing = () => new StoreUnavailableError('the test took the database away');
+    const away = await t.call('POST', '/api/qr/add', { body: { type: 'text', data: 'x' } });
+    assert.deepEqual([away.status, away.body.error, away.headers.get('retry-after')], [503, 1, '2']);
+    state.failing = () => new ConflictError('links', 'not-a-unique-of-the-row');
+    const raced = await t.call('POST', '/api/url/add', { body: { url: 'https://example.com/raced' } });
+    assert.deepEqual([raced.status, raced.body], [409, { error: 1, message: 'The request conflicts with a change made at the same time. Please try again.' }]);
+    state.failing = () => new Error('a bug');
+    const fault = await t.call('GET', '/api/qr/1');
+    assert.deepEqual([fault.status, fault.body], [500, { error: 1, message: 'An internal error occurred. Please try again later.' }]);
+    state.failing = null;
+    assert.equal(await snapshotOf(t.store, 'links'), before, 'nothing stored');
+  });
+}
+
 test('the OpenAPI document describes the setting it runs with', () => {
   const real = openApiDocument({ resources: RESOURCES, config: loadConfig({}) });
   const ok = openApiDocument({ resources: RESOURCES, config: loadConfig({ ERROR_STATUS: '200' }) });
   const add = (d: typeof real) => d.paths['/api/url/add']!.post!.responses as Record<string, any>;
   assert.ok(add(real)['400'], 'meaningful statuses are documented by default');
-  assert.deepEqual(Object.keys(add(ok)), ['200']);
+  assert.deepEqual(Object.keys(add(ok)), ['200', '429', '503'], 'what a client retries keeps its status');
+  assert.ok(add(ok)['429'].headers['Retry-After'] && add(ok)['503'].headers['Retry-After']);
   const schema = add(ok)['200'].content['application/json'].schema;
   assert.deepEqual(schema.anyOf[1], { $ref: '#/components/schemas/LinkError' });
   const sites = ok.paths['/api/v1/websites']!.post!.responses as Record<string, unknown>;

@@ -26,7 +26,7 @@ test('list order: click orders by clicks, anything else by date', async () => {
   assert.equal((await t.call('GET', '/api/urls?order=click')).status, 200);
 });
 
-test('limit and page: missing or non-numeric values are the defaults, limit is capped at 100', async () => {
+test('limit and page: missing or non-numeric values are the defaults, limit is capped at 1,000', async () => {
   const t = await setup();
   for (const n of [1, 2, 3]) await t.call('POST', '/api/url/add', { url: `https://example.com/${n}` });
   const cases: [query: string, perpage: number, page: number, count: number][] = [
@@ -36,13 +36,27 @@ test('limit and page: missing or non-numeric values are the defaults, limit is c
     ['?limit=-5&page=2', 15, 2, 0],
     ['?limit=2.5&page=2', 15, 2, 0],
     ['?limit=1&page=3', 1, 3, 1],
-    ['?limit=500', 100, 1, 3],
+    // Clients of the real product ask for 500 and 1,000 at a time.
+    ['?limit=500', 500, 1, 3],
+    ['?limit=1000', 1000, 1, 3],
+    ['?limit=1001', 1000, 1, 3],
+    ['?limit=99999', 1000, 1, 3],
   ];
   for (const [query, perpage, page, count] of cases) {
     const r = await t.call('GET', `/api/urls${query}`);
     assert.equal(r.status, 200, query);
     assert.deepEqual([r.body.data.perpage, r.body.data.currentpage, r.body.data.urls.length], [perpage, page, count], query);
   }
+});
+
+test('a client asking for 500 at a time gets every link of a list longer than the old cap of 100', async () => {
+  const t = await setup();
+  await t.store.transaction(async (tx) => {
+    for (let n = 1; n <= 130; n++) await tx.insert('links', { userId: t.alice.id, alias: `many-${n}`, url: `https://example.com/${n}`, type: 'direct', pixels: [], date: '2026-11-21 10:00:00' });
+  });
+  const r = await t.call('GET', '/api/urls?limit=500&page=1');
+  assert.deepEqual([r.status, r.body.data.result, r.body.data.perpage, r.body.data.nextpage, r.body.data.urls.length], [200, 130, 500, null, 130]);
+  assert.deepEqual([r.body.data.urls[0].alias, r.body.data.urls.at(-1).alias], ['many-130', 'many-1'], 'newest first');
 });
 
 test('empty means absent: false, "" and null on optional fields are ignored on create and update', async () => {

@@ -141,3 +141,31 @@ test('links as clients of the real product expect them', async (t) => {
     assert.equal((await ownedBy(store, 'links', bob.id)).length, 0);
   });
 });
+
+// Issue 24: a URL a client stores comes back exactly as it was sent (test/url-fields.test.ts has every field).
+test('every URL comes back from the API as it was sent', async () => {
+  const { call } = await testApp();
+  const link = await call('POST', '/api/url/add', { body: { url: 'https://example.com', custom: 'as-sent' } });
+  assert.equal((await call('GET', `/api/url/${link.body.id}`)).body.details.longurl, 'https://example.com');
+  assert.equal((await call('GET', '/api/urls')).body.data.urls[0].longurl, 'https://example.com');
+  const domain = await call('POST', '/api/domain/add', { body: { domain: 'https://go.example.org', redirectroot: 'https://example.org', redirect404: 'HTTPS://Example.org/Missing' } });
+  assert.deepEqual(
+    (await call('GET', '/api/domains')).body.data.domains.map((d: Record<string, unknown>) => [d.id, d.redirectroot, d.redirect404]),
+    [[domain.body.id, 'https://example.org', 'HTTPS://Example.org/Missing']],
+  );
+});
+
+test("redirects: a URL stored as sent goes out as it is, or in the URL parser's form where a header cannot carry it; older normalised data redirects as before", async () => {
+  const { call, store } = await testApp();
+  const go = async (alias: string) => (await call('GET', `/${alias}`, { key: null })).headers.get('location');
+  await call('POST', '/api/url/add', { body: { url: 'https://example.com', custom: 'bare' } });
+  await call('POST', '/api/url/add', { body: { url: 'https://bücher.example/straße?q=a b', custom: 'idn' } });
+  await call('POST', '/api/url/add', { body: { url: 'https://example.com', custom: 'params', parameters: [{ name: 'utm_source', value: 'x y' }] } });
+  assert.equal(await go('bare'), 'https://example.com');
+  assert.equal(await go('idn'), 'https://xn--bcher-kva.example/stra%C3%9Fe?q=a%20b');
+  assert.equal(await go('params'), 'https://example.com/?utm_source=x+y');
+  // As an older version stored it: the URL parser's form.
+  const old = await call('POST', '/api/url/add', { body: { url: 'https://example.com/old', custom: 'old' } });
+  await store.transaction((tx) => tx.update('links', old.body.id, { url: 'https://example.com/%C3%BC' }));
+  assert.equal(await go('old'), 'https://example.com/%C3%BC');
+});

@@ -66,7 +66,11 @@ test("a campaign's list URL is <base>/u/<username>/<slug>-<id>, and that page li
   const hidden = (await t.call('POST', '/api/campaign/add', { ...key, body: { name: 'Hidden', public: false } })).body;
   assert.equal(hidden.list, `http://sho.rt/u/user_camp/hidden-${hidden.id}`);
   const before = await snapshotOf(t.store, 'campaigns');
-  for (const path of [new URL(hidden.list).pathname, `/u/admin/spring-${campaign.id}`, `/u/ada/spring-${campaign.id}`, '/u/user_camp/spring-999', `/c/${hidden.id}`]) {
+  const own = await t.call('GET', new URL(hidden.list).pathname, { key: null });
+  assert.equal(own.status, 403, 'its own list URL says the campaign is private');
+  assert.match(own.text, /This campaign is private/);
+  assert.doesNotMatch(own.text, /Hidden|Spring/);
+  for (const path of [`/u/admin/spring-${campaign.id}`, `/u/ada/spring-${campaign.id}`, '/u/user_camp/spring-999', `/c/${hidden.id}`]) {
     const r = await t.call('GET', path, { key: null });
     assert.equal(r.status, 404, path);
     assert.match(r.text, /not found/i);

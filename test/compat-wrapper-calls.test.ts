@@ -33,7 +33,8 @@ test('POST /api/url/get answers GET /api/urls: the same page, paging and order r
   assert.equal(page.error, '0');
   assert.deepEqual([page.data.result, page.data.perpage, page.data.currentpage, page.data.nextpage, page.data.maxpage], [3, 2, 1, 2, 2]);
   assert.deepEqual(page.data.urls.map((u: { id: number }) => u.id), [ids[2], ids[1]], 'newest first, only her own links');
-  assert.equal((await wrapper('/api/url/get', { limit: 500 })).body.data.perpage, 100, 'the cap of 100 holds');
+  assert.equal((await wrapper('/api/url/get', { limit: 500 })).body.data.perpage, 500, 'clients ask for 500 at a time');
+  assert.equal((await wrapper('/api/url/get', { limit: 5000 })).body.data.perpage, 1000, 'the cap of 1,000 holds');
 });
 
 test('POST /api/url/stats answers GET /api/url/:id; an id of nothing, or of another user, is its 404', async () => {

@@ -38,6 +38,10 @@ test('compose.yaml: PostgreSQL and Valkey with healthchecks and a volume, two in
   assert.match(app, /WORKERS: auto/);
   assert.match(app, /TRUST_PROXY: "1"/);
   for (const dep of ['postgres', 'valkey']) assert.match(app, new RegExp(`${dep}:\\n\\s+condition: service_healthy`));
+  // Ready, not merely alive: an instance whose database is unreachable is unhealthy, and the proxy's check goes through to one that is ready.
+  assert.match(app, /^ {2}healthcheck:\n {4}test: \[.*http:\/\/127\.0\.0\.1:3000\/ready'/m);
+  assert.match(services.get('proxy')!, /healthcheck:\n\s+test: \[.*"http:\/\/127\.0\.0\.1\/ready"\]/);
+  assert.doesNotMatch(compose, /\/health\b/, 'no healthcheck of compose.yaml asks /health');
   assert.match(services.get('proxy')!, /- "8080:80"/);
   assert.match(services.get('proxy')!, /- \.\/deploy\/Caddyfile:\/etc\/caddy\/Caddyfile:ro/);
   for (const dep of ['app1', 'app2']) assert.match(services.get('proxy')!, new RegExp(`${dep}:\\n\\s+condition: service_healthy`));
@@ -48,5 +52,5 @@ test('compose.yaml: PostgreSQL and Valkey with healthchecks and a volume, two in
   assert.match(dockerfile, /^EXPOSE 3000$/m);
   const caddy = await readFile(`${ROOT}deploy/Caddyfile`, 'utf8');
   assert.match(caddy, /reverse_proxy app1:3000 app2:3000 \{/);
-  assert.match(caddy, /health_uri \/health/);
+  assert.match(caddy, /health_uri \/ready$/m);
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, UnknownOptionError, loadConfig, misspelledSettings } from '../src/config.ts';
+import { closestName, editDistance } from '../src/closest-name.ts';
 import { RESTART, restartDelay, workerCount } from '../src/workers/primary.ts';
 
 test('defaults match the issue: port 3000, ./data, limit 30 per 60 s, registration off', () => {
@@ -65,6 +66,43 @@ test('a bad ADMIN_API_KEY is refused without echoing it', () => {
 
 test('a flag without its value is refused', () => {
   assert.throws(() => loadConfig({}, ['--port']), /Missing value for --port/);
+});
+
+test('an unknown flag or a stray word is refused, naming the nearest flag and never a value', () => {
+  const cases: [string[], string][] = [
+    [['--prot', '80'], 'Unknown option --prot: did you mean --port?'],
+    [['--port=80', '--rate-limit-windw=5'], 'Unknown option --rate-limit-windw: did you mean --rate-limit-window?'],
+    [['--hepl'], 'Unknown option --hepl: did you mean --help?'],
+    [['-p', '80'], 'Unknown option -p: run --help for the list.'],
+    [['--admin-key=sk_secret_value_000000'], 'Unknown option --admin-key: run --help for the list.'],
+    [['--port', '80', 'sk_secret_value_000000'], 'Unexpected argument #3: settings are given as --flag value; run --help for the list.'],
+  ];
+  for (const [argv, message] of cases) {
+    assert.throws(() => loadConfig({}, argv), (err: unknown) => err instanceof UnknownOptionError && err.message === message, argv.join(' '));
+  }
+});
+
+test('environment variables near a setting name are reported with it; settings, other programs\' names and far ones are not', () => {
+  const env = Object.fromEntries(
+    ['RATE_LIMT', 'port', 'DATADIR', 'WORKER', 'BASE_URI', 'HOSTS', 'PASSWORD_ATTEMPTS_LIMIT', 'PORT', 'DATA_DIR', 'HOME', 'HOSTNAME', 'PATH', 'PGPORT', 'NODE_ENV', 'TEST_DATABASE_URL', 'DATABASE_USER', 'LANG', 'TERM', 'USER', 'SHELL', 'TMPDIR', 'LOGNAME', 'npm_package_name'].map((name) => [name, 'x']),
+  );
+  assert.deepEqual(misspelledSettings(env), [
+    { name: 'RATE_LIMT', setting: 'RATE_LIMIT' },
+    { name: 'port', setting: 'PORT' },
+    { name: 'DATADIR', setting: 'DATA_DIR' },
+    { name: 'WORKER', setting: 'WORKERS' },
+    { name: 'BASE_URI', setting: 'BASE_URL' },
+    { name: 'HOSTS', setting: 'HOST' },
+    { name: 'PASSWORD_ATTEMPTS_LIMIT', setting: 'PASSWORD_ATTEMPT_LIMIT' },
+  ]);
+});
+
+test('editDistance counts a swap of neighbours as one edit; closestName offers only what is near', () => {
+  const cases: [string, string, number][] = [['--prot', '--port', 1], ['port', 'port', 0], ['', 'abc', 3], ['HOME', 'HOST', 2], ['kitten', 'sitting', 3], ['ab', 'ba', 1]];
+  for (const [a, b, d] of cases) assert.equal(editDistance(a, b), d, `${a} → ${b}`);
+  assert.equal(closestName('--prot', ['--host', '--port'], 2), '--port');
+  assert.equal(closestName('--por', ['--port', '--pore'], 2), '--port', 'the first of equals');
+  assert.equal(closestName('--frobnicate', ['--port', '--host'], 3), undefined);
 });
 
 test('workers, Redis and the limiters on error: defaults, values, and the file store refusing more than one worker', () => {

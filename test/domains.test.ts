@@ -94,8 +94,9 @@ test('branded domains', async (t) => {
     { name: "the server's own host", body: { domain: 'http://sho.rt' }, message: "That domain is this server's own host and cannot be added." },
     { name: "the server's own host on another scheme, port and case", body: { domain: 'https://SHO.RT:8443' }, message: "That domain is this server's own host and cannot be added." },
     { name: 'a domain another user has, on another port', body: { domain: 'https://go.brand.com:8443' }, message: 'That domain is already in use.', key: 'bob' },
-    { name: 'a javascript: root redirect', body: { domain: 'https://y.brand.com', redirectroot: 'javascript:alert(1)' }, message: 'Root redirect must be a valid http(s) URL or empty.' },
-    { name: 'a relative 404 redirect', body: { domain: 'https://y.brand.com', redirect404: '/missing' }, message: '404 redirect must be a valid http(s) URL or empty.' },
+    { name: 'a javascript: root redirect', body: { domain: 'https://y.brand.com', redirectroot: 'javascript:alert(1)' }, message: 'Root redirect must start with http:// or https:// (or be empty).' },
+    { name: 'a root redirect without a host', body: { domain: 'https://y.brand.com', redirectroot: 'https://' }, message: 'Root redirect must be a valid http(s) URL or empty.' },
+    { name: 'a relative 404 redirect', body: { domain: 'https://y.brand.com', redirect404: '/missing' }, message: '404 redirect must start with http:// or https:// (or be empty).' },
   ];
   for (const c of rejected) {
     await t.test(`add refuses ${c.name} with a 400 and stores nothing`, async () => {
@@ -114,7 +115,7 @@ test('branded domains', async (t) => {
     assert.deepEqual([stored.domain, stored.redirectroot, stored.redirect404], ['https://z.brand.com', '', 'https://brand.com/404']);
     const before = await snapshotOf(store, 'domains');
     const bad = await call('PUT', `/api/domain/${id}/update`, { key: alice.key, body: { redirect404: 'ftp://brand.com' } });
-    assert.deepEqual([bad.status, bad.body], [400, { error: 1, message: '404 redirect must be a valid http(s) URL or empty.' }]);
+    assert.deepEqual([bad.status, bad.body], [400, { error: 1, message: '404 redirect must start with http:// or https:// (or be empty).' }]);
     assert.equal(await snapshotOf(store, 'domains'), before);
   });
 

@@ -16,6 +16,9 @@ test('headerSafeLocation keeps printable ASCII and percent-encodes everything el
     ['/p/\u0000\u007f', '/p/%00%7F'],
     ['/é😀', '/%C3%A9%F0%9F%98%80'],
     ['/lone\ud800', '/lone%EF%BF%BD'],
+    // A URL the API took, with more than ASCII: the URL parser's form (the host in punycode, which percent-encoding would not give).
+    ['https://bücher.example/ü?q=a b', 'https://xn--bcher-kva.example/%C3%BC?q=a%20b'],
+    ['HTTPS://Example.com', 'HTTPS://Example.com'],
   ];
   for (const [input, want] of cases) assert.equal(headerSafeLocation(input), want, JSON.stringify(input));
 });

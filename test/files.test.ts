@@ -16,6 +16,7 @@ import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError } from '../src/store/store.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
 import { freshSchema, TEST_BACKEND } from './backend.ts';
+import { createLogger } from '../src/log.ts';
 import { allOf, testApp } from './helpers.ts';
 import { LIVE_ADMIN_KEY, liveServer, tempDir } from './live-server.ts';
 
@@ -117,9 +118,16 @@ test('a raw upload is stored with its bytes, listed, and downloaded as a counted
   );
   assert.deepEqual(await storedBytes(r.body.id), PNG);
 
-  const list = await listOf();
-  assert.equal(list.error, '0');
-  assert.deepEqual(list.data.files, [{ id: r.body.id, name: 'Sales chart', downloads: 0, shorturl: 'http://sho.rt/sales-chart', date: '2026-11-21 10:00:00' }]);
+  // The real product's files list: the page fields and `list` beside `error` (the number 0), no `data`.
+  assert.deepEqual(await listOf(), {
+    error: 0,
+    result: 1,
+    perpage: 15,
+    currentpage: 1,
+    nextpage: null,
+    maxpage: 1,
+    list: [{ id: r.body.id, name: 'Sales chart', downloads: 0, shorturl: 'http://sho.rt/sales-chart', date: '2026-11-21 10:00:00' }],
+  });
 
   const d = await download(r.body.shorturl);
   assert.equal(d.status, 200);
@@ -131,11 +139,11 @@ test('a raw upload is stored with its bytes, listed, and downloaded as a counted
   assert.equal(d.headers.get('content-security-policy'), "default-src 'none'; sandbox");
   assert.equal(d.headers.get('cache-control'), 'no-store');
   await download(r.body.shorturl);
-  assert.equal((await listOf()).data.files[0].downloads, 2, 'buffered downloads count at once');
+  assert.equal((await listOf()).list[0].downloads, 2, 'buffered downloads count at once');
   await t.counters.flush();
   const [stored] = await t.store.countedDays(`file:${r.body.id}`);
   assert.equal(stored?.counts.clicks, 2, 'and reach the store on flush');
-  assert.equal((await listOf()).data.files[0].downloads, 2);
+  assert.equal((await listOf()).list[0].downloads, 2);
 });
 
 test('a multipart upload takes the file from `file` and the fields from the form; a non-ASCII name is offered safely', async () => {
@@ -155,14 +163,14 @@ test('a multipart upload takes the file from `file` and the fields from the form
 test("the list filters by name and pages leniently, and shows only the key owner's files", async () => {
   for (const n of [1, 2, 3]) assert.equal((await upload(`/api/files/upload/notes-${n}.txt?name=Meeting%20notes%20${n}`, `notes ${n}\n`)).status, 200);
   const notes = await listOf('?name=MEETING');
-  assert.deepEqual(notes.data.files.map((f: { name: string }) => f.name), ['Meeting notes 3', 'Meeting notes 2', 'Meeting notes 1']);
+  assert.deepEqual(notes.list.map((f: { name: string }) => f.name), ['Meeting notes 3', 'Meeting notes 2', 'Meeting notes 1']);
   const page = await listOf('?name=meeting&limit=2&page=abc');
-  assert.deepEqual([page.data.result, page.data.perpage, page.data.currentpage, page.data.nextpage, page.data.files.length], [3, 2, 1, 2, 2]);
-  assert.deepEqual((await listOf('?name=nothing-like-it')).data.files, []);
-  assert.equal((await listOf('', bob.key)).data.result, 0);
+  assert.deepEqual([page.error, page.result, page.perpage, page.currentpage, page.nextpage, page.maxpage, page.list.length], [0, 3, 2, 1, 2, 2, 2]);
+  assert.deepEqual((await listOf('?name=nothing-like-it')).list, []);
+  assert.equal((await listOf('', bob.key)).result, 0);
 });
 
-test('refused uploads: too large (413), a type not allowed or bytes that lie (415), empty, password, bad fields (400); nothing stored', async () => {
+test('refused uploads: too large (413), a type not allowed or bytes that lie (415), empty, bad fields (400); nothing stored', async () => {
   await refused(await upload('/api/files/upload/big.txt', 'x'.repeat(MAX + 1)), 413, /larger than the limit of 4096 bytes/);
   const big = new FormData();
   big.set('file', new Blob(['y'.repeat(MAX + 1)]), 'big.txt');
@@ -174,7 +182,6 @@ test('refused uploads: too large (413), a type not allowed or bytes that lie (41
   await refused(await upload('/api/files/upload/data.txt', new Uint8Array([0x68, 0x00, 0x69])), 415, /content is not what/);
   await refused(await upload('/api/files/upload/empty.txt', ''), 400, /The file is empty/);
   await refused(await uploadForm('/api/files/upload/none.txt', new FormData()), 400, /Missing required parameter: file/);
-  await refused(await upload('/api/files/upload/secret.txt?password=hunter2', 'secret'), 400, /Password-protected files are not supported/);
   await refused(await upload('/api/files/upload/old.txt?expiry=2020-01-01', 'old'), 400, /expiry date must be later/);
   await refused(await upload('/api/files/upload/x.txt?custom=a b', 'x'), 400, /Custom alias may only contain/);
   await refused(await upload('/api/files/upload/x.txt?custom=docs', 'x'), 400, /reserved/);
@@ -182,6 +189,92 @@ test('refused uploads: too large (413), a type not allowed or bytes that lie (41
   await refused(await upload('/api/files/upload/x.txt', 'x', 'sk_nope'), 401, /valid API key/);
   // Empty means absent, as on every optional field of the link API.
   assert.equal((await upload('/api/files/upload/ok.txt?password=&custom=&name=', 'fine')).status, 200);
+});
+
+const BROWSER = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'same-origin' };
+
+/** The password form's post on a file's short URL, as a browser sends it from the form's own page. */
+async function unlock(app: { request: (path: string, init: RequestInit) => Response | Promise<Response> }, path: string, password: string, headers: Record<string, string> = {}) {
+  const res = await app.request(path, { method: 'POST', headers: { ...BROWSER, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ password }).toString() });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+test('a password upload: kept as a scrypt hash only; the download asks for it with the link password page, and a right one opens it for a day', async () => {
+  const form = new FormData();
+  form.set('file', new Blob([PDF]), 'x.pdf');
+  form.set('password', 'form wins');
+  const viaForm = await uploadForm('/api/files/upload/locked-form.pdf?password=query-loses', form);
+  assert.equal(viaForm.status, 200, JSON.stringify(viaForm.body));
+  const r = await upload('/api/files/upload/locked.pdf?password=hunter2%20pw&custom=locked-file', PDF);
+  assert.deepEqual([r.status, r.body], [200, { error: 0, id: r.body.id, shorturl: 'http://sho.rt/locked-file' }]);
+  const record = (await allOf(t.store, 'files')).find((f) => f.id === r.body.id)!;
+  assert.match(String(record.password), /^scrypt\$16384\$8\$1\$[\w-]+\$[\w-]+$/);
+  assert.ok(!JSON.stringify(await allOf(t.store, 'files')).includes('hunter2'), 'never stored in clear');
+  assert.deepEqual(await storedBytes(r.body.id), PDF, 'the bytes are kept as they came');
+  assert.ok(!('password' in (await listOf('?name=locked')).list[0]), 'the list says nothing of it');
+
+  const path = '/locked-file';
+  const form1 = await t.app.request(path, { headers: BROWSER });
+  const page = await form1.text();
+  assert.equal(form1.status, 200);
+  assert.match(form1.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(page, /This file is protected/);
+  assert.match(page, /<form method="post" action="\/locked-file">/);
+  assert.ok(!page.includes('%PDF'), 'no byte of the file before the password');
+  assert.equal(form1.headers.get('content-disposition'), null);
+  assert.match(form1.headers.get('content-security-policy') ?? '', /form-action 'self'/);
+
+  const wrong = await unlock(t.app, path, 'nope');
+  assert.equal(wrong.status, 403);
+  assert.match(wrong.text, /Wrong password/);
+  assert.equal(wrong.headers.get('set-cookie'), null);
+  const foreign = await unlock(t.app, path, 'hunter2 pw', { 'sec-fetch-site': 'cross-site' });
+  assert.equal(foreign.status, 403, 'a form posted from another site is refused');
+  assert.equal(foreign.headers.get('set-cookie'), null);
+
+  const right = await unlock(t.app, path, 'hunter2 pw');
+  assert.equal(right.status, 200);
+  assert.match(right.text, /<meta http-equiv="refresh" content="0;url=\/locked-file">/);
+  const cookie = right.headers.get('set-cookie') ?? '';
+  assert.match(cookie, new RegExp(`^fp_${r.body.id}=\\d+\\.[\\w-]+; Max-Age=86400; Path=/locked-file; HttpOnly; SameSite=Strict$`));
+  assert.ok(!cookie.includes('hunter2'));
+  await t.counters.flush();
+  assert.equal((await listOf('?name=locked')).list.find((f: { id: number }) => f.id === r.body.id).downloads, 0, 'nothing counted before the password');
+
+  const got = await t.app.request(path, { headers: { ...BROWSER, cookie: cookie.split(';')[0]! } });
+  assert.equal(got.status, 200);
+  assert.deepEqual(new Uint8Array(await got.arrayBuffer()), PDF);
+  assert.match(got.headers.get('content-disposition') ?? '', /^attachment; filename="locked.pdf"/);
+  assert.equal((await listOf('?name=locked')).list.find((f: { id: number }) => f.id === r.body.id).downloads, 1, 'the download counts');
+  // The cookie opens a page load only, and only this file; a forged one opens nothing.
+  assert.equal((await t.app.request(path, { headers: { ...BROWSER, 'sec-fetch-dest': 'empty', cookie: cookie.split(';')[0]! } })).headers.get('content-disposition'), null);
+  assert.equal((await t.app.request(path, { headers: { ...BROWSER, cookie: `fp_${r.body.id}=9999999999.AAAA` } })).headers.get('content-disposition'), null);
+  assert.equal((await t.app.request(path, { headers: { ...BROWSER, cookie: `lp_${r.body.id}=${cookie.split(';')[0]!.split('=')[1]}` } })).headers.get('content-disposition'), null, "a link's cookie of the same id is not a file's");
+  const other = (await allOf(t.store, 'files')).find((f) => f.id === viaForm.body.id)!;
+  assert.equal((await t.app.request(new URL(viaForm.body.shorturl).pathname, { headers: { ...BROWSER, cookie: `fp_${other.id}=${cookie.split(';')[0]!.split('=')[1]}` } })).headers.get('content-disposition'), null, "one file's cookie opens no other");
+  assert.equal((await unlock(t.app, new URL(viaForm.body.shorturl).pathname, 'query-loses')).status, 403, "a form's field wins over the query's");
+  assert.equal((await unlock(t.app, new URL(viaForm.body.shorturl).pathname, 'form wins')).status, 200);
+});
+
+test('a protected file counts wrong passwords as links do: past the limit every attempt is refused with 429 and Retry-After, the right one too', async () => {
+  const lines: string[] = [];
+  const app = await testApp({ fileMaxBytes: MAX, rateLimit: 0, passwordAttemptLimit: 3, passwordAttemptLinkLimit: 50 }, { log: createLogger('debug', (l) => lines.push(l)) });
+  const post = (path: string, raw: string) => app.call('POST', path, { headers: { 'content-type': 'application/octet-stream' }, raw });
+  const r = await post('/api/files/upload/guarded.txt?password=right-one&custom=guarded', 'guarded');
+  assert.equal(r.status, 200, r.text);
+  assert.equal((await post('/api/files/upload/x.exe?password=right-one', 'MZ')).status, 415);
+  for (let i = 0; i < 3; i++) assert.equal((await unlock(app.app, '/guarded', `guess-${i}`)).status, 403);
+  const blocked = await unlock(app.app, '/guarded', 'right-one');
+  assert.equal(blocked.status, 429);
+  assert.match(blocked.text, /Too many attempts/);
+  assert.match(blocked.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  assert.equal(blocked.headers.get('set-cookie'), null);
+  // The same client is blocked on links too: one count of wrong passwords per client.
+  assert.equal((await app.call('POST', '/api/url/add', { body: { url: 'https://example.com/', custom: 'locked-link', password: 'pw' } })).status, 200);
+  assert.equal((await unlock(app.app, '/locked-link', 'pw')).status, 429);
+  app.clock.set('2026-11-21T10:06:00Z');
+  assert.equal((await unlock(app.app, '/guarded', 'right-one')).status, 200, 'open again once the window ended');
+  assert.ok(!lines.some((l) => l.includes('right-one') || l.includes('guess-')), `no password in the log:\n${lines.join('\n')}`);
 });
 
 test('HTML sent as text is served as a text attachment, never as a page of ours', async () => {
@@ -213,7 +306,7 @@ test('a file on a branded domain answers there only, and its alias is free on th
   assert.deepEqual([there.status, await there.text()], [200, 'branded']);
   assert.equal((await t.call('GET', '/brand-file')).status, 404);
   assert.equal((await upload('/api/files/upload/main.txt?custom=brand-file', 'main')).status, 200);
-  assert.equal((await listOf('?name=brand')).data.files[0].shorturl, 'https://files.example.net/brand-file');
+  assert.equal((await listOf('?name=brand')).list[0].shorturl, 'https://files.example.net/brand-file');
 });
 
 test('expired files answer 410', async () => {

@@ -46,6 +46,13 @@ const invalid: { name: string; fixtures: unknown; message: RegExp }[] = [
     fixtures: { users: [alice, { id: 2, email: 'bob@example.com' }], campaigns: [{ id: 1, userId: 2, name: 'Bobs' }], links: [{ id: 1, userId: 1, alias: 'a1', url: 'https://e.com', campaign: 1 }] },
     message: /links id 1: campaign 1 is not one of its owner's campaigns/,
   },
+  // The API's own rules, field by field: what it would refuse, no way in stores.
+  { name: 'a javascript: URL', fixtures: { users: [alice], links: [{ id: 1, userId: 1, alias: 'a1', url: 'javascript:alert(1)' }] }, message: /links\[0\] \(id 1\): "url": / },
+  { name: 'a URL with CR/LF', fixtures: { users: [alice], links: [{ id: 1, userId: 1, alias: 'a1', url: 'https://e.com/x\r\nSet-Cookie: a=1' }] }, message: /links\[0\] \(id 1\): "url": / },
+  { name: 'a link type the API has no word for', fixtures: { users: [alice], links: [{ id: 1, userId: 1, alias: 'a1', url: 'https://e.com', type: 'popup' }] }, message: /links\[0\] \(id 1\): "type": must be one of direct, frame, splash, overlay/ },
+  { name: "a QR code's data that its type refuses", fixtures: { users: [alice], qrs: [{ id: 1, userId: 1, alias: 'q1', type: 'email', data: { email: 'nope' } }] }, message: /qrs\[0\] \(id 1\): "data": data.email: Please enter a valid email/ },
+  { name: 'a website domain the API refuses', fixtures: { users: [alice], websites: [{ id: 1, userId: 1, domain: 'not a domain' }] }, message: /websites\[0\] \(id 1\): "domain": / },
+  { name: 'a username the API refuses', fixtures: { users: [{ ...alice, username: 'a b' }] }, message: /users\[0\] \(id 1\): "username": Username must be/ },
   { name: 'a reference to nothing', fixtures: { users: [alice], links: [{ id: 1, userId: 1, alias: 'a1', url: 'https://e.com', pixels: [5] }] }, message: /pixels 5 is not one of its owner's pixels/ },
 ];
 

@@ -1,6 +1,8 @@
 import { createApp } from '../src/app.ts';
 import type { AppParts } from '../src/app.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
+import { KeyUses } from '../src/auth/key-uses.ts';
+import { AuditLog } from '../src/audit/audit-log.ts';
 import { generateApiKey } from '../src/auth/keys.ts';
 import { ensureAdmin } from '../src/bootstrap.ts';
 import { fixtureUser } from '../src/fixtures/prepare.ts';
@@ -9,6 +11,7 @@ import type { Clock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
+import { OwnershipProofs } from '../src/ownership/proofs.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
 import { openTestStore } from './backend.ts';
@@ -32,6 +35,10 @@ export interface Call {
   headers?: Record<string, string>;
 }
 
+const noTxtRecords = async (name: string): Promise<string[][]> => {
+  throw Object.assign(new Error(`queryTxt ENODATA ${name}`), { code: 'ENODATA' });
+};
+
 /** A fresh in-memory app with an admin, a fixed clock and a seeded random source. */
 export async function testApp(overrides: Partial<Config> = {}, parts: Partial<AppParts> = {}) {
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt' }), ...overrides };
@@ -41,7 +48,12 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   const random = parts.random ?? seededRandom(1);
   // Made here, so a test can wait for a flush (on PostgreSQL one takes real time).
   const counters = parts.counters ?? new DailyCounters(store, { clock: parts.clock ?? clock, random });
-  const app = createApp({ store, config, clock, random, ...parts, counters });
+  // Made here too, so a test can store the audit log's buffered entries and the keys' noted uses when it wants.
+  const audit = parts.audit ?? new AuditLog(store, { clock: parts.clock ?? clock, retentionDays: config.auditRetentionDays });
+  const keyUses = parts.keyUses ?? new KeyUses(store, parts.clock ?? clock);
+  // No test asks the real DNS or web: a proof of ownership finds nothing unless a test publishes it.
+  const proofs = parts.proofs ?? new OwnershipProofs(store, { resolveTxt: noTxtRecords, fetch: async () => new Response('not found', { status: 404 }) });
+  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, audit, keyUses });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -75,7 +87,7 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { id: user.id, key };
   }
 
-  return { app, store, config, clock, counters, call, makeUser };
+  return { app, store, config, clock, counters, audit, keyUses, call, makeUser };
 }
 
 let admin: Omit<StoredRecord, 'id'> | undefined;

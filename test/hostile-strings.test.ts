@@ -51,6 +51,7 @@ const EXTRA_BODIES: Record<string, (n: number) => Rec> = {
   domains: (n) => ({ domain: `https://fz${n}.example.net`, redirectroot: 'https://example.com/root', redirect404: 'https://example.com/404' }),
   overlays: (n) => ({ type: 'message', name: `O${n}`, message: 'Hello', buttontext: 'Go', buttonlink: 'https://example.com/go' }),
   splash: (n) => ({ name: `S${n}`, title: 'Title', text: 'Text', image: 'https://example.com/b.png', countdown: 3 }),
+  bios: (n) => ({ name: `B${n}`, description: 'About', avatar: 'https://example.com/a.png', links: [{ title: 'One', url: 'https://example.com/1' }, { title: 'Two', url: 'https://example.com/2' }] }),
 };
 
 const creatable = RESOURCES.filter((row): row is Resource & { paths: { create: string } } => row.paths.create !== undefined && row.create !== undefined);
@@ -158,6 +159,7 @@ test('hostile strings in every stored field: no 5xx, nothing stored when refused
     const owner = (await store.get<Rec & { id: number; username: string }>('users', campaign.userId as number))!;
     await visit(campaignListPath(campaign as Rec & { id: number; slug: string | null; name: string }, owner.username));
   }
+  for (const bio of (await allOf<Rec & { id: number }>(store, 'bios'))) await visit(`/u/${encodeURIComponent(bio.alias)}`);
   for (const domain of (await allOf<Rec & { id: number }>(store, 'domains'))) {
     for (const path of ['/', '/no-such-alias']) await visit(path, { headers: { host: new URL(domain.domain).host } });
   }

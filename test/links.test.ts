@@ -36,12 +36,14 @@ test('short links', async (t) => {
 
   const rejected: { name: string; body: unknown; message: string | RegExp }[] = [
     { name: 'missing url', body: { custom: 'abc' }, message: 'Missing required parameter: url' },
-    { name: 'not a URL', body: { url: 'notaurl' }, message: 'Please enter a valid URL.' },
-    { name: 'ftp URL', body: { url: 'ftp://example.com/x' }, message: 'Please enter a valid URL.' },
+    { name: 'not a URL', body: { url: 'notaurl' }, message: 'Please enter a valid URL: it must start with http:// or https://.' },
+    { name: 'ftp URL', body: { url: 'ftp://example.com/x' }, message: 'Please enter a valid URL: it must start with http:// or https://.' },
+    { name: 'a URL without a host', body: { url: 'https://' }, message: 'Please enter a valid URL.' },
     { name: 'alias too short', body: { url: 'https://e.com', custom: 'ab' }, message: 'Custom alias must be at least 3 characters.' },
     { name: 'alias with a slash', body: { url: 'https://e.com', custom: 'a/b/c' }, message: /letters, digits/ },
     { name: 'reserved alias', body: { url: 'https://e.com', custom: 'api' }, message: 'That alias is reserved. Please choose another one.' },
     { name: 'reserved alias, other case', body: { url: 'https://e.com', custom: 'Health' }, message: 'That alias is reserved. Please choose another one.' },
+    { name: 'reserved alias: the readiness check', body: { url: 'https://e.com', custom: 'Ready' }, message: 'That alias is reserved. Please choose another one.' },
     { name: 'expiry in the past', body: { url: 'https://e.com', expiry: '2020-01-01 00:00:00' }, message: 'The expiry date must be later than today.' },
     { name: 'expiry not a date', body: { url: 'https://e.com', expiry: '2030-02-30 00:00:00' }, message: /calendar dates/ },
     { name: 'unknown pixel', body: { url: 'https://e.com', pixels: [999] }, message: 'Invalid pixels: pixel 999 does not exist.' },

@@ -4,7 +4,9 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import type { OpenApiDocument } from '../src/openapi/document.ts';
 import type { Config } from '../src/config.ts';
-import { ADMIN_KEY, testApp } from './helpers.ts';
+import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
+import { OwnershipProofs } from '../src/ownership/proofs.ts';
+import type { UserRecord } from '../src/resources/define.ts';
 import type { Reply } from './helpers.ts';
 
 /** A documented operation. */
@@ -76,8 +78,15 @@ export class Contract {
 
 /** An app with one record of every kind owned by a user, and the values that fill path parameters. */
 export async function world(overrides: Partial<Config> = {}) {
-  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, fileMaxBytes: 4096, ...overrides });
+  // A DNS of the world's own: the fixture website's domain has its user's TXT record.
+  const txt = new Map<string, string[][]>();
+  const resolveTxt = async (name: string) => txt.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' }));
+  const store = await openTestStore();
+  const proofs = new OwnershipProofs(store, { resolveTxt, fetch: async () => new Response(null, { status: 404 }) });
+  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, bulkBodyLimit: 4096, fileMaxBytes: 4096, ...overrides }, { store, proofs });
   const alice = await t.makeUser('alice');
+  const proof = await proofs.txtRecord('fixture.example.org', (await store.get<UserRecord>('users', alice.id))!);
+  txt.set(proof.name, [[proof.value]]);
   const add = async (path: string, body: unknown, key = alice.key) => {
     const r = await t.call('POST', path, { key, body, headers: path.startsWith('/api/v1') ? { accept: 'application/json' } : {} });
     assert.ok(r.status < 300, `${path}: ${r.text}`);
@@ -102,6 +111,20 @@ export async function world(overrides: Partial<Config> = {}) {
   assert.equal(file.status, 200, file.text);
   ids.files = file.body.id;
   ids.stats = ids.websites!;
+  // Scoped keys: one to name in /api/keys/{id}, and keys without an operation's scope, or from elsewhere.
+  const scoped = async (owner: string, scopes: string[], ips?: string[]) => {
+    const r = await t.call('POST', '/api/keys', { key: owner, body: { name: 'Fixture key', scopes, ...(ips ? { ips } : {}) } });
+    assert.equal(r.status, 200, r.text);
+    return r.body as { id: number; apikey: string };
+  };
+  ids.keys = (await scoped(alice.key, ['links:read'])).id;
+  const narrow = {
+    user: (await scoped(alice.key, ['audit:read'])).apikey,
+    auditless: (await scoped(alice.key, ['links:read'])).apikey,
+    admin: (await scoped(ADMIN_KEY, ['links:read'])).apikey,
+    // app.request() has no client address: a key limited to some is refused.
+    elsewhere: (await scoped(alice.key, ['*'], ['203.0.113.0/24'])).apikey,
+  };
   const values: Record<string, string> = {
     campaignid: String(campaign),
     linkid: String(ids.url),
@@ -118,12 +141,14 @@ export async function world(overrides: Partial<Config> = {}) {
   };
   /** The value of a path parameter in `path`: `id` by the segment that names the resource. */
   const param = (path: string, name: string): string => {
-    if (name === 'alias') return path.startsWith('/qr/') ? String(qr.body.link).split('/').pop()! : 'fixture';
+    if (name === 'alias') return path.startsWith('/qr/') ? String(qr.body.link).split('/').pop()! : path.startsWith('/u/') ? 'fixture-bio' : 'fixture';
     if (name !== 'id') return values[name] ?? assert.fail(`no value for :${name}`);
     const segment = path.replace(/^\/api\/(v1\/)?/, '').split('/')[0]!;
     return String(ids[segment] ?? assert.fail(`no fixture for ${path}`));
   };
   /** The key an operation is called with: the admin's for admin operations, else the user's. */
-  const keyFor = (o: DocOp) => (o.op.responses['403'] ? ADMIN_KEY : alice.key);
-  return { ...t, alice, ids, param, keyFor };
+  const keyFor = (o: DocOp) => (o.op['x-admin'] ? ADMIN_KEY : alice.key);
+  /** A key of the same user without the scope the operation needs. */
+  const lacking = (o: DocOp) => (o.op['x-admin'] ? narrow.admin : o.op.security?.[0]?.bearer?.[0] === 'audit:read' ? narrow.auditless : narrow.user);
+  return { ...t, alice, ids, param, keyFor, lacking, elsewhere: narrow.elsewhere, txt };
 }

@@ -26,7 +26,8 @@ test('CTA overlays', async (t) => {
     ['a missing name', { type: 'message' }, 'Missing required parameter: name'],
     ['an unknown position', { type: 'message', name: 'X', position: 'middle' }, /Invalid position/],
     ['a colour name', { type: 'message', name: 'X', bgcolor: 'red' }, 'Colours must be HEX strings of the form #RRGGBB.'],
-    ['a javascript: button link', { type: 'message', name: 'X', buttonlink: 'javascript:alert(1)' }, 'Button link must be a valid http(s) URL or empty.'],
+    ['a javascript: button link', { type: 'message', name: 'X', buttonlink: 'javascript:alert(1)' }, 'Button link must start with http:// or https:// (or be empty).'],
+    ['a button link with a line break', { type: 'message', name: 'X', buttonlink: 'https://shop.example.com/\r\nx' }, 'Button link must be a valid http(s) URL or empty.'],
     ['an unknown contact field', { type: 'contact', name: 'X', fields: ['name', 'age'] }, /Invalid fields: each must be one of/],
     ['a repeated contact field', { type: 'contact', name: 'X', fields: ['email', 'email'] }, 'Invalid fields: each field may appear only once.'],
     ['no contact fields', { type: 'contact', name: 'X', fields: [] }, 'A contact overlay must ask for at least one field.'],
@@ -49,8 +50,28 @@ test('CTA overlays', async (t) => {
     const r = await call('PUT', `/api/overlay/${id}/update`, { key: alice.key, body: { position: 'center', buttontext: 'Shop' } });
     assert.deepEqual([r.status, r.body], [200, { error: 0, message: 'Overlay has been updated successfully.' }]);
     const stored = (await store.get('overlays', id))!;
-    assert.deepEqual([stored.message, stored.buttonlink, stored.position, stored.buttontext], ['Half price', 'https://shop.example.com/', 'center', 'Shop'], 'the button link is stored normalised');
+    assert.deepEqual([stored.message, stored.buttonlink, stored.position, stored.buttontext], ['Half price', 'https://shop.example.com', 'center', 'Shop'], 'the button link is stored as it was sent');
   });
+});
+
+test('a contact overlay asks for each field under a capitalised label, with the input a phone needs: a textarea for the message', async () => {
+  const { call, store } = await testApp({ rateLimit: 1000 });
+  const overlay = await call('POST', '/api/overlay/add', { body: { type: 'contact', name: 'C', fields: ['name', 'email', 'phone', 'message'], email: 'sales@example.com' } });
+  assert.equal((await call('POST', '/api/url/add', { body: { url: 'https://example.com/', custom: 'contact', type: `overlay-${overlay.body.id}` } })).status, 200);
+  const page = await call('GET', '/contact', { key: null });
+  assert.equal(page.status, 200);
+  const form = /<form method="post" action="mailto:sales@example\.com" enctype="text\/plain">([\s\S]*?)<\/form>/.exec(page.text)?.[1];
+  assert.equal(
+    form,
+    '<label>Name<input name="name" autocomplete="name"></label><label>Email<input type="email" name="email" autocomplete="email"></label>' +
+      '<label>Phone<input type="tel" name="phone" autocomplete="tel"></label><label>Message<textarea name="message" rows="4"></textarea></label><button type="submit">Send</button>',
+  );
+  // Inputs of a column form must not grow along it (flex: 1 1 12em of the page's rows made them 12em tall).
+  assert.match(page.text, /\.cta input,\.cta textarea\{flex:none;/);
+  // A field an import stored that the API would refuse: a text input, its label escaped.
+  await store.transaction((tx) => tx.update('overlays', overlay.body.id, { fields: ['<b>fax</b>'] }));
+  const odd = await call('GET', '/contact', { key: null });
+  assert.match(odd.text, /<label>&lt;b&gt;fax&lt;\/b&gt;<input name="&lt;b&gt;fax&lt;\/b&gt;"><\/label>/);
 });
 
 test('splash pages', async (t) => {
@@ -81,7 +102,7 @@ test('splash pages', async (t) => {
     ['a countdown over 60', { name: 'X', countdown: 61 }, COUNTDOWN],
     ['a fractional countdown', { name: 'X', countdown: 2.5 }, COUNTDOWN],
     ['a countdown as a string', { name: 'X', countdown: '5' }, /countdown/],
-    ['a data: image', { name: 'X', image: 'data:image/png;base64,AAAA' }, 'Splash page image must be a valid http(s) URL or empty.'],
+    ['a data: image', { name: 'X', image: 'data:image/png;base64,AAAA' }, 'Splash page image must start with http:// or https:// (or be empty).'],
     ['an empty name', { name: '  ' }, 'Splash page name cannot be empty.'],
   ];
   for (const [name, body, message] of rejected) {

@@ -49,6 +49,10 @@ function assertSecurePage(r: Reply, referrer: string): Map<string, string[]> {
     else assert.ok(csp.get('script-src')?.includes(hashOf(code!)), 'each inline script is allowed by its hash');
   }
   for (const [, src] of html.matchAll(/<img [^>]*src="([^"]+)"/g)) assert.ok(allows(csp.get('img-src'), unescape(src!)), `image ${src}`);
+  // The site's icon on every page, allowed by the CSP (Firefox checks icons against img-src).
+  const icons = [...html.matchAll(/<link rel="icon" [^>]*href="([^"]+)"/g)].map((m) => unescape(m[1]!));
+  assert.equal(icons.length, 1, 'one icon');
+  assert.ok(icons[0]!.startsWith('data:image/svg+xml,') && allows(csp.get('img-src'), icons[0]!), 'the inline icon, allowed by img-src');
   for (const [, src] of html.matchAll(/<iframe [^>]*src="([^"]+)"/g)) assert.ok(allows(csp.get('frame-src'), unescape(src!)), `frame ${src}`);
   for (const [, action] of html.matchAll(/<form [^>]*action="([^"]+)"/g)) {
     const to = unescape(action!);
@@ -85,13 +89,16 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
   const old = await ok('/api/url/add', { url: 'https://example.com/old', custom: 'gone', expiry: '2099-01-01 00:00:00' });
   await store.transaction((tx) => tx.update('links', old.id, { expiry: '2000-01-01 00:00:00' }));
   const campaign = await ok('/api/campaign/add', { name: 'Spring', slug: 'spring', public: true });
+  const closed = await ok('/api/campaign/add', { name: 'Closed', slug: 'closed', public: false });
   assert.equal((await call('POST', `/api/campaign/${campaign.id}/assign/${old.id - 1}`)).status, 200);
 
-  const cases: { name: string; path: string; status: number; referrer?: string; check?: (csp: Map<string, string[]>, r: Reply) => void }[] = [
+  const cases: { name: string; path: string; status: number; referrer?: string; headers?: Record<string, string>; check?: (csp: Map<string, string[]>, r: Reply) => void }[] = [
     { name: 'home', path: '/', status: 200 },
+    { name: 'a browser on an unknown path', path: '/a/b', status: 404, headers: { accept: 'text/html' } },
     { name: 'unknown alias', path: '/nothing-here', status: 404 },
     { name: 'expired link', path: '/gone', status: 410 },
     { name: 'campaign page', path: `/u/admin/spring-${campaign.id}`, status: 200 },
+    { name: 'private campaign page', path: `/u/admin/closed-${closed.id}`, status: 403 },
     { name: 'unknown QR', path: '/qr/none/scan', status: 404 },
     {
       name: 'password form',
@@ -108,7 +115,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
       path: '/splashed',
       status: 200,
       check: (csp) => {
-        assert.deepEqual(csp.get('img-src'), ['https://img.example.net']);
+        assert.deepEqual(csp.get('img-src'), ['data:', 'https://img.example.net'], 'the icon and the splash image');
         assert.deepEqual(csp.get('form-action'), ["'none'"]);
         assert.deepEqual(csp.get('script-src')?.map((src) => src.startsWith("'sha256-")), [true], 'no script but the countdown, by its hash');
       },
@@ -132,7 +139,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
-      const r = await page(c.path);
+      const r = await page(c.path, c.headers);
       assert.equal(r.status, c.status, r.text);
       const csp = assertSecurePage(r, c.referrer ?? 'strict-origin-when-cross-origin');
       c.check?.(csp, r);

@@ -43,8 +43,12 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 }
 
 /** Starts a server on a free port with data in `dataDir`; resolves once it listens. */
-export function startProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...ENTRY, 'serve'], {
+export function startProcess(dataDir: string, env: Record<string, string> = {}, options: { openFiles?: number } = {}): Promise<ServerProcess> {
+  // Under an open-file limit of its own: bash sets it (soft and hard, as `ulimit -n` does) and becomes node.
+  const [command, args] = options.openFiles
+    ? ['bash', ['-c', `ulimit -n ${options.openFiles} && exec "$0" "$@"`, process.execPath, ...ENTRY, 'serve']]
+    : [process.execPath, [...ENTRY, 'serve']];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...CHILD_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_API_KEY: PROCESS_ADMIN_KEY, LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
   });

@@ -4,22 +4,22 @@ import { readFile } from 'node:fs/promises';
 import { METRICS } from '../src/analytics/metrics.ts';
 import { settingsTable } from '../src/settings-table.ts';
 
-const readme = () => readFile(new URL('../README.md', import.meta.url), 'utf8');
+const page = (path: string) => readFile(new URL(`../${path}`, import.meta.url), 'utf8');
 
 test('the README starts with the two commands a newcomer runs', async () => {
-  const head = (await readme()).split('\n').slice(0, 20).join('\n');
+  const head = (await page('README.md')).split('\n').slice(0, 20).join('\n');
   assert.match(head, /npm install && npm start/);
   assert.match(head, /npm test/);
 });
 
-test("the README's configuration table is the settings' own (regenerate: npm run readme:settings)", async () => {
-  const text = await readme();
+test("the configuration page's table is the settings' own (regenerate: npm run readme:settings)", async () => {
+  const text = await page('docs/configuration.md');
   const between = /<!-- settings:start[^>]*-->\n([\s\S]*?)\n<!-- settings:end -->/.exec(text)?.[1];
   assert.equal(between, settingsTable());
 });
 
-test('the README lists exactly the statistics metric names the stats API accepts', async () => {
-  const text = await readme();
+test('the API guide lists exactly the statistics metric names the stats API accepts', async () => {
+  const text = await page('docs/api-guide.md');
   const list = /`name` \(required[\s\S]*?\n\n([\s\S]*?)\n\nRows are/.exec(text)?.[1] ?? '';
   const named = new Set([...list.matchAll(/^- (.*(?:\n  .*)*)/gm)].flatMap((m) => [...m[1]!.matchAll(/`([a-z_]+)`/g)].map((n) => n[1]!)));
   assert.deepEqual([...named].sort(), [...METRICS].sort());

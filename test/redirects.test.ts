@@ -108,8 +108,8 @@ test('redirects over real HTTP', async (t) => {
     await add({ url: evil, custom: 'framed', type: 'frame', metatitle: '<b>bold</b>' });
     const frame = await raw(`${url}/framed`);
     assert.equal(frame.status, 200);
-    // Stored normalised (the URL parser percent-encodes the quote and brackets), then escaped.
-    assert.ok(frame.text.includes('<iframe src="https://example.com/%22%3E%3Cscript%3Ealert(1)%3C/script%3E"'));
+    // Stored as sent, escaped where a page shows it.
+    assert.ok(frame.text.includes('<iframe src="https://example.com/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'), frame.text);
     assert.ok(!frame.text.includes('<script>alert(1)'));
     assert.ok(!frame.text.includes('<b>bold</b>') && frame.text.includes('&lt;b&gt;bold&lt;/b&gt;'));
     const splash = await api('POST', '/api/splash/add', { name: 'S', title: 'Wait <here>', text: 'Hi', countdown: 3 });
@@ -168,7 +168,11 @@ test('redirects over real HTTP', async (t) => {
     assert.equal(page.status, 200);
     assert.match(page.text, /rot-a/);
     await api('PUT', `/api/campaign/${campaign.body.id}/update`, { name: 'Spring', public: false });
-    assert.equal((await raw(campaign.body.list.replace(/^http:\/\/localhost:\d+/, url))).status, 404);
+    // Made private: its page says so, and lists nothing.
+    const closed = await raw(campaign.body.list.replace(/^http:\/\/localhost:\d+/, url));
+    assert.equal(closed.status, 403);
+    assert.match(closed.text, /This campaign is private/);
+    assert.doesNotMatch(closed.text, /rot-a/);
     await api('POST', '/api/campaign/add', { name: 'Empty', slug: 'empty' });
     assert.equal((await raw(`${url}/r/empty`)).status, 404);
   });

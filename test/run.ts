@@ -13,7 +13,7 @@ import { testDatabase } from './runner/test-database.ts';
 import { interruptPasses, runTestFiles, slowest, timesTable, total } from './runner/test-files.ts';
 import type { PassResult } from './runner/test-files.ts';
 
-// PostgreSQL-only files (postgres, postgres-server, instances, cluster, global-limits: the last needs
+// PostgreSQL-only files (postgres, postgres-server, instances, keys-instances, cluster, global-limits: the last needs
 // TEST_REDIS_URL too) are not listed: they run in the first pass,
 // read TEST_DATABASE_URL themselves, and print one skip line without it.
 // What runs twice: what reads and writes the store in ways a backend decides: the records of every
@@ -27,7 +27,8 @@ import type { PassResult } from './runner/test-files.ts';
 const BOTH_BACKENDS = [
   'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
   'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
-  'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files',
+  'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
+  'api-keys', 'key-scopes', 'audit', 'bulk', 'idempotency',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long

@@ -7,6 +7,8 @@ import type { Server } from 'node:net';
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  /** Each forwarded connection: silent for good once it lived through a stall that was healed. */
+  private readonly links = new Set<{ silent: boolean }>();
   private listener: Server | null = null;
   /** While set, a client's `COMMIT` reaches the database but no answer comes back, then the connection drops. */
   private loseCommitReplies = false;
@@ -44,8 +46,10 @@ export class TcpProxy {
     this.track(client);
     this.track(upstream);
     let replying = true;
+    const link = { silent: false };
+    this.links.add(link);
     client.on('data', (chunk: Buffer) => {
-      if (this.stalled) return;
+      if (this.stalled || link.silent) return;
       // node-postgres sends COMMIT as a simple query: 'Q', length, "COMMIT\0".
       if (this.loseCommitReplies && replying && chunk.includes('COMMIT\0')) {
         replying = false;
@@ -59,9 +63,10 @@ export class TcpProxy {
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
-      if (replying && !this.stalled) client.write(chunk);
+      if (replying && !this.stalled && !link.silent) client.write(chunk);
     });
     const end = () => {
+      this.links.delete(link);
       client.destroy();
       upstream.destroy();
     };
@@ -90,6 +95,16 @@ export class TcpProxy {
   /** The database stops answering without closing anything: only the client's own timeouts end its waits. */
   stall(): void {
     this.stalled = true;
+  }
+
+  /**
+   * The network is back after a stall, for new connections only: those that lived through it stay
+   * silent for good and are never closed (a NAT or firewall that forgot them), so only a client's own
+   * checks (a ping with a timeout) can tell. TCP keepalive cannot: the proxy's own sockets answer it.
+   */
+  heal(): void {
+    for (const link of this.links) link.silent = true;
+    this.stalled = false;
   }
 
   /** The database is back, on the same port; connections that lived through a stall lost bytes and are closed. */

@@ -18,6 +18,10 @@ const stripCases: Array<{ name: string; url: string; exclude: string[]; want: st
   { name: 'relative path', url: '/docs/start?ref=nav', exclude: ['ref'], want: '/docs/start' },
   { name: 'malformed escape in a name', url: 'https://a.com/x?%E0%A4%A=1&b=2', exclude: ['b'], want: '/x?%E0%A4%A=1' },
   { name: 'unparseable', url: 'http://', exclude: [], want: '' },
+  { name: 'every utm_* goes without being excluded', url: 'https://a.com/x?utm_source=n&a=1&utm_medium=e&utm_campaign=c&utm_term=t&utm_content=k&utm_id=9&b=2', exclude: [], want: '/x?a=1&b=2' },
+  { name: 'utm_ in any letter case, encoded too', url: 'https://a.com/x?UTM_Source=n&utm%5Fmedium=e&a=1', exclude: [], want: '/x?a=1' },
+  { name: 'only names starting with utm_', url: 'https://a.com/x?utm=1&utmost=2&my_utm_x=3&utm_=4', exclude: [], want: '/x?utm=1&utmost=2&my_utm_x=3' },
+  { name: 'utm_* and excluded names together', url: 'https://a.com/x?fbclid=f&utm_source=s&id=3', exclude: ['fbclid'], want: '/x?id=3' },
 ];
 
 test('stripQueryParams', async (t) => {

@@ -1,3 +1,5 @@
+import { countText } from '../html/count-text.ts';
+
 /** HTML-escapes text for element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -49,20 +51,21 @@ function spread(length: number, count: number): number[] {
 export function lineChart(labels: readonly string[], series: readonly Series[], title: string, size: ChartSize = WIDE): string {
   const W = size.width;
   const H = size.height;
-  const PAD = { left: 44, right: 12, top: 30, bottom: 26 };
   const ticks = yTicks(Math.max(0, ...series.flatMap((s) => s.values)));
+  // Room for the widest y label ("100,000"), about 8 units a character at the page's chart sizes.
+  const PAD = { left: Math.max(44, countText(ticks[ticks.length - 1]!).length * 8 + 12), right: 12, top: 30, bottom: 26 };
   const top = ticks[ticks.length - 1]!;
   const innerW = W - PAD.left - PAD.right;
   const innerH = H - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (labels.length <= 1 ? innerW / 2 : (i * innerW) / (labels.length - 1));
   const y = (n: number) => PAD.top + innerH - (n / top) * innerH;
   const grid = ticks.map(
-    (value) => `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${value}</text>`,
+    (value) => `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${countText(value)}</text>`,
   );
   const lines = series.map((s) => {
     const points = s.values.map((n, i) => `${x(i).toFixed(1)},${y(n).toFixed(1)}`).join(' ');
     const dots = s.values
-      .map((n, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(n).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeHtml(`${labels[i] ?? ''}: ${n} ${s.name}`)}</title></circle>`)
+      .map((n, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(n).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeHtml(`${labels[i] ?? ''}: ${countText(n)} ${s.name}`)}</title></circle>`)
       .join('');
     return `<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2"/>${dots}`;
   });

@@ -1,6 +1,8 @@
 import type { Csp, Page } from '../html/page.ts';
 import { cspHash, htmlPage } from '../html/page.ts';
+import { FAVICON_CSP, FAVICON_LINK } from '../html/favicon.ts';
 import { RELOAD } from '../html/page-headers.ts';
+import { countText } from '../html/count-text.ts';
 import { NARROW, WIDE, escapeHtml, lineChart } from './chart.ts';
 import type { StatRow } from './metrics.ts';
 
@@ -40,16 +42,16 @@ input,button{font:inherit;padding:6px 8px;border:1px solid #d0d7de;border-radius
 .note{background:#fff8c5;border-color:#d4a72c}.err{color:#cf222e}.chart{display:block;width:100%;height:auto}.chart text{fill:#59636e}.chart.wide text{font-size:14px}.chart.narrow text{font-size:13px}.chart .grid{stroke:#eceef2}
 .chart.narrow{display:none}@media(max-width:700px){main{padding:12px}.chart.wide{display:none}.chart.narrow{display:block}.totals{gap:24px}}`;
 
-/** What every stats page may load: its own stylesheet (inline, by hash) and forms posted to itself; nothing else. */
-export const statsPageCsp: Csp = { 'style-src': [cspHash(CSS)], 'form-action': ["'self'"] };
+/** What every stats page may load: its own stylesheet (inline, by hash), the icon, and forms posted to itself; nothing else. */
+export const statsPageCsp: Csp = { 'style-src': [cspHash(CSS)], 'form-action': ["'self'"], ...FAVICON_CSP };
 
 /** A whole HTML document with the page's styles; `head` is extra head markup. */
 export function documentHtml(title: string, body: string, head = ''): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${CSS}</style>${head}</head><body><main>${body}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${FAVICON_LINK}<style>${CSS}</style>${head}</head><body><main>${body}</main></body></html>`;
 }
 
 function table(t: StatsTable): string {
-  const body = t.rows.length === 0 ? '<tr><td colspan="2">No data</td></tr>' : t.rows.map((r) => `<tr><td>${escapeHtml(r.value)}</td><td class="n">${r.count}</td></tr>`).join('');
+  const body = t.rows.length === 0 ? '<tr><td colspan="2">No data</td></tr>' : t.rows.map((r) => `<tr><td>${escapeHtml(r.value)}</td><td class="n">${countText(r.count)}</td></tr>`).join('');
   return `<section class="card"><h2>${escapeHtml(t.title)}</h2><table><thead><tr><th>${escapeHtml(t.label)}</th><th class="n">${t.unit}</th></tr></thead><tbody>${body}</tbody></table></section>`;
 }
 
@@ -67,7 +69,7 @@ export function statsPageHtml(view: StatsView): string {
   const body = `<h1>${domain}</h1>
 <section class="card"><form method="get" action="/stats/${domain}"><label>From<input type="date" name="from" value="${escapeHtml(view.from)}" required></label><label>To<input type="date" name="to" value="${escapeHtml(view.to)}" required></label><button type="submit">Show</button></form></section>
 ${view.notice ? `<section class="card note">${escapeHtml(view.notice)}</section>` : ''}
-<section class="card"><div class="totals"><div><b>${sum(view.pageviews)}</b>pageviews</div><div><b>${sum(view.visitors)}</b>visitors</div></div>${chart}</section>
+<section class="card"><div class="totals"><div><b>${countText(sum(view.pageviews))}</b>pageviews</div><div><b>${countText(sum(view.visitors))}</b>visitors</div></div>${chart}</section>
 <div class="grid">${view.tables.map(table).join('')}</div>`;
   return documentHtml(`Statistics of ${view.domain}`, body);
 }

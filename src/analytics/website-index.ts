@@ -2,17 +2,18 @@ import type { Store } from '../store/store.ts';
 import { parseIpRanges } from '../visits/ip-range.ts';
 import type { IpRange } from '../visits/ip-range.ts';
 import type { Website } from './websites.ts';
+import { receivingWebsite } from './website-ownership.ts';
 
-/** Finds websites by domain (the row's `domain` index) for ingestion and the stats page, and caches their parsed IP exclusions. */
+/** Finds the website receiving a domain's events (the row's `receiving` index) for ingestion and the stats page, and caches their parsed IP exclusions. */
 export class WebsiteIndex {
   // Keyed by the record object: an update stores a new object, so stale ranges are never used.
   private ranges = new WeakMap<Website, IpRange[]>();
 
   constructor(private readonly store: Store) {}
 
-  /** The website of a stored domain (already normalised, without `www.`), or undefined. */
+  /** The website receiving a domain's events (the domain already normalised, without `www.`), or undefined. */
   find(domain: string): Promise<Website | undefined> {
-    return this.store.lookup<Website>('websites', 'domain', domain);
+    return receivingWebsite<Website>(this.store, domain);
   }
 
   /** The parsed `exclude_ips` of a website. */

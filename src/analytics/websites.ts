@@ -9,6 +9,7 @@ import { parseIpRanges } from '../visits/ip-range.ts';
 import { booleanField, choiceField, linesField, textField } from './form-fields.ts';
 import { addError, throwIfAny, validate } from './laravel-errors.ts';
 import { websiteSubject } from './website-subject.ts';
+import { isFirstOfDomain } from './website-ownership.ts';
 import type { FieldErrors } from './laravel-errors.ts';
 import { int, laravelTime as laravelTimeShape, str } from '../resources/shapes.ts';
 
@@ -50,6 +51,10 @@ export type Website = StoredRecord & {
   favorite: boolean;
   /** When it was last made a favourite; null when it is not one (absent on records stored before it was kept). */
   favorited_at?: string | null;
+  /** Whether it receives its domain's events (one website of a domain does); absent on records stored before several users could track a domain, all of which did. */
+  receives?: boolean;
+  /** When its user last proved owning the domain; null when never, or when another website proved it since. */
+  verified_at?: string | null;
   created_at: string;
   updated_at: string;
 };
@@ -73,13 +78,26 @@ export function websiteEntry(w: Website): Record<string, unknown> {
     favorite: w.favorite,
     // Records stored before favorited_at was kept: their last change is the best estimate.
     favorited_at: w.favorited_at !== undefined ? w.favorited_at : w.favorite ? w.updated_at : null,
+    receives_events: receivesEvents(w),
+    verified_at: w.verified_at ?? null,
     created_at: w.created_at,
     updated_at: w.updated_at,
   };
 }
 
-async function domainTaken(reads: StoreReads, domain: unknown): Promise<boolean> {
-  return typeof domain === 'string' && (await reads.lookup('websites', 'domain', domain)) !== undefined;
+/** Whether a website receives its domain's events. */
+export function receivesEvents(w: Pick<Website, 'receives'>): boolean {
+  return w.receives !== false;
+}
+
+/** The key of a user's website of a domain: one per user and domain. */
+export function ownDomainKey(userId: number, domain: string): string {
+  return `${userId}\n${domain}`;
+}
+
+// Only the user's own websites: whether another user tracks the domain is never told.
+async function domainTaken(reads: StoreReads, userId: number, domain: unknown): Promise<boolean> {
+  return typeof domain === 'string' && (await reads.lookup('websites', 'ownDomain', ownDomainKey(userId, domain))) !== undefined;
 }
 
 // Laravel's ConvertEmptyStringsToNull: an empty form field counts as not sent, except for the
@@ -101,7 +119,7 @@ export async function parseWebsite(row: Resource, rawIn: Record<string, unknown>
   if (privacy === 2 && raw.password === undefined && !existing?.password) addError(errors, 'password', 'The password field is required when privacy is 2.');
   if (existing && raw.domain !== undefined) checkDomainUnchanged(errors, raw.domain, existing);
   const domain = typeof raw.domain === 'string' && !errors.domain ? normalizeDomain(raw.domain) : null;
-  if (!existing && (await domainTaken(ctx.store, domain))) addError(errors, 'domain', TAKEN);
+  if (!existing && (await domainTaken(ctx.store, ctx.user.id, domain))) addError(errors, 'domain', TAKEN);
   throwIfAny(errors);
   return output ?? {};
 }
@@ -116,6 +134,7 @@ export const websites = defineResource<typeof websiteFields, Website>({
   name: 'website',
   collection: 'websites',
   api: 'analytics',
+  scope: 'websites',
   owned: true,
   fields: websiteFields,
   create: { required: ['domain'], defaults: { privacy: 0, email: 0, exclude_bots: 1, exclude_params: '', exclude_ips: '', favorite: false } },
@@ -134,12 +153,22 @@ export const websites = defineResource<typeof websiteFields, Website>({
       exclude_ips: str,
       favorite: v.boolean(),
       favorited_at: v.nullable(laravelTimeShape),
+      receives_events: v.boolean(),
+      verified_at: v.nullable(laravelTimeShape),
       created_at: laravelTimeShape,
       updated_at: laravelTimeShape,
     },
   },
-  indexes: { domain: (w) => w.domain },
-  unique: { domain: () => DOMAIN_TAKEN() },
+  // `domain`: whether a domain has any website; `ownDomain`: one website per user and domain;
+  // `receiving`: the one website that receives a domain's events (src/analytics/website-ownership.ts).
+  indexes: {
+    domain: (w) => w.domain,
+    ownDomain: (w) => (typeof w.userId === 'number' ? ownDomainKey(w.userId, w.domain) : null),
+    receiving: (w) => (receivesEvents(w) ? w.domain : null),
+  },
+  // A conflict on `receiving` is a race with another user's write of the domain: the write is run
+  // again (transact's retryOn) and then sees it; this answer is for a race that never settles.
+  unique: { ownDomain: () => DOMAIN_TAKEN(), receiving: () => new ApiError(503, 'Please try again.') },
   searchable: ['domain'],
   sortable: ['id', 'domain'],
   messages: { notFound: 'Resource not found.', updated: 'Website updated.', deleted: 'Website deleted.' },
@@ -155,6 +184,7 @@ export const websites = defineResource<typeof websiteFields, Website>({
     if (!existing) {
       fields.created_at = now;
       fields.password ??= null;
+      fields.verified_at = null;
     }
     // The real product stamps the moment a website becomes a favourite, and clears it when it stops being one.
     if (input.favorite === true && !existing?.favorite) fields.favorited_at = now;
@@ -165,8 +195,12 @@ export const websites = defineResource<typeof websiteFields, Website>({
   async onDelete(tx, website, ctx) {
     await ctx.counters.dropSubject(tx, websiteSubject(website.id));
   },
-  async check(fields, _ctx, tx, existing) {
-    // Again inside the write: two requests racing for one domain cannot both pass.
-    if (!existing && (await domainTaken(tx, fields.domain))) throw DOMAIN_TAKEN();
+  async check(fields, ctx, tx, existing) {
+    if (existing) return;
+    // Again inside the write: two requests of one user racing for one domain cannot both pass.
+    if (await domainTaken(tx, ctx.user.id, fields.domain)) throw DOMAIN_TAKEN();
+    // Decided inside the write, as what it reads may change until then: a domain's first website
+    // receives its events; a later one only once its user proves owning the domain.
+    fields.receives = await isFirstOfDomain(tx, String(fields.domain));
   },
 });

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { systemClock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { prepareFixtures } from '../fixtures/prepare.ts';
@@ -8,8 +7,9 @@ import type { UserRecord } from '../resources/define.ts';
 import { RESOURCES } from '../resources/table.ts';
 import type { Store } from '../store/store.ts';
 import { exportSize, exportUser, serializeExport } from './export.ts';
+import { checkExportTarget } from './export-output.ts';
 import { importInto } from './import.ts';
-import { runExportAll, runImportAll } from './move-data.ts';
+import { runExportAll, runImportAll, toFile } from './move-data.ts';
 import { NO_PROGRESS, progressOn } from './progress.ts';
 import type { Progress } from './progress.ts';
 import { UsageError, common } from './users.ts';
@@ -58,7 +58,7 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
   {
     name: 'export',
     summary: "Write one user's data as JSON (no API key or password); --all: the whole store, hashes and ids kept",
-    usage: 'export --email <email> | --all   [--output <file>] [--progress] [--data-dir <dir> | --database-url <url>]   (default output: stdout)',
+    usage: 'export --email <email> | --all   [--output <file>] [--progress] [--data-dir <dir> | --database-url <url>]   (without --output: stdout, redirected)',
     details: [
       'The output is a fixtures file: `import` reads it back (into any user), `serve --seed` loads it into an empty server.',
       "Link and stats-page passwords stay as their hashes, so what was protected stays protected after an import; the user's",
@@ -66,17 +66,23 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
       '',
       '--all writes the whole store instead: every user with its API key hash and password hash, every record and every',
       'statistics day, all with their ids, for `import --all` into an empty store of either backend (JSON files or',
-      'PostgreSQL: see "Moving to PostgreSQL" in the README). Keep the file as safe as the data: it is written 0600.',
+      'PostgreSQL: see docs/postgresql.md#moving-to-postgresql). Keep the file as safe as the data: it is written 0600.',
       'Stop the server first; an export whose data changes while it is written fails.',
+      '',
+      "Where it goes: --output <file>, or stdout when it is redirected or piped (--all is never printed on a terminal). A file",
+      "inside the server's own directory is refused unless it is under exports/, which git and npm pack leave out: keep",
+      'backups outside the repository (e.g. ~/backups/shortlink.json).',
       PROGRESS_HELP,
       'Exit codes: 0 done, 1 no such user, data changed meanwhile, or store problem, 2 bad command line.',
     ].join('\n'),
     options: { ...common, email: { type: 'string' }, all: { type: 'boolean' }, output: { type: 'string', short: 'o' }, progress: { type: 'boolean' } },
+    async check(values, io) {
+      if (values.all === true && typeof values.email === 'string') throw new UsageError('--all exports every user: leave out --email.');
+      if (values.all !== true && typeof values.email !== 'string') throw new UsageError('Missing --email <email> (whose data to export), or --all (everything).');
+      await checkExportTarget(typeof values.output === 'string' ? values.output : undefined, io.stdoutIsTerminal === true, values.all === true);
+    },
     async run(store, values, out, io) {
-      if (values.all === true) {
-        if (typeof values.email === 'string') throw new UsageError('--all exports every user: leave out --email.');
-        return runExportAll(store, values, out, io);
-      }
+      if (values.all === true) return runExportAll(store, values, out, io);
       if (typeof values.email !== 'string') throw new UsageError('Missing --email <email> (whose data to export), or --all (everything).');
       const user = await userByEmail(store, values.email, '');
       const progress = progressFor(values, io, `Exporting ${user.email}`, await exportSize(store, user, RESOURCES));
@@ -86,7 +92,8 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
         io.write(text);
         return;
       }
-      await writeFile(values.output, text);
+      // A user's export holds the hashes of their protected links', files' and stats pages' passwords.
+      await toFile(values.output, async (sink) => sink(text));
       const { $export: _header, users: _users, ...data } = file;
       out(`Exported ${recordCount(data as Record<string, unknown[]>)} records of ${user.email} to ${values.output}`);
     },
@@ -100,8 +107,10 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
       "Every record gets a new id and the target user as owner; references between the file's records (a link's campaign,",
       "pixels, channels, domain, splash page, overlay; a QR code's channels; statistics) follow them. Nothing in the data",
       'directory is changed or replaced. Default target: the user of the file, found by email (create it first with users:add).',
-      'Aliases and slugs already taken get a suffix (-2, -3...); a branded domain or website can belong to one user only:',
-      "the target's own is reused, another user's is left out. Each change is reported. All or nothing: one transaction.",
+      'Aliases and slugs already taken get a suffix (-2, -3...); a branded domain can belong to one user only: the',
+      "target's own is reused, another user's is left out. A website the target has is reused; one of a domain another",
+      'website has is imported but receives no events until its ownership is proven. Each change is reported. All or',
+      'nothing: one transaction.',
       '',
       '--all reads a file of `export --all` into an EMPTY store (JSON files or PostgreSQL) and keeps everything as it was:',
       'ids, aliases, API key hashes (the same keys work), password hashes and statistics. A store holding any record is',

@@ -5,6 +5,7 @@ import { collectionsOf } from '../resources/table.ts';
 import { ConflictError, FILES_COLLECTION, STATS_COLLECTION, StoreNotEmptyError, StoreUnavailableError } from '../store/store.ts';
 import type { Store, StoredRecord } from '../store/store.ts';
 import { EXPORT_FORMAT, describeCounts } from './export-all.ts';
+import { apiRuleProblem } from '../fixtures/api-rules.ts';
 import { fileProblem } from '../fixtures/defaults.ts';
 import { splitContent } from './file-contents.ts';
 
@@ -65,7 +66,7 @@ function recordProblem(row: Resource, r: unknown, ids: Set<number>, users: Set<n
       return `lacks what its ${index} needs`;
     }
   }
-  return null;
+  return apiRuleProblem(row, r);
 }
 
 /**

@@ -6,6 +6,8 @@ import { splitContent } from './file-contents.ts';
 import type { DayCounts, StoredRecord, Store, Tx } from '../store/store.ts';
 import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
+import { isFirstOfDomain } from '../analytics/website-ownership.ts';
+import { ownDomainKey } from '../analytics/websites.ts';
 
 /** Kinds of counter subject and the collection their ids belong to ('link:7' counts links 7). */
 export const SUBJECT_KINDS: Readonly<Record<string, string>> = { link: 'links', qr: 'qrs', campaign: 'campaigns', website: 'websites', file: 'files' };
@@ -24,7 +26,8 @@ export interface ImportReport {
 
 /** Owned rows in an order where every row comes after the rows it refers to; statistics last. */
 export function importOrder(resources: readonly Resource[]): Resource[] {
-  const rows = resources.filter((r) => r.owned);
+  // Keys and the audit log never come with one user's export (export.ts, ownedCollections).
+  const rows = resources.filter((r) => r.owned && !r.wholeStoreOnly);
   const names = new Set(rows.map((r) => r.collection));
   const out: Resource[] = [];
   const placed = new Set<string>([STATS_COLLECTION]);
@@ -40,9 +43,12 @@ export function importOrder(resources: readonly Resource[]): Resource[] {
   return stats ? [...out, stats] : out;
 }
 
-/** A store lookup by every index of a row: the record `candidate` would clash with, if any. */
+/** A store lookup by every unique index of a row: the record `candidate` would clash with, if any. */
 async function clashOf(tx: Tx, row: Resource, candidate: StoredRecord, resources: readonly Resource[]): Promise<StoredRecord | undefined> {
   for (const [index, keyOf] of Object.entries(row.indexes ?? {})) {
+    // A plain index (a link's `same`, a website's `domain`) refuses nothing: taking it for a clash
+    // renamed an alias for ever when the target already had an identical link.
+    if (!row.unique?.[index]) continue;
     const key = keyOf(candidate);
     if (key === null) continue;
     // Links and files share `/<alias>`: an alias of either clashes with both.
@@ -62,7 +68,8 @@ async function clashOf(tx: Tx, row: Resource, candidate: StoredRecord, resources
  * channels, domain, splash page, overlay; a QR code's channels; statistics subjects like
  * 'link:7') follow their records to the new ids. Clashes with what the server already holds are
  * resolved and reported: aliases and slugs get a suffix, a branded domain or website the target
- * already has is reused, one another user has is left out (its links move to the main host).
+ * already has is reused, a branded domain another user has is left out (its links move to the main
+ * host), a website of a domain another website has is imported without receiving its events.
  */
 export async function importInto(store: Store, data: Fixtures, target: UserRecord, resources: readonly Resource[], progress: Progress = NO_PROGRESS): Promise<ImportReport> {
   const report: ImportReport = { imported: {}, notes: [] };
@@ -111,6 +118,15 @@ async function importRecord(
 ): Promise<number | null> {
   const record: StoredRecord = { ...structuredClone(original), userId: target.id };
   remapReferences(row, record, ids, report);
+  // A website joins its domain as a new one would: it receives the events only if it is the
+  // domain's first, and a proof of ownership made elsewhere (another user, another server) stays there.
+  if (row.collection === 'websites' && typeof record.domain === 'string') {
+    record.receives = await isFirstOfDomain(tx, record.domain);
+    record.verified_at = null;
+    if (!record.receives && !(await tx.lookup(row.collection, 'ownDomain', ownDomainKey(target.id, record.domain)))) {
+      report.notes.push(`websites ${original.id}: another website has ${record.domain}: imported, but it receives no events until its ownership is proven (POST /api/v1/websites/{id}/verify)`);
+    }
+  }
   const nameField = NAMED[row.collection];
   if (nameField && typeof record[nameField] === 'string') {
     const mine = await tx.find(row.collection, { owner: target.id });
@@ -130,7 +146,7 @@ async function importRecord(
     report.notes.push(`${row.collection} ${original.id}: ${field} "${value}" is taken; now "${String(record[field])}"`);
   }
   if (clash) {
-    // A branded domain or website can belong to one user only.
+    // A branded domain can belong to one user only; a user has one website per domain.
     statsless.add(`${row.collection}:${original.id}`);
     const mine = clash.userId === target.id;
     const outcome = mine ? 'the user already has it: the existing one is used' : 'another user has it: left out';

@@ -1,4 +1,5 @@
-import { loadConfig, processEnv } from '../config.ts';
+import { UnknownOptionError, knownFlags, loadConfig, processEnv, unknownOption } from '../config.ts';
+import type { Config } from '../config.ts';
 
 /** What `migrate --help` prints. */
 export const MIGRATE_HELP = `Bring the PostgreSQL schema up to this version of the server, and say what was applied.
@@ -18,7 +19,14 @@ export async function runMigrate(argv: string[], out: (line: string) => void, er
     return 0;
   }
   const recount = argv.includes('--recount');
-  const config = loadConfig(processEnv(), argv.filter((a) => a !== '--recount'));
+  let config: Config;
+  try {
+    config = loadConfig(processEnv(), argv.filter((a) => a !== '--recount'));
+  } catch (e) {
+    if (!(e instanceof UnknownOptionError)) throw e;
+    err(e.flag ? unknownOption(e.flag, [...knownFlags(), '--recount']).message : e.message);
+    return 2;
+  }
   if (!config.databaseUrl) {
     err('migrate needs DATABASE_URL (or --database-url): the JSON files of DATA_DIR need no migration.');
     return 2;

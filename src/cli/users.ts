@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import * as v from 'valibot';
 import { systemClock } from '../clock.ts';
-import { loadConfig, processEnv } from '../config.ts';
+import { loadConfig, processEnv, unknownOption } from '../config.ts';
 import { rotateKeyOf } from '../auth/rotate.ts';
 import type { UserRecord } from '../resources/define.ts';
 import { checkUserUnique, newUserFields, userFields } from '../resources/users.ts';
@@ -20,6 +20,8 @@ export interface CommandIo {
   /** Writes to stdout; a promise: the command waits for it before its next piece. */
   write(text: string): Promise<void> | void;
   stderr: ProgressSink;
+  /** Whether stdout is a terminal (a person's screen) rather than a file or a pipe. */
+  stdoutIsTerminal?: boolean;
 }
 
 /** A CLI command that works on the data directory (the server must not be running on it). */
@@ -32,6 +34,8 @@ export interface UserCommand {
   details?: string;
   /** Whether the command takes positional arguments (`import <file>`). */
   positionals?: boolean;
+  /** Checks the command line before the store is opened, so a refused one touches no data (throws UsageError). */
+  check?(values: Record<string, string | boolean | undefined>, io: CommandIo): Promise<void>;
   run(store: Store, values: Record<string, string | boolean | undefined>, out: (line: string) => void, io: CommandIo): Promise<void>;
 }
 
@@ -71,8 +75,10 @@ export const USER_COMMANDS: readonly UserCommand[] = [
     usage: 'users:list [--data-dir <dir>]',
     options: { ...common },
     async run(store, _values, out) {
+      const row = (id: string, email: string, username: string, status: string, role: string) => `${id.padStart(5)}  ${email.padEnd(32)} ${username.padEnd(20)} ${status.padEnd(6)} ${role}`;
+      out(row('ID', 'EMAIL', 'USERNAME', 'STATUS', 'ROLE'));
       for await (const batch of store.scan<UserRecord>('users')) {
-        for (const u of batch) out(`${String(u.id).padStart(5)}  ${u.email.padEnd(32)} ${u.username.padEnd(20)} ${u.status}${u.admin ? ' admin' : ''}`);
+        for (const u of batch) out(row(String(u.id), u.email, u.username, u.status, u.admin ? 'admin' : 'user'));
       }
     },
   },
@@ -99,7 +105,10 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
     values = parsed.values as typeof values;
     positionals = parsed.positionals;
   } catch (err) {
-    console.error(`${(err as Error).message}\nUsage: ${cmd.usage}`);
+    // parseArgs' own text for a typo is two sentences about positionals; ours names the nearest flag.
+    const unknown = (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^'=]*)/.exec((err as Error).message)?.[1] : undefined;
+    const message = unknown ? unknownOption(unknown, Object.keys(cmd.options).map((name) => `--${name}`)).message : (err as Error).message;
+    console.error(`${message}\nUsage: ${cmd.usage}`);
     return 2;
   }
   if (values.help) {
@@ -110,17 +119,25 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
+  const io: CommandIo = { positionals, write: (text) => void process.stdout.write(text), stderr: process.stderr, stdoutIsTerminal: process.stdout.isTTY === true };
+  const usage = (err: UsageError) => {
+    console.error(`${err.message}\nUsage: ${cmd.usage}`);
+    return 2;
+  };
+  try {
+    await cmd.check?.(values, io);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err);
+    throw err;
+  }
   const flags = (['data-dir', 'database-url', 'database-schema'] as const).flatMap((name) => (typeof values[name] === 'string' ? [`--${name}`, values[name]] : []));
   const config = loadConfig(processEnv(), flags);
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: 2, databaseSchema: config.databaseSchema, collections: storeSchema(RESOURCES) });
   try {
-    await cmd.run(store, values, (line) => console.log(line), { positionals, write: (text) => void process.stdout.write(text), stderr: process.stderr });
+    await cmd.run(store, values, (line) => console.log(line), io);
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`${err.message}\nUsage: ${cmd.usage}`);
-      return 2;
-    }
+    if (err instanceof UsageError) return usage(err);
     if (err instanceof FixtureError || err instanceof CommandError) {
       console.error(err.message);
       return 1;

@@ -106,7 +106,17 @@ export async function buildDemo(options: DemoOptions): Promise<Fixtures> {
     }
     const qrs: { id: number; perDay: number }[] = [];
     for (const qr of DEMO_QRS) qrs.push({ id: await made('/api/qr/add', qr.body), perDay: qr.perDay });
-    const bio = await made('/api/bio/add', { name: 'Acme on the web', alias: 'acme' });
+    const bio = await made('/api/bio/add', {
+      name: 'Acme on the web',
+      alias: 'acme',
+      description: 'Shoes, a podcast and a newsletter, all in one place.',
+      theme: 'ocean',
+      links: [
+        { title: 'Spring sale', url: 'https://acme-shop.com/spring-sale' },
+        { title: 'The podcast', url: 'https://podcast.acme-demo.com/' },
+        { title: 'The newsletter', url: 'https://acme-demo.com/newsletter' },
+      ],
+    });
     await api('POST', `/api/channel/${channels[1]}/assign/bio/${bio}`);
     await api('POST', `/api/channel/${channels[0]}/assign/qr/${qrs[0]!.id}`);
     const sites: SiteTraffic[] = [];

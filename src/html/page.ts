@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FAVICON_CSP, FAVICON_LINK } from './favicon.ts';
 
 /** Escapes a value for HTML text and double-quoted attributes. */
 export function escapeHtml(value: unknown): string {
@@ -86,8 +87,8 @@ export function htmlPage(title: string, body: string, parts: PageParts = {}): Pa
   const own: Csp = { 'style-src': [parts.css ? cspHash(css) : STYLE_HASH], ...(parts.script === undefined ? {} : { 'script-src': [cspHash(parts.script)] }) };
   return {
     html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${css}</style>${parts.head ?? ''}</head><body>${body}${script}</body></html>`,
-    csp: mergeCsp(own, parts.csp ?? {}),
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${FAVICON_LINK}<style>${css}</style>${parts.head ?? ''}</head><body>${body}${script}</body></html>`,
+    csp: mergeCsp(mergeCsp(own, FAVICON_CSP), parts.csp ?? {}),
     ...(parts.referrer ? { referrer: parts.referrer } : {}),
   };
 }

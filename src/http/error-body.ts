@@ -6,6 +6,7 @@ import type { ErrorStatus } from '../config.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { ConflictError, StoreUnavailableError } from '../store/store.ts';
+import { PoolFullError } from '../threads/worker-pool.ts';
 
 const lastWarned = new WeakMap<Logger, number>();
 
@@ -35,9 +36,9 @@ export function isLinkApiPath(path: string): boolean {
   return isApiPath(path) && !isAnalyticsPath(path) && path !== '/api/event';
 }
 
-/** The link-management API's error body: `{error: 1, message}`. */
+/** The link-management API's error body: `{error: 1, message}`, and what the error adds (`extra`). */
 export function linkErrorBody(err: ApiError): Record<string, unknown> {
-  return { error: 1, message: err.message };
+  return { error: 1, message: err.message, ...err.extra };
 }
 
 const ANALYTICS_MESSAGES: Record<number, string> = {
@@ -52,13 +53,17 @@ export function analyticsErrorBody(err: ApiError): Record<string, unknown> {
   return { message: ANALYTICS_MESSAGES[err.status] ?? err.message, status: err.status };
 }
 
-/** Turns anything thrown into an ApiError (a full password queue is a 503); unknown errors are logged and become a generic 500. */
+/** Turns anything thrown into an ApiError (a full password or render queue is a 503); unknown errors are logged and become a generic 500. */
 export function toApiError(err: unknown, log: Logger, c: Context): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) return new ApiError(err.status, err.message || 'Bad request.');
   if (err instanceof BusyError) {
     c.header('Retry-After', '1');
     return new ApiError(503, 'The server is busy checking passwords. Please try again in a moment.');
+  }
+  if (err instanceof PoolFullError) {
+    c.header('Retry-After', String(err.retryAfter));
+    return new ApiError(503, `The server is busy (${err.pool} queue full). Please try again in a moment.`);
   }
   if (err instanceof StoreUnavailableError) {
     // While the database is away every request lands here: one line every few seconds is enough.
@@ -85,14 +90,29 @@ export function methodNotAllowed(c: Context, allow: readonly string[]): ApiError
   return new ApiError(405, `Method not allowed. Use ${use.length > 0 ? `${use.join(', ')} or ${last}` : last}.`);
 }
 
+// Errors the same request may not meet again: the key's rate limit (429), a change made at the same
+// time (409), the server's own fault (5xx: storage away, busy password checks). Clients retry on
+// these, by their status and Retry-After.
+const RETRY_LATER: ReadonlySet<number> = new Set([408, 409, 425, 429]);
+
+/**
+ * Whether ERROR_STATUS=200 answers an error status with 200: only errors a client fixes by changing
+ * its request (a field, the key, the path, the method, the body's size or type). The others keep
+ * their status (see RETRY_LATER), or a client that retries on 429 and 503 would give up instead.
+ */
+export function answeredOkUnderErrorStatus200(status: number): boolean {
+  return status >= 400 && status < 500 && !RETRY_LATER.has(status);
+}
+
 /**
  * The one place errors become responses, in the shape of the API the path belongs to. With
- * ERROR_STATUS=200 the link-management API answers its errors with HTTP 200, as the real product
- * does (clients written against it stop on any other status); headers such as `Retry-After` stay.
+ * ERROR_STATUS=200 the link-management API answers the errors a client fixes by changing its
+ * request with HTTP 200, as the real product does (clients written against it stop on any other
+ * status); the others keep theirs. Headers such as `Retry-After` stay.
  */
 export function renderError(c: Context, err: ApiError, errorStatus: ErrorStatus = 'real'): Response {
   const analytics = isAnalyticsPath(c.req.path);
   const body = analytics ? analyticsErrorBody(err) : linkErrorBody(err);
-  const status = errorStatus === 200 && isLinkApiPath(c.req.path) ? 200 : err.status;
+  const status = errorStatus === 200 && isLinkApiPath(c.req.path) && answeredOkUnderErrorStatus200(err.status) ? 200 : err.status;
   return c.json(body, status as ContentfulStatusCode);
 }

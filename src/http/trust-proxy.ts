@@ -67,3 +67,10 @@ export function forwardedClient(socket: string, forwardedFor: string | undefined
   }
   return client;
 }
+
+/** Whether connections from `socket` come through a proxy TRUST_PROXY trusts: every peer with a hop count, the listed ones with a list. */
+export function isTrustedPeer(socket: string, trust: TrustProxy): boolean {
+  if (trust === false || trust === 0) return false;
+  if (!Array.isArray(trust)) return true;
+  return ipInRanges(socket.startsWith('::ffff:') ? socket.slice(7) : socket, rangesOf(trust));
+}

@@ -1,7 +1,10 @@
+import { outsideStoreDeadline, storeDeadline, withStoreDeadlineAt } from '../store/deadline.ts';
 import type { WindowCount, WindowCounter } from '../store/store.ts';
 
 interface Waiter {
   endsAt: number;
+  /** Its request's deadline (deadline.ts): the round trip sent for it waits no longer. */
+  deadline: number | undefined;
   resolve: (count: WindowCount) => void;
   reject: (err: unknown) => void;
 }
@@ -33,7 +36,7 @@ export class CoalescedHits implements WindowCounter {
   /** Counts one hit of `key` in the window ending at `endsAt`, alone or with others. */
   hit(key: string, endsAt: number): Promise<WindowCount> {
     return new Promise<WindowCount>((resolve, reject) => {
-      const waiter: Waiter = { endsAt, resolve, reject };
+      const waiter: Waiter = { endsAt, deadline: storeDeadline(), resolve, reject };
       const flight = this.flights.get(key);
       if (!flight) return this.launch(key, [waiter]);
       flight.waiting.push(waiter);
@@ -78,7 +81,8 @@ export class CoalescedHits implements WindowCounter {
   private launchWaiting(key: string, waiting: Waiter[]): void {
     if (waiting.length === 0) return;
     const endsAt = waiting[0]!.endsAt;
-    this.launch(key, waiting.filter((w) => w.endsAt === endsAt));
+    // Sent for the first one in line, with its deadline, not the one of the round trip that just ended.
+    outsideStoreDeadline(() => withStoreDeadlineAt(waiting[0]!.deadline, () => this.launch(key, waiting.filter((w) => w.endsAt === endsAt))));
     this.flights.get(key)!.waiting.push(...waiting.filter((w) => w.endsAt !== endsAt));
   }
 }

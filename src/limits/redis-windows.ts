@@ -1,5 +1,5 @@
-import { createClient } from 'redis';
 import type { WindowCount, WindowCounter } from '../store/store.ts';
+import { LiveRedis } from './live-redis.ts';
 
 // One round trip, atomic: a key holds its window's end (e) and count (n); ARGV[3] hits at once. A hit for a later window
 // starts it; a hit for the same or an earlier one (a process whose clock is behind) counts in the
@@ -25,46 +25,38 @@ export function describeRedisUrl(url: string): string {
 }
 
 /**
- * Rate-limit windows in Redis (or Valkey), under `prefix`: one script per hit. Commands are not
- * queued while the connection is down (they fail at once, and the limiter applies
- * RATE_LIMIT_ON_ERROR); the client reconnects by itself, every 2 s at most.
+ * Rate-limit windows in Redis (or Valkey), under `prefix`: one script per hit, on a connection that
+ * proves it is alive (live-redis.ts: replaced when it stays silent, so an outage ends within about
+ * two seconds of the network's return). Commands are not queued while the connection is down (they
+ * fail at once, and the limiter applies RATE_LIMIT_ON_ERROR).
  */
 export class RedisWindows implements WindowCounter {
-  private readonly client;
+  private constructor(
+    private readonly redis: LiveRedis,
+    private readonly prefix: string,
+  ) {}
 
-  private constructor(url: string, private readonly prefix: string) {
-    this.client = createClient({
-      url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
-    });
-    // Every failed reconnect is an 'error' event: the limiter logs the outage once, not these.
-    this.client.on('error', () => {});
-  }
-
-  /** Connects to `url`, waiting at most `waitMs` for the first connection (the client keeps trying after). */
+  /** Connects to `url`, waiting at most `waitMs` for the first connection (connecting goes on after). */
   static async open(url: string, prefix: string, waitMs = 2000): Promise<RedisWindows> {
-    const windows = new RedisWindows(url, prefix);
-    let timer: NodeJS.Timeout | undefined;
-    const connecting = windows.client.connect().catch(() => {});
-    await Promise.race([connecting, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-    clearTimeout(timer);
-    return windows;
+    const redis = new LiveRedis(url);
+    await redis.waitReady(waitMs);
+    return new RedisWindows(redis, prefix);
   }
 
   /** Counts `n` hits of `key` in the window ending at `endsAt`. */
   async hit(key: string, endsAt: number, n = 1): Promise<WindowCount> {
     const ttl = Math.max(1, endsAt - Date.now()) + 1000;
-    const reply = (await this.client.eval(HIT, { keys: [this.prefix + key], arguments: [String(endsAt), String(ttl), String(n)] })) as [number, string];
+    const reply = (await this.redis.send((c) => c.eval(HIT, { keys: [this.prefix + key], arguments: [String(endsAt), String(ttl), String(n)] }))) as [number, string];
     return { count: Number(reply[0]), endsAt: Number(reply[1]) };
+  }
+
+  /** Resolves when Redis answers a PING (for /ready). */
+  ping(): Promise<void> {
+    return this.redis.ping();
   }
 
   /** Drops the connection (or stops trying to make one); called once the server answers no more requests. */
   close(): void {
-    try {
-      this.client.destroy();
-    } catch {
-      // already closed
-    }
+    this.redis.close();
   }
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import type { ReadinessCheck } from '../http/readiness.ts';
 import { memoryLimiters } from '../http/rate-limit.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
@@ -12,6 +13,8 @@ export interface RateLimits {
   make: MakeLimiter;
   /** Where they count, for the start line: memory, PostgreSQL or Redis host:port. */
   label: string;
+  /** What /ready asks beside the store: Redis, when the limits count there. */
+  checks: ReadinessCheck[];
   close(): void;
 }
 
@@ -26,14 +29,16 @@ export async function startRateLimits(config: Config, store: Store, clock: Clock
     const { RedisWindows, describeRedisUrl } = await import('./redis-windows.ts');
     const redis = await RedisWindows.open(config.redisUrl, config.redisPrefix);
     const label = `Redis at ${describeRedisUrl(config.redisUrl)}`;
-    return { make: sharedLimiters(new SharedWindows(redis, label, config.rateLimitOnError, log, REDIS_HIT_TIMEOUT_MS), clock, config.rateLimitOnError), label, close: () => redis.close() };
+    // With RATE_LIMIT_ON_ERROR=open the instance serves while Redis is away (without limits): /ready says so and stays 200.
+    const checks = [{ name: 'redis', probe: () => redis.ping(), optional: config.rateLimitOnError === 'open' }];
+    return { make: sharedLimiters(new SharedWindows(redis, label, config.rateLimitOnError, log, REDIS_HIT_TIMEOUT_MS), clock, config.rateLimitOnError), label, checks, close: () => redis.close() };
   }
   if (store.windows) {
     // Always closed, and no timer of its own: the data is in the same database, so a request let
-    // through uncounted would wait as long again on the store (connect 2 s, statement 5 s) before
-    // failing there; answering 503 at once keeps the request within one bound.
+    // through uncounted would only wait on the store again before failing there; answering 503 at
+    // once saves the rest of its DATABASE_TIMEOUT.
     const windows = new SharedWindows(store.windows, 'PostgreSQL', 'closed', log, null, 'the data is in the same database');
-    return { make: sharedLimiters(windows, clock, 'closed'), label: 'PostgreSQL', close: () => {} };
+    return { make: sharedLimiters(windows, clock, 'closed'), label: 'PostgreSQL', checks: [], close: () => {} };
   }
-  return { make: memoryLimiters(clock), label: 'memory', close: () => {} };
+  return { make: memoryLimiters(clock), label: 'memory', checks: [], close: () => {} };
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Config } from '../config.ts';
 
 // The main host names of a configuration, remembered per BASE_URL (it is set once the port is known).
@@ -27,4 +28,28 @@ export function hostnameOf(hostHeader: string): string {
 /** Whether a request's `Host` names this server itself, where main-host aliases win over any branded domain. */
 export function isMainHost(config: Pick<Config, 'baseUrl' | 'reservedDomains'>, hostHeader: string): boolean {
   return mainHostnames(config).has(hostnameOf(hostHeader));
+}
+
+/** Why a host name cannot be a branded domain: the configured name it is, or is under; null when none refuses it. */
+export interface RefusedHost {
+  /** The configured name (BASE_URL's host, a RESERVED_DOMAINS or REFUSED_DOMAINS name). */
+  name: string;
+  /** Whether that name is this server's own (BASE_URL, RESERVED_DOMAINS) rather than one refused by REFUSED_DOMAINS. */
+  own: boolean;
+}
+
+/**
+ * The configured name that refuses `hostname` as a branded domain: the server's own names and the
+ * REFUSED_DOMAINS names, each with every subdomain (`evil.sho.rt` is under `sho.rt`). An IP
+ * address has no subdomains: it refuses only itself.
+ */
+export function refusingName(config: Pick<Config, 'baseUrl' | 'reservedDomains' | 'refusedDomains'>, hostname: string): RefusedHost | null {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const under = (name: string) => {
+    const plain = name.toLowerCase().replace(/\.$/, '');
+    return host === plain || (!isIP(plain.replace(/^\[|\]$/g, '')) && host.endsWith(`.${plain}`));
+  };
+  for (const name of mainHostnames(config)) if (under(name)) return { name, own: true };
+  for (const name of config.refusedDomains) if (under(name)) return { name, own: false };
+  return null;
 }

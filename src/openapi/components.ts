@@ -52,28 +52,40 @@ export function baseSchemas(c: Components): void {
   );
 }
 
+// The page fields of a link-management list, and the page's entries under `listKey`.
+function pageFields(listKey: string, entry: Schema): Record<string, Schema> {
+  const page = { type: 'integer', minimum: 0 };
+  return {
+    result: { ...page, description: 'Number of matching records.' },
+    perpage: page,
+    currentpage: page,
+    nextpage: { anyOf: [page, { type: 'null' }], description: 'null on the last page.' },
+    maxpage: page,
+    [listKey]: { type: 'array', items: entry },
+  };
+}
+
+const PAGE_REQUIRED = ['result', 'perpage', 'currentpage', 'nextpage', 'maxpage'];
+
 /** The link-management API's list envelope around `entry` items under `listKey`. */
 export function linkListSchema(listKey: string, entry: Schema): Schema {
-  const page = { type: 'integer', minimum: 0 };
   return {
     type: 'object',
     properties: {
       error: { const: '0', description: 'The string "0" in list responses (the reference).' },
-      data: {
-        type: 'object',
-        properties: {
-          result: { ...page, description: 'Number of matching records.' },
-          perpage: page,
-          currentpage: page,
-          nextpage: { anyOf: [page, { type: 'null' }], description: 'null on the last page.' },
-          maxpage: page,
-          [listKey]: { type: 'array', items: entry },
-        },
-        required: ['result', 'perpage', 'currentpage', 'nextpage', 'maxpage', listKey],
-        additionalProperties: false,
-      },
+      data: { type: 'object', properties: pageFields(listKey, entry), required: [...PAGE_REQUIRED, listKey], additionalProperties: false },
     },
     required: ['error', 'data'],
+    additionalProperties: false,
+  };
+}
+
+/** A list whose page fields and entries sit beside `error` (the number 0), without `data`: the files list, as the real product answers it. */
+export function flatListSchema(listKey: string, entry: Schema): Schema {
+  return {
+    type: 'object',
+    properties: { error: { const: 0 }, ...pageFields(listKey, entry) },
+    required: ['error', ...PAGE_REQUIRED, listKey],
     additionalProperties: false,
   };
 }
@@ -127,14 +139,14 @@ const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',
     scheme: 'bearer',
-    description: `The user's API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
+    description: `An API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}"). The account key (made with the user, replaced by rotate-key) holds every scope; a scoped key (\`POST /api/keys\`) holds only its own, and each operation names the one scope it needs (\`x:*\` covers \`x:read\` and \`x:write\`, \`*\` everything): without it the answer is 403 ("This API key lacks the scope <scope>."). A scoped key used from an address outside its allow-list answers 403 too.`,
   },
 };
 
 const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
 
 const HEADERS = {
-  'X-RateLimit-Limit': intHeader('Requests allowed per window and key (RATE_LIMIT, 30 by default; ANALYTICS_RATE_LIMIT for /api/v1). Absent when the limit is off.'),
+  'X-RateLimit-Limit': intHeader('Requests allowed per window and user, all of its keys together (RATE_LIMIT, 30 by default; ANALYTICS_RATE_LIMIT for /api/v1). Absent when the limit is off.'),
   'X-RateLimit-Remaining': intHeader('Requests left in the current window.'),
   'X-RateLimit-Reset': intHeader('When the window ends, as a Unix timestamp (seconds).'),
   'Retry-After': intHeader('Seconds to wait before retrying.'),

@@ -13,7 +13,7 @@ const FIELD_NOTES: Record<string, string> = {
   name: 'The title the list shows (default: the file name).',
   custom: 'A custom alias: the short URL is `/<custom>`. Links and files share aliases.',
   domain: 'One of your branded domains, for the short URL.',
-  password: 'Not supported: a non-empty value is refused (400).',
+  password: 'A password the download asks for, with the password form and attempt limits of protected links; kept as a scrypt hash only.',
   expiry: 'After this date (`YYYY-MM-DD HH:MM:SS`, UTC) the short URL answers 410.',
 };
 

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination.ts';
-import type { Resource } from '../resources/define.ts';
+import type { ListShape, Resource } from '../resources/define.ts';
 import type { Components } from './components.ts';
-import { linkListSchema, linkSuccessSchema, plainListSchema, ref } from './components.ts';
+import { flatListSchema, linkListSchema, linkSuccessSchema, plainListSchema, ref } from './components.ts';
 import { bodySchema, shapeSchema } from './json-schema.ts';
 import type { Schema } from './json-schema.ts';
 import type { OpSpec, Param } from './operation.ts';
@@ -22,6 +22,8 @@ const TITLES: Readonly<Record<string, readonly [string, string]>> = {
   splash: ['Splash pages', 'splash page'],
   file: ['Files', 'file'],
   website: ['Websites', 'website'],
+  key: ['API keys', 'API key'],
+  audit: ['Audit log', 'audit entry'],
 };
 
 /** The docs tag and singular noun of a row. */
@@ -35,6 +37,13 @@ export const pascal = (name: string) => name.replace(/(^|[-_ ])(\w)/g, (_m, _s, 
 
 // "QR codes" → "QR codes", "Users (admin)" → "users": the tag as the object of a sentence.
 const listNoun = (tag: string) => tag.replace(/ \(.*\)$/, '').split(' ').map((w) => (w === w.toUpperCase() ? w : w.toLowerCase())).join(' ');
+
+// Where a list's entries are, by its shape.
+const LIST_PLACES: Readonly<Record<ListShape, (key: string) => string>> = {
+  paged: (key) => `Newest first, under \`data.${key}\`.`,
+  plain: () => 'One page of them, as a plain array under `data`.',
+  flat: (key) => `Newest first, under \`${key}\`, beside the page fields and \`error\` (the number 0): no \`data\`, as the real product answers this list.`,
+};
 
 /** The query parameters every link-management list takes. */
 export const PAGE_PARAMS: readonly Param[] = [
@@ -104,7 +113,7 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
 
   if (list) {
     const search: Param[] = row.searchable ? [{ name: 'q', description: `Only records whose ${row.searchable.join(', ')} contain this text (case-insensitive).`, schema: { type: 'string' }, lenient: true }] : [];
-    const listed = c.schema(`${name}List`, () => (row.plainList ? plainListSchema(entry) : linkListSchema(row.listKey, entry)));
+    const listed = c.schema(`${name}List`, () => (row.listShape === 'plain' ? plainListSchema(entry) : row.listShape === 'flat' ? flatListSchema(row.listKey, entry) : linkListSchema(row.listKey, entry)));
     const single = LIST_FILTERS[row.name]?.some((p) => p.name === 'short') && get ? ref(`${name}Single`) : null;
     ops.push({
       ...base,
@@ -112,7 +121,7 @@ export function linkRowOperations(row: Resource, c: Components): OpSpec[] {
       method: 'get',
       path: list,
       summary: `List ${listNoun(tag)}`,
-      description: row.plainList ? 'One page of them, as a plain array under `data`.' : `Newest first, under \`data.${row.listKey}\`.`,
+      description: LIST_PLACES[row.listShape ?? 'paged'](row.listKey),
       query: [...PAGE_PARAMS, ...search, ...(LIST_FILTERS[row.name] ?? [])],
       responses: {
         '200': { description: single ? 'A page of the list, or with `short` the single-link response.' : 'A page of the list.', schema: single ? { anyOf: [listed, single] } : listed },

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { normalHttpUrl } from '../resources/fields.ts';
+import { URL_MESSAGES, urlChecks } from '../resources/fields.ts';
 import { withRealKeys } from './real-keys.ts';
 
 /** The kinds of content a QR code can carry. */
@@ -26,16 +26,10 @@ const optional = (max: number) => v.optional(str(max));
 const PHONE_RE = /^(?=(?:\D*\d){3})\+?[\d\s().-]+$/;
 const phone = v.pipe(str(30), v.regex(PHONE_RE, 'Please enter a valid phone number.'));
 const email = v.pipe(str(254), v.email('Please enter a valid email.'));
-const httpUrl = v.pipe(
-  str(MAX_TEXT),
-  v.trim(),
-  v.url('Please enter a valid URL.'),
-  v.regex(/^https?:\/\//i, 'Please enter a valid URL.'),
-  v.check((s) => normalHttpUrl(s) !== null, 'Please enter a valid URL.'),
-  v.transform((s) => normalHttpUrl(s) ?? s),
-);
-
-const urlOrEmpty = v.optional(v.union([v.literal(''), httpUrl], 'Please enter a valid URL.'));
+// Stored as given, as every URL field (resources/fields.ts); "" in a vCard's URL fields means none.
+const url = (orEmpty: boolean) => v.pipe(str(MAX_TEXT), v.trim(), ...urlChecks(URL_MESSAGES, orEmpty));
+const httpUrl = url(false);
+const urlOrEmpty = v.optional(url(true));
 
 /** Valibot schema of `data` for each QR type (also the source for JSON Schema). */
 export const qrDataSchemas = {

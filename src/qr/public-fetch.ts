@@ -24,6 +24,10 @@ export interface PublicFetchOptions {
   allow?: (address: string) => boolean;
   /** Redirects followed before giving up. */
   maxRedirects?: number;
+  /** Schemes every hop may use: http: and https: unless narrowed (an ownership proof takes https: only, redirects too). */
+  protocols?: readonly string[];
+  /** Request headers in place of a logo fetch's `accept` and `user-agent`. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 // Why publicFetch refused to go on; loadLogo turns it into "no logo".
@@ -36,6 +40,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 const systemResolve: Resolve = (host) => lookup(host, { all: true, verbatim: true });
 
+const LOGO_HEADERS = { accept: 'image/png, image/jpeg', 'user-agent': 'shortlink-server (QR logo)' };
+
 /**
  * A GET that only reaches allowed (public) addresses: each host is resolved once, every address
  * checked, and the connection made to exactly those addresses (the host name still goes in Host
@@ -47,11 +53,13 @@ export function publicFetch(options: PublicFetchOptions = {}): LogoFetch {
   const resolve = options.resolve ?? systemResolve;
   const allow = options.allow ?? isPublicAddress;
   const maxRedirects = options.maxRedirects ?? MAX_LOGO_REDIRECTS;
+  const protocols = options.protocols ?? ['http:', 'https:'];
+  const headers = options.headers ?? LOGO_HEADERS;
   return async (start, { signal }) => {
     let url = new URL(start);
     for (let hop = 0; ; hop++) {
-      const addresses = await checkedAddresses(url, resolve, allow, signal);
-      const res = await pinnedGet(url, addresses, signal);
+      const addresses = await checkedAddresses(url, resolve, allow, signal, protocols);
+      const res = await pinnedGet(url, addresses, signal, headers);
       const location = res.headers.location;
       if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return responseOf(res);
       res.destroy();
@@ -62,8 +70,8 @@ export function publicFetch(options: PublicFetchOptions = {}): LogoFetch {
 }
 
 /** Every address of `url`'s host, all of them allowed; throws when one is not (a name is as safe as its worst address). */
-async function checkedAddresses(url: URL, resolve: Resolve, allow: (address: string) => boolean, signal: AbortSignal): Promise<ResolvedAddress[]> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new PublicFetchError(`Refused scheme ${url.protocol}`);
+async function checkedAddresses(url: URL, resolve: Resolve, allow: (address: string) => boolean, signal: AbortSignal, protocols: readonly string[]): Promise<ResolvedAddress[]> {
+  if (!protocols.includes(url.protocol) || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new PublicFetchError(`Refused scheme ${url.protocol}`);
   const host = hostOf(url);
   const family = isIP(host);
   const addresses = family !== 0 ? [{ address: host, family }] : await resolve(host);
@@ -76,7 +84,7 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
-function pinnedGet(url: URL, addresses: ResolvedAddress[], signal: AbortSignal): Promise<IncomingMessage> {
+function pinnedGet(url: URL, addresses: ResolvedAddress[], signal: AbortSignal, headers: Readonly<Record<string, string>>): Promise<IncomingMessage> {
   const [first] = addresses;
   // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily), else for one.
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
@@ -91,7 +99,7 @@ function pinnedGet(url: URL, addresses: ResolvedAddress[], signal: AbortSignal):
         port: url.port === '' ? undefined : Number(url.port),
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers: { accept: 'image/png, image/jpeg', 'user-agent': 'shortlink-server (QR logo)' },
+        headers: { ...headers },
         lookup: pinned,
         agent: false,
         signal,

@@ -37,9 +37,10 @@ function vcard(data: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** `data` of a QR of `type` with the real product's keys read as ours (an email QR's data may be the bare address). */
+/** `data` of a QR of `type` with the real product's keys read as ours (an email QR's data may be the bare address, an SMS QR's the bare number). */
 export function withRealKeys(type: string, data: unknown): unknown {
   if (type === 'email' && typeof data === 'string') return { email: data };
+  if (type === 'sms' && typeof data === 'string') return { phone: data };
   if (!isObject(data)) return data;
   if (type === 'wifi') return wifi(data);
   if (type === 'vcard') return vcard(data);

@@ -7,16 +7,21 @@ export function notFoundPage(): Page {
   return htmlPage('Link not found', '<main><h1>Link not found</h1><p>This short link does not exist, or it was removed.</p></main>');
 }
 
+/** The page of a campaign its owner keeps private (neither its name nor its links: the owner chose to show nothing). */
+export function privateCampaignPage(): Page {
+  return htmlPage('Private campaign', '<main><h1>This campaign is private</h1><p>Its owner has not made its page public. If it is yours, make the campaign public to show its public links here.</p></main>');
+}
+
 /** The page of a link past its expiry date. */
 export function expiredPage(): Page {
   return htmlPage('Link expired', '<main><h1>This link has expired</h1><p>The owner set it to stop working after a date that has passed.</p></main>');
 }
 
-/** The form a password-protected link shows; `error` after a wrong password; `reload` once when a cross-site visit held the cookie back. */
-export function passwordPage(action: string, error = false, reload = false): Page {
+/** The form a password-protected link (or file) shows; `error` after a wrong password; `reload` once when a cross-site visit held the cookie back. */
+export function passwordPage(action: string, error = false, reload = false, subject: 'link' | 'file' = 'link'): Page {
   const page = htmlPage(
     'Password required',
-    `<main><h1>This link is protected</h1><p>Enter the password to continue.</p>${error ? '<p class="error" role="alert">Wrong password. Please try again.</p>' : ''}
+    `<main><h1>This ${subject} is protected</h1><p>Enter the password to ${subject === 'file' ? 'download it' : 'continue'}.</p>${error ? '<p class="error" role="alert">Wrong password. Please try again.</p>' : ''}
 <form method="post" action="${escapeHtml(action)}"><input type="password" name="password" aria-label="Password" required autofocus><button type="submit">Continue</button></form></main>`,
     { csp: { 'form-action': ["'self'"] }, referrer: 'no-referrer', ...(reload ? { head: RELOAD } : {}) },
   );
@@ -115,6 +120,20 @@ const POSITIONS: Record<string, string> = {
   center: 'top:50%;left:50%;transform:translate(-50%,-50%)',
 };
 
+// What a contact form's inputs are, so phones show the right keyboard and browsers can fill them in.
+const CONTACT_INPUTS: Readonly<Record<string, string>> = {
+  name: '<input name="name" autocomplete="name">',
+  email: '<input type="email" name="email" autocomplete="email">',
+  phone: '<input type="tel" name="phone" autocomplete="tel">',
+  message: '<textarea name="message" rows="4"></textarea>',
+};
+
+/** One input of a contact overlay under its visible label ("Email"); a field an import stored that we do not know is a text input. */
+function contactField(field: string): string {
+  const label = escapeHtml(field.charAt(0).toUpperCase() + field.slice(1));
+  return `<label>${label}${CONTACT_INPUTS[field] ?? `<input name="${escapeHtml(field)}">`}</label>`;
+}
+
 // The overlay's close button hides it (the framed page stays); a script, allowed by its hash.
 const CLOSE_SCRIPT = `document.querySelector('.cta .close').addEventListener('click',function(){document.querySelector('.cta').hidden=true})`;
 
@@ -122,14 +141,13 @@ const CLOSE_SCRIPT = `document.querySelector('.cta .close').addEventListener('cl
 export function overlayPage(target: string, title: string, o: OverlayView): Page {
   const colour = (c: string | undefined, fallback: string) => (c && /^#[0-9a-fA-F]{6}$/.test(c) ? c : fallback);
   const button = colour(o.buttoncolor, '#1f883d');
-  const css = `.cta{position:fixed;${POSITIONS[o.position ?? 'bottom-left'] ?? POSITIONS['bottom-left']};width:360px;max-width:calc(100vw - 32px);padding:16px 44px 16px 16px;border-radius:10px;box-shadow:0 4px 24px #0003;background:${colour(o.bgcolor, '#ffffff')};color:${colour(o.textcolor, '#1f2328')}}
-.cta[hidden]{display:none}.cta p{margin:0 0 8px}.cta button,.cta .btn{background:${button};border-color:${button};color:#fff}.cta form{flex-direction:column;margin-top:8px}
+  const css = `.cta{position:fixed;${POSITIONS[o.position ?? 'bottom-left'] ?? POSITIONS['bottom-left']};width:360px;max-width:calc(100vw - 32px);max-height:calc(100vh - 64px);overflow-y:auto;padding:16px 44px 16px 16px;border-radius:10px;box-shadow:0 4px 24px #0003;background:${colour(o.bgcolor, '#ffffff')};color:${colour(o.textcolor, '#1f2328')}}
+.cta[hidden]{display:none}.cta p{margin:0 0 8px}.cta button,.cta .btn{background:${button};border-color:${button};color:#fff}.cta form{flex-direction:column;flex-wrap:nowrap;margin-top:8px}
+.cta label{display:flex;flex-direction:column;gap:4px;font-size:.9rem;font-weight:600}.cta input,.cta textarea{flex:none;width:100%;min-width:0;margin:0;font:inherit;font-weight:400;padding:8px 10px;border:1px solid #d0d7de;border-radius:6px;color:#1f2328;background:#fff}.cta textarea{resize:vertical}
 .cta .close{position:absolute;top:8px;right:8px;width:28px;height:28px;padding:0;line-height:26px;background:transparent;border:0;color:inherit;font-size:22px;opacity:.7}.cta .close:hover{opacity:1}`;
   const inner =
     o.type === 'contact'
-      ? `<form method="post" action="${o.email ? `mailto:${escapeHtml(o.email)}` : '#'}" enctype="text/plain">${(o.fields ?? ['email'])
-          .map((f) => `<input name="${escapeHtml(f)}" placeholder="${escapeHtml(f)}" aria-label="${escapeHtml(f)}">`)
-          .join('')}<button type="submit">${escapeHtml(o.buttontext || 'Send')}</button></form>`
+      ? `<form method="post" action="${o.email ? `mailto:${escapeHtml(o.email)}` : '#'}" enctype="text/plain">${(o.fields ?? ['email']).map(contactField).join('')}<button type="submit">${escapeHtml(o.buttontext || 'Send')}</button></form>`
       : o.buttonlink
         ? `<p><a class="btn" href="${escapeHtml(o.buttonlink)}" rel="noreferrer">${escapeHtml(o.buttontext || 'Learn more')}</a></p>`
         : '';

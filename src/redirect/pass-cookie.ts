@@ -1,15 +1,17 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Signs and checks the cookie that remembers a link's password was given, without storing the password in it. */
+/** Signs and checks the cookie that remembers a link's (or a file's) password was given, without storing the password in it. */
 export class PassCookies {
   constructor(
     private readonly secret: Buffer,
+    /** The cookie names' prefix: `lp` for links, `fp` for files (each kind with a key of its own). */
+    private readonly prefix = 'lp',
     readonly maxAgeSeconds = 24 * 3600,
   ) {}
 
-  /** The cookie name for a link. */
+  /** The cookie name for a link (or file). */
   name(linkId: number): string {
-    return `lp_${linkId}`;
+    return `${this.prefix}_${linkId}`;
   }
 
   /** A value valid until `now + maxAge`; bound to the password's hash so changing the password voids it. */

@@ -1,12 +1,12 @@
 import * as v from 'valibot';
 import { ApiError } from '../errors.ts';
 import type { StoreReads, StoredRecord } from '../store/store.ts';
-import { hostnameOf, mainHostnames } from '../links/main-host.ts';
+import { hostnameOf, refusingName } from '../links/main-host.ts';
 import { moveLinksToMainHost } from '../links/move.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
-import { checkPointsHere } from './domain-check.ts';
-import { normalHttpUrl } from './fields.ts';
+import { checkPointsHere, checkTxtProof } from './domain-check.ts';
+import { urlChecks } from './fields.ts';
 import { int, str } from './shapes.ts';
 
 /** A host name of two or more DNS labels, not an IP address, as the URL parser writes it (lowercase, punycode). */
@@ -48,10 +48,10 @@ export function domainHostname(raw: string): string | null {
   }
 }
 
-/** An http(s) URL (stored normalised, as `httpUrl`) or the empty string ("no redirect"), with the message to give otherwise. */
-export function urlOrEmpty(message: string) {
-  const normal = (s: string) => (s === '' ? '' : s.length <= 2048 ? normalHttpUrl(s) : null);
-  return v.pipe(v.string(), v.trim(), v.check((s) => normal(s) !== null, message), v.transform((s) => normal(s) ?? s));
+/** An http(s) URL, stored as given like `httpUrl`, or the empty string ("none"); `name` names the field in its messages. */
+export function urlOrEmpty(name: string) {
+  const messages = { scheme: `${name} must start with http:// or https:// (or be empty).`, invalid: `${name} must be a valid http(s) URL or empty.` };
+  return v.pipe(v.string(), v.trim(), ...urlChecks(messages, true));
 }
 
 const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
@@ -59,22 +59,26 @@ const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed b
 /** Request fields of branded domains. */
 export const domainFields = {
   domain: v.pipe(v.string(), v.trim(), v.maxLength(300, DOMAIN_RULE), v.check((s) => domainOrigin(s) !== null, DOMAIN_RULE), v.transform((s) => domainOrigin(s) ?? s)),
-  redirectroot: urlOrEmpty('Root redirect must be a valid http(s) URL or empty.'),
-  redirect404: urlOrEmpty('404 redirect must be a valid http(s) URL or empty.'),
+  redirectroot: urlOrEmpty('Root redirect'),
+  redirect404: urlOrEmpty('404 redirect'),
 };
 
 /** A stored branded domain; `domain` is its origin. */
 export type Domain = StoredRecord & { domain: string; redirectroot: string; redirect404: string; date: string };
 
+const OWN_HOST = "That domain is this server's own host and cannot be added.";
+
 /**
  * Throws when the domain names this server itself (BASE_URL, RESERVED_DOMAINS, or the Host the
- * request came by) or any user's branded domain, whatever the scheme or port: one name, one owner.
+ * request came by) or a subdomain of one of its configured names, falls under REFUSED_DOMAINS, or
+ * is any user's branded domain, whatever the scheme or port: one name, one owner.
  */
 async function checkDomainFree(origin: string, ctx: HookContext, reads: StoreReads): Promise<void> {
   const hostname = domainHostname(origin) ?? '';
-  if (mainHostnames(ctx.config).has(hostname) || (ctx.requestHost !== undefined && hostnameOf(ctx.requestHost) === hostname)) {
-    throw new ApiError(400, "That domain is this server's own host and cannot be added.");
-  }
+  if (ctx.requestHost !== undefined && hostnameOf(ctx.requestHost) === hostname) throw new ApiError(400, OWN_HOST);
+  const refused = refusingName(ctx.config, hostname);
+  if (refused?.own) throw new ApiError(400, refused.name === hostname ? OWN_HOST : `That domain is under this server's own host ${refused.name} and cannot be added.`);
+  if (refused) throw new ApiError(400, `Domains under ${refused.name} cannot be added on this server.`);
   // A scan, not an index: adds are rare, and an index of one record per name would lose a name that
   // older data holds twice (two ports) as soon as one of the two is deleted.
   // The candidates share the host's first letters (the origin holds the host after the scheme).
@@ -87,6 +91,7 @@ export const domains = defineResource<typeof domainFields, Domain>({
   name: 'domain',
   collection: 'domains',
   api: 'link',
+  scope: 'domains',
   owned: true,
   fields: domainFields,
   create: { required: ['domain'], defaults: { redirectroot: '', redirect404: '' } },
@@ -107,7 +112,9 @@ export const domains = defineResource<typeof domainFields, Domain>({
     const origin = String(input.domain);
     // Answer a taken domain before any DNS traffic; `check` repeats it inside the write.
     await checkDomainFree(origin, ctx, ctx.store);
-    if (ctx.config.domainCheck === 'dns') await checkPointsHere(new URL(origin).hostname, ctx.config.serverIp);
+    const host = new URL(origin).hostname;
+    if (ctx.config.domainCheck === 'dns') await checkPointsHere(host, ctx.config.serverIp);
+    if (ctx.config.domainCheck === 'txt') await checkTxtProof(host, ctx.user, ctx.proofs);
     return { fields: input };
   },
   async onDelete(tx, domain, ctx) {

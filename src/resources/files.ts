@@ -21,6 +21,8 @@ export interface StoredFile extends StoredRecord {
   alias: string;
   domainId: number | null;
   expiry: string | null;
+  /** The scrypt hash of the password the download asks for (as links keep theirs); null or absent: none. */
+  password?: string | null;
   date: string;
 }
 
@@ -44,11 +46,14 @@ export const files = defineResource<Record<string, never>, StoredFile>({
   name: 'file',
   collection: FILES_COLLECTION,
   api: 'link',
+  scope: 'files',
   owned: true,
   extension: true,
   fields: {},
   paths: { list: '/api/files', remove: '/api/files/:id/delete' },
-  listKey: 'files',
+  // As the real product's files list: `{error: 0, result, …, list: [...]}`, which its clients read (docs/compatibility.md).
+  listKey: 'list',
+  listShape: 'flat',
   shapes: { entry: { id: int, name: str, downloads: int, shorturl: str, date } },
   searchable: ['name', 'filename'],
   references: { domainId: { collection: 'domains', from: 'domain' } },

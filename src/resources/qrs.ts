@@ -4,7 +4,6 @@ import { clickTotals, subjectOf, visitStats } from '../links/stats.ts';
 import { parseRgb } from '../qr/color.ts';
 import { QR_TYPES, parseQrData } from '../qr/data.ts';
 import type { QrDataByType, QrType } from '../qr/data.ts';
-import { fitsInQr } from '../qr/fits.ts';
 import { buildQrPayload } from '../qr/payload.ts';
 import { MAX_LOGO_BYTES, parseDataUri } from '../qr/logo.ts';
 import { randomToken } from '../random.ts';
@@ -40,7 +39,15 @@ export const logoField = v.pipe(
 /** Request fields of QR codes (the reference's "QR codes"). */
 export const qrFields = {
   type: v.picklist(QR_TYPES, `Invalid type: must be one of ${QR_TYPES.join(', ')}.`),
-  data: v.unknown(),
+  // Checked by type in parseQrData; described here for the docs, which cannot derive it from the type alone.
+  data: v.pipe(
+    v.unknown(),
+    v.description(
+      'What the code holds, by `type`: `text`, `link` (an http(s) URL) and `phone`: a string; `email`: `{email, subject?, body?}` or the address alone; ' +
+        '`sms`: `{phone, message?}` or the number alone; `wifi`: `{ssid, password?, encryption?, hidden?}`; `vcard`: `{name, phone?, email?, company?, website?, …}`. ' +
+        "The real product's keys are taken too (`pass`, `fname`, `lname`, `org`, `site`, …).",
+    ),
+  ),
   name: v.pipe(v.string(), v.trim(), v.minLength(1, 'QR name cannot be empty.'), v.maxLength(100, 'QR name must be at most 100 characters.')),
   background: colour('background'),
   foreground: colour('foreground'),
@@ -88,6 +95,7 @@ export const qrs = defineResource<typeof qrFields, Qr>({
   name: 'qr',
   collection: 'qrs',
   api: 'link',
+  scope: 'qr',
   owned: true,
   fields: qrFields,
   create: { required: ['type', 'data'], defaults: { background: 'rgb(255,255,255)', foreground: 'rgb(0,0,0)' } },
@@ -115,12 +123,13 @@ export const qrs = defineResource<typeof qrFields, Qr>({
     data: await visitStats(ctx, subjectOf('qr', q.id)),
   }),
   created: (q, ctx) => ({ id: q.id, link: qrLink(q, ctx) }),
-  prepare(input, ctx, existing) {
+  async prepare(input, ctx, existing) {
     const type = (input.type as string | undefined) ?? existing?.type ?? 'text';
     const f: Record<string, unknown> = { ...input, data: checkedData(type, input.data) };
     const logo = input.logo ?? existing?.logo;
     const payload = qrPayloadOf(ctx, { type: type as QrType, data: f.data, alias: existing?.alias ?? 'x'.repeat(ALIAS_LENGTH) });
-    if (!fitsInQr(payload, logo ? 'H' : 'M')) throw new ApiError(400, `Invalid data: the content is too long to fit in a QR code${logo ? ' with a logo' : ''}.`);
+    // A long payload's symbol costs up to ~0.2 s of CPU to build: asked of the render threads.
+    if (!(await ctx.renderer.fits(payload, logo ? 'H' : 'M'))) throw new ApiError(400, `Invalid data: the content is too long to fit in a QR code${logo ? ' with a logo' : ''}.`);
     if (!existing) {
       f.name ??= `${type.toUpperCase()} QR code`;
       f.logo ??= null;

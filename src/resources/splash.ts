@@ -9,7 +9,7 @@ export const splashFields = {
   name: v.pipe(v.string(), v.trim(), v.minLength(1, 'Splash page name cannot be empty.'), v.maxLength(100, 'Splash page name must be at most 100 characters.')),
   title: v.pipe(v.string(), v.trim(), v.maxLength(200, 'Splash page title must be at most 200 characters.')),
   text: v.pipe(v.string(), v.trim(), v.maxLength(2000, 'Splash page text must be at most 2000 characters.')),
-  image: urlOrEmpty('Splash page image must be a valid http(s) URL or empty.'),
+  image: urlOrEmpty('Splash page image'),
   // Seconds the page shows before moving on to the link's target.
   countdown: v.pipe(v.number(), v.integer('Countdown must be a whole number of seconds from 0 to 60.'), v.minValue(0, 'Countdown must be a whole number of seconds from 0 to 60.'), v.maxValue(60, 'Countdown must be a whole number of seconds from 0 to 60.')),
 };
@@ -25,6 +25,7 @@ export const splash = defineResource<typeof splashFields, Splash>({
   name: 'splash',
   collection: 'splash',
   api: 'link',
+  scope: 'splash',
   owned: true,
   extension: true,
   fields: splashFields,

@@ -7,7 +7,8 @@ import { SERVER_NAME, openApiDocument } from '../openapi/document.ts';
 import type { OpenApiDocument } from '../openapi/document.ts';
 
 const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  // img-src: the inline icon only (html/favicon.ts).
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'cache-control': 'no-cache',
 };

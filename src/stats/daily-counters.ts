@@ -4,6 +4,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { CountsDelta, Store, Tx } from '../store/store.ts';
+import { outsideStoreDeadline, waitWithin } from '../store/deadline.ts';
 import { dayOf, hourOf } from '../visits/visitor.ts';
 import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
 import type { DayCounts, Tally } from './counts.ts';
@@ -69,6 +70,12 @@ export class DailyCounters {
   private unsent: Batch | null = null;
   /** The batch being written: reads count it as buffered until the store says its counts are visible. */
   private sending: Batch | null = null;
+  /** Settles when the batch being written is visible or has failed; null while none is. */
+  private writing: Promise<void> | null = null;
+  /** Bumped when a batch starts being written and when that ends: a store read that saw it change may have seen the batch. */
+  private writeEdges = 0;
+  /** The last batch whose write began (kept after it settled, for reads that overlapped it). */
+  private lastSent: Batch | null = null;
   /** With a store several processes share: the visits the ledger took for new, checked at the flush. */
   private readonly shared: SharedSightings | null;
   /** Bumped whenever what reads see changes (an event, a dropped subject, a discard): caches compare it. */
@@ -115,6 +122,7 @@ export class DailyCounters {
     this.pending = new Map();
     this.pendingCount = 0;
     this.unsent = null;
+    this.lastSent = null;
     this.shared?.discard();
     this.ledger = this.newLedger();
   }
@@ -141,7 +149,7 @@ export class DailyCounters {
     }
     if (entry.owner === undefined && meta.owner !== undefined) entry.owner = meta.owner;
     foldInto(entry.counts, tally, this.maxLabels);
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+    this.timer ??= setTimeout(this.flushLater, this.flushMs).unref();
   }
 
   /** Whether the visitor `ip`+`ua` is new to `subject` today / this hour (salted daily hash; the store keeps the day's ledger). */
@@ -170,7 +178,7 @@ export class DailyCounters {
 
   /** The counted days of a subject between `from` and `to` (inclusive, 'YYYY-MM-DD', both optional), oldest first. */
   async days(subject: string, from = '0000-00-00', to = '9999-99-99'): Promise<{ day: string; counts: DayCounts }[]> {
-    const stored = await this.store.countedDays(subject, from, to);
+    const stored = await this.exactly([subject], () => this.store.countedDays(subject, from, to));
     const buffered = this.bufferedOf(subject);
     if (buffered.length === 0) return stored;
     const byDay = new Map(stored.map((d) => [d.day, d.counts]));
@@ -184,7 +192,7 @@ export class DailyCounters {
 
   /** Some totals per subject over all days, without merging label maps (list entries need only these). */
   async totals<K extends string>(subjects: readonly string[], names: readonly K[]): Promise<Map<string, Record<K, number>>> {
-    const stored = (await this.store.countTotals(subjects, names)) as Map<string, Record<K, number>>;
+    const stored = (await this.exactly(subjects, () => this.store.countTotals(subjects, names))) as Map<string, Record<K, number>>;
     for (const subject of subjects) {
       const buffered = this.bufferedOf(subject);
       if (buffered.length === 0) continue;
@@ -216,11 +224,39 @@ export class DailyCounters {
     this.sending?.deltas.delete(subject);
   }
 
+  /**
+   * Runs a read of `subjects` in the store so that what it found and what the buffer adds to it count
+   * a batch once. A batch being written may become visible while the read runs (on PostgreSQL other
+   * connections see the COMMIT before its answer arrives here), and the read may or may not include
+   * it: when such a batch holds one of the subjects, the read is done again once the write settled.
+   */
+  private async exactly<T>(subjects: readonly string[], read: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      const edges = this.writeEdges;
+      const before = this.writing ? this.sending : null;
+      const stored = await read();
+      const crossed = this.writeEdges - edges;
+      if (crossed === 0 && before === null) return stored;
+      // Writes are one at a time: up to two edges, the batches involved are the one being written
+      // at the start and the last one begun; past that, more than one batch came and went.
+      const involved = crossed <= 2 ? [before, this.lastSent] : null;
+      const touched = involved === null || involved.some((b) => b !== null && subjects.some((s) => b.deltas.has(s)));
+      // Three tries: flushes are a second apart, so a fourth overlap means a store writing all the
+      // time; an answer is then worth more than an exact one.
+      if (!touched || tries === 3) return stored;
+      // The write is nobody's request: the read waits for it only until its own deadline.
+      if (this.writing) await waitWithin(this.writing);
+    }
+  }
+
   /** What of `subject` reads do not find in the store yet: the unsent batch's deltas, the batch being written, the pending ones. */
   private bufferedOf(subject: string): CountsDelta[] {
     const writing = this.sending !== this.unsent ? this.sending : null;
     return [...(this.unsent?.deltas.get(subject)?.values() ?? []), ...(writing?.deltas.get(subject)?.values() ?? []), ...(this.pending.get(subject)?.values() ?? [])];
   }
+
+  /** The timer's flush: the count that armed it lends it no deadline (deadline.ts), as it is nobody's request to wait for. */
+  private readonly flushLater = () => void outsideStoreDeadline(() => this.flush());
 
   /** Adds everything buffered to the store in one call; on failure the deltas wait for the next flush. */
   async flush(): Promise<void> {
@@ -252,12 +288,24 @@ export class DailyCounters {
     // Until the store's reads include the batch, reads count it here: taken out of the buffer before,
     // a click answered a moment ago would vanish from the statistics for the length of the write.
     this.sending = batch;
+    let settle!: () => void;
+    const writing = new Promise<void>((resolve) => (settle = resolve));
+    this.writing = writing;
+    this.lastSent = batch;
+    this.writeEdges++;
+    const settled = () => {
+      if (this.writing !== writing) return;
+      this.writing = null;
+      this.writeEdges++;
+      settle();
+    };
     let visible = false;
     const applied = () => {
       visible = true;
       if (this.unsent === batch) this.unsent = null;
       if (this.sending === batch) this.sending = null;
       this.generation++;
+      settled();
     };
     try {
       const sightings = this.shared && batch.sightings.length > 0 ? await this.shared.check(batch.sightings, (subject, day) => batch.deltas.get(subject)?.has(day) === true) : undefined;
@@ -272,8 +320,9 @@ export class DailyCounters {
       }
       this.log.error('writing statistics failed: kept for the next flush', { error: String(err) });
       if (this.sending === batch) this.sending = null;
+      settled();
       this.unsent = batch;
-      this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+      this.timer ??= setTimeout(this.flushLater, this.flushMs).unref();
       return false;
     }
   }

@@ -12,6 +12,8 @@ export interface OpenStoreOptions {
   databasePool?: number;
   /** The PostgreSQL schema of the tables (default public). */
   databaseSchema?: string;
+  /** DATABASE_TIMEOUT, seconds: PostgreSQL's statement timeout (default 5). */
+  databaseTimeout?: number;
   collections: readonly CollectionSchema[];
   /** File store: journal entries and bytes between two snapshots. */
   snapshotEvery?: number;
@@ -35,7 +37,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     // Loaded only when asked for: a server on the JSON files never loads the driver.
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
-    return PostgresStore.open({ url: options.databaseUrl, poolSize: options.databasePool, schema: options.databaseSchema, collections: options.collections, log: options.log });
+    return PostgresStore.open({ url: options.databaseUrl, poolSize: options.databasePool, schema: options.databaseSchema, collections: options.collections, log: options.log, statementTimeoutMs: options.databaseTimeout === undefined ? undefined : Math.round(options.databaseTimeout * 1000) });
   }
   return FileStore.open({ dir: options.dataDir, collections: options.collections, snapshotEvery: options.snapshotEvery, snapshotBytes: options.snapshotBytes, log: options.log });
 }

@@ -15,10 +15,14 @@ function isHostName(host: string): boolean {
   return labels.length >= 2 && labels.every((label) => LABEL.test(label)) && TLD.test(tld);
 }
 
+// Where a site is tried out before it goes live: the tracking script can be tested on a local
+// page (`<name>.localhost` already passes as a host name; these two have no dot or no letters).
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
+
 /**
  * A website's domain as stored: lowercase, ASCII (IDNs as punycode), without `http(s)://`, a bare
  * trailing `/` or a leading `www.`; null when it has a path, query, fragment, port or credentials,
- * or is not a host name with at least one dot.
+ * or is not a host name with at least one dot (`localhost` and `127.0.0.1` excepted).
  */
 export function normalizeDomain(input: string): string | null {
   const text = input.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/$/, '');
@@ -27,7 +31,7 @@ export function normalizeDomain(input: string): string | null {
   const ascii = domainToASCII(text);
   if (ascii === '') return null;
   const host = withoutWww(ascii);
-  return isHostName(host) ? host : null;
+  return isHostName(host) || LOCAL_HOSTS.has(host) ? host : null;
 }
 
 /** The lowercase host of an http(s) URL without a leading `www.`, or null when there is none. */

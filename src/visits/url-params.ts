@@ -18,10 +18,13 @@ function nameOf(pair: string): string {
   }
 }
 
+// Campaign tags (utm_source, utm_medium, …): the same page reached from two newsletters is one page.
+const CAMPAIGN_TAG = /^utm_/i;
+
 /**
- * The path and query of a page URL without its fragment and without the query parameters named in
- * `exclude` (`&` there means all of them); the rest keep their order and original encoding.
- * Answers '' for a URL that cannot be parsed.
+ * The path and query of a page URL without its fragment, without any `utm_*` parameter, and
+ * without the query parameters named in `exclude` (`&` there means all of them); the rest keep
+ * their order and original encoding. Answers '' for a URL that cannot be parsed.
  */
 export function stripQueryParams(pageUrl: string, exclude: string[]): string {
   const url = parse(pageUrl);
@@ -31,7 +34,7 @@ export function stripQueryParams(pageUrl: string, exclude: string[]): string {
   const kept = url.search
     .slice(1)
     .split('&')
-    .filter((pair) => pair !== '' && !names.has(nameOf(pair)));
+    .filter((pair) => pair !== '' && !names.has(nameOf(pair)) && !CAMPAIGN_TAG.test(nameOf(pair)));
   return kept.length === 0 ? url.pathname : `${url.pathname}?${kept.join('&')}`;
 }
 

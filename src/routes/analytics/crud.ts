@@ -17,6 +17,8 @@ export interface AnalyticsCrud {
   parse(raw: Record<string, unknown>, ctx: HookContext, existing?: StoredRecord): Promise<Record<string, unknown>>;
   /** Query filters of the list beyond search, sort and paging (validated, then handed to `row.listQuery`). */
   filters?: v.ObjectEntries;
+  /** A unique index whose key the row's `check` decides inside the write: a conflict on it runs the write again (see transact). */
+  retryOn?: string;
 }
 
 /** The list/get/create/update/delete routes of an analytics row in the API's Laravel dialect. */
@@ -34,7 +36,8 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
       const sent = sentQuery(c.req.query());
       const q = parseOr422(querySchema, sent) as ListQuery & Record<string, unknown>;
       const validated = Object.fromEntries(Object.entries(q).filter(([, value]) => value !== undefined).map(([k, value]) => [k, String(value)]));
-      const own = row.listQuery?.(validated, ctx) ?? {};
+      // An owner filter (`owner`) is the link API's audit log's; analytics lists are the user's own.
+      const { owner: _owner, ...own } = row.listQuery?.(validated, ctx) ?? {};
       const needle = q.search;
       const by = q.search_by ?? searchable[0];
       const page = q.page ?? 1;
@@ -63,10 +66,15 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
       const ctx = hookContext(s, c);
       const input = await rules.parse(await readFormOrJson(c), ctx);
       const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
-      const record = await transact(s, row, async (tx) => {
-        await row.check?.(prepared.fields, ctx, tx);
-        return tx.insert(row.collection, { userId: ctx.user.id, ...prepared.fields });
-      });
+      const record = await transact(
+        s,
+        row,
+        async (tx) => {
+          await row.check?.(prepared.fields, ctx, tx);
+          return tx.insert(row.collection, { userId: ctx.user.id, ...prepared.fields });
+        },
+        rules.retryOn,
+      );
       return c.json(await one(record, ctx, 201), 201);
     });
   }

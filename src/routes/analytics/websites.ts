@@ -10,6 +10,8 @@ import { booleanField } from '../../analytics/form-fields.ts';
 import { statsPageRoutes } from './stats-page.ts';
 import { statsRoutes } from './stats.ts';
 import { WebsiteIndex } from '../../analytics/website-index.ts';
+import { RECEIVING_INDEX } from '../../analytics/website-ownership.ts';
+import { websiteVerifyRoutes } from './website-verify.ts';
 import { parseWebsite, websites } from '../../analytics/websites.ts';
 import type { Website } from '../../analytics/websites.ts';
 
@@ -18,6 +20,7 @@ export function websiteRoutes(s: Services): Hono<AppEnv> {
   return analyticsCrudRoutes(s, websites, {
     parse: (raw, ctx, existing) => parseWebsite(websites, raw, ctx, existing as Website | undefined),
     filters: { favorite: v.optional(booleanField('favorite')) },
+    retryOn: RECEIVING_INDEX,
   });
 }
 
@@ -28,6 +31,7 @@ export function analyticsRoutes(s: Services, attempts: PasswordAttempts): Hono<A
   // The key's account, as the analytics product answers it (clients check their key with it).
   routes.get('/api/v1/account', (c) => c.json({ data: analyticsAccount(c.get('user')), status: 200 }));
   routes.route('/', websiteRoutes(s));
+  routes.route('/', websiteVerifyRoutes(s));
   routes.route('/', statsRoutes(s));
   routes.route('/', eventRoutes(s, index));
   routes.route('/', statsPageRoutes(s, index, attempts));

@@ -8,7 +8,7 @@ import type { Campaign } from '../../resources/campaigns.ts';
 import { campaignListPath, campaignPageRef } from '../../resources/campaigns.ts';
 import type { Services, UserRecord } from '../../resources/define.ts';
 import { parseDateTime } from '../../resources/fields.ts';
-import { notFoundPage } from '../../redirect/pages.ts';
+import { notFoundPage, privateCampaignPage } from '../../redirect/pages.ts';
 import { html, uncachedRedirect } from './redirects.ts';
 import { resolveTarget } from '../../redirect/target.ts';
 import { recordClick, visitOf } from '../../redirect/visit.ts';
@@ -42,19 +42,30 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
     return uncachedRedirect(resolveTarget(link, visit), s.config.redirectStatus);
   });
 
-  /** The public campaign a page reference names (`…-<id>`, or the bare id), with its owner; undefined when there is none. */
-  const publicCampaign = async (ref: string): Promise<{ campaign: Campaign; owner: UserRecord } | undefined> => {
+  /** The campaign a page reference names (`…-<id>`, or the bare id), with its owner; undefined when there is none. */
+  const campaignOf = async (ref: string): Promise<{ campaign: Campaign; owner: UserRecord } | undefined> => {
     const id = /(?:^|-)(\d{1,12})$/.exec(ref)?.[1];
     const campaign = id ? await s.store.get<Campaign>('campaigns', Number(id)) : undefined;
-    const owner = campaign?.public ? await s.store.get<UserRecord>('users', campaign.userId!) : undefined;
+    const owner = campaign ? await s.store.get<UserRecord>('users', campaign.userId!) : undefined;
     return campaign && owner ? { campaign, owner } : undefined;
+  };
+  const publicCampaign = async (ref: string) => {
+    const found = await campaignOf(ref);
+    return found?.campaign.public ? found : undefined;
   };
 
   routes.get('/u/:username/:ref', async (c) => {
-    const found = await publicCampaign(c.req.param('ref'));
+    const found = await campaignOf(c.req.param('ref'));
     // Another user's name in the URL is no way to a campaign: only its owner's (in any letter case).
     if (!found || found.owner.username.toLowerCase() !== c.req.param('username').toLowerCase()) return html(c, notFoundPage(), 404);
     const { campaign, owner } = found;
+    if (!campaign.public) {
+      // Said only at the page's own URL (its `list`), which names the owner and the campaign: whoever
+      // has it knows the campaign exists, and learns nothing more. Any other spelling stays "not
+      // found" and is not redirected, which would tell the name.
+      const exact = c.req.param('username') === owner.username && c.req.param('ref') === campaignPageRef(campaign);
+      return html(c, exact ? privateCampaignPage() : notFoundPage(), exact ? 403 : 404);
+    }
     // Any other spelling (an old name, a typo, the bare id) goes to the page's one URL. 302, not
     // 301: the readable part follows the name, and a cached 301 could loop after a rename back.
     if (c.req.param('username') !== owner.username || c.req.param('ref') !== campaignPageRef(campaign)) return uncachedRedirect(campaignListPath(campaign, owner.username), 302);

@@ -1,10 +1,6 @@
-import { cookieKey } from '../../auth/cookie-secret.ts';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
-import { verifyPassword } from '../../auth/passwords.ts';
 import type { AppEnv } from '../../http/app-env.ts';
-import { clientIp } from '../../http/client-ip.ts';
 import { headerSafeLocation } from '../../http/location.ts';
 import type { PasswordAttempts } from '../../http/password-attempts.ts';
 import { aliasKey } from '../../links/alias.ts';
@@ -17,13 +13,15 @@ import { NOT_AT_HAND } from '../../store/store.ts';
 import { parseDateTime } from '../../resources/fields.ts';
 import type { Page } from '../../html/page.ts';
 import { htmlPage } from '../../html/page.ts';
-import { fromOwnPage, isPageLoad, pageHeaders, strictCookieHeldBack } from '../../html/page-headers.ts';
+import { pageHeaders } from '../../html/page-headers.ts';
 import { isPlainRedirect, linkPage } from '../../redirect/link-page.ts';
-import { busyPage, expiredPage, foreignFormPage, notFoundPage, openingPage, passwordPage, tooManyAttemptsPage } from '../../redirect/pages.ts';
-import { PassCookies } from '../../redirect/pass-cookie.ts';
+import { expiredPage, notFoundPage } from '../../redirect/pages.ts';
+import { PasswordGate } from '../../redirect/password-gate.ts';
+import type { Protected } from '../../redirect/password-gate.ts';
 import { resolveTarget } from '../../redirect/target.ts';
 import { recordClick, visitOf } from '../../redirect/visit.ts';
 import { downloadResponse, fileAt } from '../../files/download.ts';
+import type { StoredFile } from '../../resources/files.ts';
 
 /**
  * The branded domain a request's Host header names, or undefined for the main host. The server's
@@ -65,10 +63,12 @@ export function html(c: Context, page: Page, status: 200 | 403 | 404 | 410 | 429
   return c.html(page.html, status);
 }
 
-/** The short links themselves: `GET /<alias>` on the main host and on branded domains, and the password form. */
+/** The short links themselves: `GET /<alias>` on the main host and on branded domains (links, then files), and the password form. */
 export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const cookies = new PassCookies(cookieKey(s.secret, 'link password'));
+  const gate = new PasswordGate(s, attempts, html);
+  const lockOf = (kind: Protected['kind'], r: { id: number; alias: string; password?: string | null }): Protected | null =>
+    r.password ? { kind, id: r.id, alias: r.alias, hash: r.password } : null;
 
   const find = async (c: Context): Promise<{ link: Link | undefined; domain: Domain | undefined }> => {
     const domain = await brandedDomainOf(s, c);
@@ -89,11 +89,16 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     return html(c, notFoundPage(), 404);
   };
 
+  const fileExpired = (file: StoredFile) => file.expiry !== null && parseDateTime(file.expiry) <= s.clock.now();
+
   // Links and files share `/<alias>`: an alias no link has may be a file's.
   const downloadOrMissing = async (c: Context, domain: Domain | undefined): Promise<Response> => {
     const file = await fileAt(s, domain?.id ?? null, c.req.param('alias') ?? '');
     if (!file) return missing(c, domain);
-    if (file.expiry !== null && parseDateTime(file.expiry) <= s.clock.now()) return html(c, expiredPage(), 410);
+    if (fileExpired(file)) return html(c, expiredPage(), 410);
+    const lock = lockOf('file', file);
+    const shut = lock && gate.shut(c, lock);
+    if (shut) return shut;
     const bytes = await s.store.readFileContent(file.id);
     if (!bytes) return missing(c, domain);
     recordClick(s, subjectOf('file', file.id), file.userId, visitOf(c, s));
@@ -118,14 +123,9 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
   const follow = (c: Context, link: Link | undefined, domain: Domain | undefined): Response | Promise<Response> => {
     if (!link) return downloadOrMissing(c, domain);
     if (expired(link)) return html(c, expiredPage(), 410);
-    if (link.password) {
-      const cookie = getCookie(c, cookies.name(link.id));
-      // The cookie opens the link only to a page load: not to a script of another page of this
-      // origin (a pixel) fetching or framing it with the visitor's cookie.
-      if (!isPageLoad(c) || !cookies.valid(cookie, link.id, link.password, s.clock.now())) {
-        return html(c, passwordPage(c.req.path, false, cookie === undefined && strictCookieHeldBack(c)));
-      }
-    }
+    const lock = lockOf('link', link);
+    const shut = lock && gate.shut(c, lock);
+    if (shut) return shut;
     const visit = visitOf(c, s);
     const target = resolveTarget(link, visit);
     recordClick(s, subjectOf('link', link.id), link.userId, visit);
@@ -133,30 +133,15 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     return linkPage(s, link, target).then((page) => (page === null ? uncachedRedirect(target, s.config.redirectStatus) : html(c, link.password ? { ...page, opener: 'same-origin' } : page)));
   };
 
+  // The password form's post, for a protected link or a protected file at the alias.
   routes.post('/:alias', async (c) => {
     const { link, domain } = await find(c);
-    if (!link) return missing(c, domain);
-    if (expired(link)) return html(c, expiredPage(), 410);
-    if (!link.password) return c.redirect(c.req.path, 303);
-    // Guesses posted by other sites' pages would come from their visitors' IPs.
-    if (!fromOwnPage(c)) return html(c, foreignFormPage(), 403);
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const given = typeof form.password === 'string' ? form.password : '';
-    const hash = link.password;
-    const outcome = await attempts.attempt(clientIp(c, s.config.trustProxy), `link:${link.id}`, () => verifyPassword(given, hash));
-    if (outcome.kind === 'blocked' || outcome.kind === 'busy') {
-      c.header('Retry-After', String(outcome.retryAfter));
-      return outcome.kind === 'blocked' ? html(c, tooManyAttemptsPage(outcome.retryAfter), 429) : html(c, busyPage(), 503);
-    }
-    if (outcome.kind === 'wrong') return html(c, passwordPage(c.req.path, true), 403);
-    setCookie(c, cookies.name(link.id), cookies.issue(link.id, link.password, s.clock.now()), {
-      path: `/${link.alias}`,
-      httpOnly: true,
-      sameSite: 'Strict',
-      secure: s.config.baseUrl.startsWith('https:'),
-      maxAge: cookies.maxAgeSeconds,
-    });
-    return html(c, openingPage(c.req.path));
+    const file = link ? undefined : await fileAt(s, domain?.id ?? null, c.req.param('alias') ?? '');
+    if (!link && !file) return missing(c, domain);
+    if (link ? expired(link) : fileExpired(file!)) return html(c, expiredPage(), 410);
+    const lock = link ? lockOf('link', link) : lockOf('file', file!);
+    if (!lock) return c.redirect(c.req.path, 303);
+    return gate.attempt(c, lock);
   });
   return routes;
 }

@@ -1,4 +1,4 @@
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Logger } from '../../log.ts';
@@ -7,8 +7,8 @@ import { AtomicJsonFile } from './atomic-file.ts';
 import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
-import { DIR_MODE, tightenDataDir } from './permissions.ts';
-import { FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
+import { prepareDataDir, tightenDataDir } from './permissions.ts';
+import { ConflictError, FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { FILES_DIR, FileContents } from './file-contents.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
@@ -16,6 +16,7 @@ import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
 import { FileCounters, STATS_COLLECTION } from './file-counters.ts';
 import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
+import { KEPT_VALUES_FILE, loadKeptValues, saveKeptValues } from './kept-values.ts';
 import { MemoryReads } from './memory-reads.ts';
 import { recordingTx } from './transaction.ts';
 import type { SyncTx } from './transaction.ts';
@@ -56,6 +57,9 @@ export class FileStore implements Store {
   private queue: Promise<unknown> = Promise.resolve();
   private counters!: FileCounters;
   private ledger: LedgerState | null = null;
+  /** Named values kept for good (keptValue), and the write of their file in progress. */
+  private kept: Record<string, string> = {};
+  private keptWrite: Promise<void> = Promise.resolve();
   private reads!: MemoryReads;
   /** Uploaded files' bytes: in DATA_DIR/files, or in memory. */
   private contents!: FileContents;
@@ -86,12 +90,12 @@ export class FileStore implements Store {
       return store;
     }
     const dir = options.dir;
-    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    await prepareDataDir(dir);
     const release = await acquireLock(dir);
     try {
       await removeStaleTempFiles(dir);
       const own = new Set(schemas.map((c) => `${c.name}.json`));
-      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE || name === FILES_DIR, log);
+      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE || name === KEPT_VALUES_FILE || name === FILES_DIR, log);
       const loaded = await Journal.open(dir);
       const store = new FileStore(dir, loaded.journal, every, bytes, log);
       store.contents = new FileContents(join(dir, FILES_DIR));
@@ -108,6 +112,7 @@ export class FileStore implements Store {
       await store.contents.sweep((id) => store.hasFile(id));
       await loaded.journal.start(store.seq + 1);
       store.ledger = await loadLedgerFile(join(dir, LEDGER_FILE), log);
+      store.kept = await loadKeptValues(join(dir, KEPT_VALUES_FILE));
       store.ready(schemas);
       store.releaseLock = release;
       return store;
@@ -159,6 +164,16 @@ export class FileStore implements Store {
   /** The record whose index key is `key`. */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
     return this.reads.lookup<T>(collection, index, key);
+  }
+
+  /** The records of these ids that exist, by id. */
+  async getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return this.reads.getMany<T>(collection, ids);
+  }
+
+  /** The records of these index keys, by key. */
+  async lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+    return this.reads.lookupMany<T>(collection, index, keys);
   }
 
   /** The record whose index key is `key`, from memory: always at hand. */
@@ -282,9 +297,21 @@ export class FileStore implements Store {
       // Transactions here run one at a time: nothing can change the record before this one ends.
       getForUpdate: (c, id) => this.get(c, id),
       lookup: (c, index, key) => this.lookup(c, index, key),
+      getMany: (c, ids) => this.getMany(c, ids),
+      lookupMany: (c, index, keys) => this.lookupMany(c, index, keys),
       find: (c, query) => this.find(c, query),
       count: (c, where) => this.count(c, where),
       insert: async (c, data) => tx.insert(c, data),
+      // One at a time, in order: a refused record changes nothing (the clash is found before it is applied).
+      insertMany: async (c, data) =>
+        data.map((d) => {
+          try {
+            return tx.insert(c, d);
+          } catch (err) {
+            if (err instanceof ConflictError) return err;
+            throw err;
+          }
+        }),
       update: async (c, id, patch) => tx.update(c, id, patch),
       remove: async (c, id) => tx.remove(c, id),
       put: async (c, record) => tx.put(c, record),
@@ -335,6 +362,23 @@ export class FileStore implements Store {
   async saveLedger(state: LedgerState): Promise<void> {
     this.ledger = state;
     if (this.dir) await saveLedgerFile(join(this.dir, LEDGER_FILE), state);
+  }
+
+  /** The value kept under `name`: the first one proposed, in a file of its own beside the collections (memory: until the process ends). */
+  async keptValue(name: string, proposed: string): Promise<string> {
+    const held = this.kept[name];
+    if (held !== undefined) return held;
+    // One write at a time, each of the whole set: a value is answered only once it is durable,
+    // and a caller that came during the write of the same name gets the value written.
+    const write = this.keptWrite.catch(() => {}).then(async () => {
+      if (this.kept[name] !== undefined) return;
+      const values = { ...this.kept, [name]: proposed };
+      if (this.dir) await saveKeptValues(join(this.dir, KEPT_VALUES_FILE), values);
+      this.kept = values;
+    });
+    this.keptWrite = write;
+    await write;
+    return this.kept[name] ?? proposed;
   }
 
   private snapshotSoon(): void {
@@ -391,6 +435,11 @@ export class FileStore implements Store {
     });
     // A new file of an old file's id that came without bytes must not keep the old one's.
     for (const r of data[FILES_COLLECTION] ?? []) if (!fileContents.has(r.id)) await this.contents.remove(r.id);
+  }
+
+  /** Resolves at once while the store is open: the files are this process's own, with no connection to lose. */
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('store is closed');
   }
 
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */

@@ -1,5 +1,6 @@
-import { chmod, lstat, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { access, chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Logger } from '../../log.ts';
 
 /** Mode of the data directory the store creates: its files hold password and key hashes. */
@@ -7,6 +8,36 @@ export const DIR_MODE = 0o700;
 
 /** Mode of every file the store writes (collection files, journal segments, temp files, the lock). */
 export const FILE_MODE = 0o600;
+
+/** The data directory cannot be made or written by this user; the message names the setting and the path, and says why. */
+export class DataDirError extends Error {
+  override name = 'DataDirError';
+}
+
+const WHY: Record<string, string> = {
+  EACCES: 'this user may not write there',
+  EPERM: 'this user may not write there',
+  EROFS: 'it is on a read-only file system',
+  ENOTDIR: 'part of the path is a file, not a directory',
+  EEXIST: 'it is a file, not a directory',
+  ENOSPC: 'the disk is full',
+};
+
+/**
+ * Creates the data directory (0700, with any parent it needs) and checks this user can write in it,
+ * so that a start that cannot keep its data fails at once, in one line, before anything else is done.
+ */
+export async function prepareDataDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    await access(dir, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const why = WHY[code];
+    if (!why) throw err;
+    throw new DataDirError(`DATA_DIR ${resolve(dir)} cannot be used: ${why} (${code}). Set DATA_DIR (--data-dir) to a directory this user can write.`);
+  }
+}
 
 const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, '0');
 

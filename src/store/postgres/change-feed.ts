@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { ANSWER_WITHIN_MS, PROVEN_FOR_MS, RECONNECT_MAX_MS } from '../../live-connections.ts';
 import type { Logger } from '../../log.ts';
+import { outsideStoreDeadline } from '../deadline.ts';
 import { clientConfig } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
 import type { Db } from './reads.ts';
@@ -10,10 +12,7 @@ export type Changed = readonly string[] | 'all';
 
 /** While the feed is down, every cache is treated as changed this often: nothing is kept longer. */
 export const UNHEARD_TICK_MS = 500;
-/** How often the listening connection is asked a `SELECT 1`, so a silently dead one is noticed. */
-const HEARTBEAT_MS = 5_000;
 const RETRY_MIN_MS = 100;
-const RETRY_MAX_MS = 5_000;
 // NOTIFY payloads must stay under 8000 bytes; a message larger than this says "everything".
 const MAX_PAYLOAD = 4_000;
 
@@ -32,8 +31,11 @@ export function channelOf(schema: string): string {
  *
  * If the connection drops, `onChange('all')` is called at once and then every UNHEARD_TICK_MS
  * until it is back (so caches keep nothing longer than that while changes cannot be heard), the
- * connection is reopened with a backoff of 100 ms doubling to 5 s, and once LISTEN runs again
- * `onChange('all')` covers whatever was missed meanwhile.
+ * connection is reopened with a backoff of 100 ms doubling to 1 s, and once LISTEN runs again
+ * `onChange('all')` covers whatever was missed meanwhile. The connection proves it is alive: it is
+ * asked `SELECT 1` every PROVEN_FOR_MS and dropped (as if it had dropped) when no answer comes
+ * within ANSWER_WITHIN_MS, so a network that went silent is noticed within about 3 s (TCP
+ * keepalive alone would take many minutes) and the feed is back within a second or two of the network.
  */
 export class ChangeFeed {
   /** Tells this process's messages from the others'. */
@@ -62,7 +64,8 @@ export class ChangeFeed {
 
   /** Opens the listening connection; when it cannot, runs as if it had dropped (and keeps trying). */
   async start(): Promise<void> {
-    await this.connect();
+    // Its timers and reconnections belong to no caller (deadline.ts).
+    await outsideStoreDeadline(() => this.connect());
   }
 
   /** Sends the message of a write of `changed` inside the caller's transaction (delivered on commit). */
@@ -101,7 +104,7 @@ export class ChangeFeed {
     this.retryTimer = null;
     if (this.closed) return;
     const settings = { ...this.settings, applicationName: listenerName(this.settings.applicationName) };
-    const client = new pg.Client({ ...clientConfig(settings), keepAlive: true });
+    const client = new pg.Client(clientConfig(settings));
     this.client = client;
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('the connection ended')));
@@ -119,7 +122,8 @@ export class ChangeFeed {
     this.retryMs = RETRY_MIN_MS;
     if (this.unheardTimer) clearInterval(this.unheardTimer);
     this.unheardTimer = null;
-    this.heartbeat = setInterval(() => void client.query('SELECT 1').catch((err: unknown) => this.lost(client, err)), HEARTBEAT_MS).unref();
+    const ping = { text: 'SELECT 1', query_timeout: ANSWER_WITHIN_MS } as pg.QueryConfig;
+    this.heartbeat = setInterval(() => void client.query(ping).catch((err: unknown) => this.lost(client, err)), PROVEN_FOR_MS).unref();
     // Whatever changed while nobody listened is unknown: every cache starts afresh.
     this.onChange('all');
     if (wasDown) this.log.info('PostgreSQL change notifications are heard again');
@@ -149,7 +153,7 @@ export class ChangeFeed {
       this.unheardTimer = setInterval(() => this.onChange('all'), UNHEARD_TICK_MS).unref();
     }
     this.retryTimer = setTimeout(() => void this.connect(), this.retryMs).unref();
-    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
   }
 }
 

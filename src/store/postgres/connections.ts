@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.ts';
+import { timeLeft } from '../deadline.ts';
 import { codeOf, isRetryable, isTimeout, isUnavailable } from './errors.ts';
+import type { LivePool } from './live-pool.ts';
 import { prepared } from './prepared.ts';
 import type { Db } from './reads.ts';
 
@@ -9,17 +11,21 @@ const ATTEMPTS = 4;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * How the store talks to PostgreSQL: autocommit reads and transactions on the pool, every wait
- * bounded, a connection dropped while idle replaced once, errors turned into what callers see
- * (`mapError`: ConflictError, StoreUnavailableError) and never the driver's own.
+ * How the store talks to PostgreSQL: autocommit reads and transactions on the pool's proven
+ * connections (live-pool.ts), every wait bounded by its own limit and by the caller's deadline
+ * (deadline.ts: each statement waits only for what is left of it), a connection dropped while idle
+ * replaced once, errors turned into what callers see (`mapError`: ConflictError,
+ * StoreUnavailableError) and never the driver's own.
  */
 export class PgConnections {
   private closed = false;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: LivePool,
     private readonly mapError: (err: unknown) => unknown,
     private readonly log: Logger,
+    /** The client's own bound on one answer (the server's statement timeout and a second). */
+    private readonly answerMs: number,
   ) {}
 
   /** Throws once the store is closed. */
@@ -28,21 +34,31 @@ export class PgConnections {
   }
 
   /**
-   * An autocommit statement on any pooled connection. A connection the server dropped while it was
+   * An autocommit statement on a pooled connection. A connection the server dropped while it was
    * idle fails its next statement; such a failure is tried once more on a fresh connection (reads
    * only come here). A timeout is not tried again: the database is slow or silent, not gone, and a
-   * second wait would take the request past its bound (query timeout, then a connect timeout).
+   * second wait would take the request past its bound.
    */
   readonly read: Db = async (text, values) => {
     this.open();
-    try {
-      return (await this.pool.query(prepared(text, values) as never)) as never;
-    } catch (err) {
-      if (!isUnavailable(err) || isTimeout(err)) throw this.mapError(err);
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.borrow();
+      let query: pg.QueryConfig;
       try {
-        return (await this.pool.query(prepared(text, values) as never)) as never;
-      } catch (again) {
-        throw this.mapError(again);
+        query = this.bounded(prepared(text, values));
+      } catch (err) {
+        this.pool.release(client);
+        throw this.mapError(err);
+      }
+      try {
+        const result = await client.query(query);
+        this.pool.release(client);
+        return result as never;
+      } catch (err) {
+        const failed = isUnavailable(err);
+        this.pool.release(client, failed ? err : undefined);
+        if (attempt === 0 && failed && !isTimeout(err)) continue;
+        throw this.mapError(err);
       }
     }
   };
@@ -97,22 +113,37 @@ export class PgConnections {
     await this.pool.end();
   }
 
+  /** A proven pooled connection, errors as callers see them. */
+  private async borrow(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.borrow();
+    } catch (err) {
+      throw this.mapError(err);
+    }
+  }
+
+  /** A statement with the client's bound on its answer: its own, or what is left of the caller's deadline (throws when nothing is). */
+  private bounded(query: string | pg.QueryConfig): pg.QueryConfig {
+    const config = typeof query === 'string' ? { text: query } : query;
+    return { ...config, query_timeout: timeLeft(this.answerMs) } as pg.QueryConfig;
+  }
+
   /** A pooled connection inside BEGIN; a dropped idle connection is replaced once (a timed-out one is not: see read). */
   private async begin(statement: string): Promise<pg.PoolClient> {
     for (let attempt = 0; ; attempt++) {
-      let client: pg.PoolClient;
+      const client = await this.borrow();
+      let query: pg.QueryConfig;
       try {
-        client = await this.pool.connect();
+        query = this.bounded(statement);
       } catch (err) {
+        this.pool.release(client);
         throw this.mapError(err);
       }
-      // Checked out, a client's connection errors have no other listener: without one they would crash the process.
-      client.on('error', onClientError);
       try {
-        await client.query(statement);
+        await client.query(query);
         return client;
       } catch (err) {
-        release(client, err);
+        this.pool.release(client, err);
         if (attempt === 0 && isUnavailable(err) && !isTimeout(err)) continue;
         throw this.mapError(err);
       }
@@ -127,7 +158,7 @@ export class PgConnections {
       // Work that outlived its transaction (given up at a deadline) must not reach a connection back in the pool.
       if (ended) throw new Error('the transaction is over');
       try {
-        return (await client.query(prepared(text, values) as never)) as never;
+        return (await client.query(this.bounded(prepared(text, values)))) as never;
       } catch (err) {
         if (isUnavailable(err)) broken = err;
         throw err;
@@ -141,11 +172,12 @@ export class PgConnections {
       return result;
     } catch (err) {
       ended = true;
-      if (!broken) await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
+      // Past the deadline the connection is dropped instead: the server rolls back a transaction whose session ends.
+      if (!broken) await Promise.resolve().then(() => client.query(this.bounded('ROLLBACK'))).catch((e: unknown) => (broken = e));
       throw err;
     } finally {
       ended = true;
-      release(client, broken);
+      this.pool.release(client, broken);
     }
   }
 }
@@ -153,11 +185,3 @@ export class PgConnections {
 /** A statement (SQL text, no parameters) to run just before a transaction's COMMIT, given its result; null for none. */
 export type LastWords<R> = (result: R) => string | null;
 
-// A checked-out connection that breaks is reported by the statement that fails; this only keeps the event from crashing the process.
-function onClientError(): void {}
-
-/** Returns a client to the pool, or drops it when its connection failed. */
-function release(client: pg.PoolClient, err: unknown): void {
-  client.removeListener('error', onClientError);
-  client.release(err ? (err instanceof Error ? err : true) : undefined);
-}

@@ -37,6 +37,7 @@ export function isUnavailable(err: unknown): boolean {
  * fresh connection would only add another wait to the request's.
  */
 export function isTimeout(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return err.timedOut;
   if (codeOf(err) === '57014') return true;
   return !codeOf(err) && err instanceof Error && /timeout/i.test(err.message);
 }

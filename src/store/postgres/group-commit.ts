@@ -1,3 +1,4 @@
+import { outOfTime, outsideStoreDeadline, storeDeadline, withStoreDeadlineAt } from '../deadline.ts';
 import type { LastWords } from './connections.ts';
 import type { Db } from './reads.ts';
 
@@ -44,6 +45,10 @@ interface Queued {
   reject: (err: unknown) => void;
   /** Taken back from a group that was rolled back: runs in a transaction of its own. */
   alone?: boolean;
+  /** The caller's deadline (deadline.ts), if it has one: past it, it leaves the queue unrun, and its group's statements wait no longer. */
+  deadline?: number;
+  /** Ends its wait in the queue at the deadline. */
+  timer?: NodeJS.Timeout;
 }
 
 /**
@@ -70,6 +75,11 @@ export const MEMBER_DEADLINE_MS = 10_000;
  * longer than MEMBER_DEADLINE_MS. A lost connection fails them all, as it fails one, and so does
  * one lost while the COMMIT is under way, whose outcome is unknown (never run twice). A transaction
  * must not start another from inside its work: it may wait behind its own group.
+ *
+ * A caller's deadline (deadline.ts) holds here too: one still waiting for a runner when it passes
+ * leaves the queue and fails (StoreUnavailableError, nothing run), and a group's statements wait at
+ * most until the earliest deadline of its members (then it is rolled back and the others run alone).
+ * The runners themselves belong to no caller.
  */
 export class GroupCommit {
   private readonly queue: Queued[] = [];
@@ -87,9 +97,32 @@ export class GroupCommit {
   /** Runs `work` in a transaction, alone or with others; resolves after its COMMIT. */
   run<R>(work: (db: Db) => Promise<TxDone<R>>): Promise<TxDone<R>> {
     return new Promise<TxDone<R>>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (d: TxDone<unknown>) => void, reject });
-      this.pump();
+      this.enqueue({ work, resolve: resolve as (d: TxDone<unknown>) => void, reject, deadline: storeDeadline() });
+      outsideStoreDeadline(() => this.pump());
     });
+  }
+
+  /** Puts `items` at the end of the line, each leaving it unrun at its deadline. */
+  private enqueue(...items: Queued[]): void {
+    this.queue.push(...items);
+    for (const q of items) this.arm(q);
+  }
+
+  private arm(q: Queued): void {
+    if (q.deadline === undefined) return;
+    q.timer = setTimeout(() => {
+      const at = this.queue.indexOf(q);
+      if (at < 0) return;
+      this.queue.splice(at, 1);
+      q.reject(outOfTime());
+    }, Math.max(0, q.deadline - Date.now()));
+  }
+
+  /** Takes the first `n` in line. */
+  private take(n: number): Queued[] {
+    const taken = this.queue.splice(0, n);
+    for (const q of taken) clearTimeout(q.timer);
+    return taken;
   }
 
   private pump(): void {
@@ -105,11 +138,11 @@ export class GroupCommit {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       if (this.queue[0]!.alone) {
-        await this.alone(this.queue.shift()!);
+        await this.alone(this.take(1)[0]!);
         continue;
       }
       const end = this.queue.findIndex((q) => q.alone);
-      const group = this.queue.splice(0, Math.min(MAX_GROUP, end === -1 ? this.queue.length : end));
+      const group = this.take(Math.min(MAX_GROUP, end === -1 ? this.queue.length : end));
       if (group.length === 1) await this.alone(group[0]!);
       else await this.together(group);
     }
@@ -118,9 +151,11 @@ export class GroupCommit {
   /** One transaction with its own BEGIN, notification and COMMIT, retried as usual. */
   private async alone(q: Queued): Promise<void> {
     try {
-      const done = await this.deps.inTransaction(
-        (db) => unspoiled(q.work, db),
-        (d) => this.deps.notice(d.touched, d.cascaded),
+      const done = await withStoreDeadlineAt(q.deadline, () =>
+        this.deps.inTransaction(
+          (db) => unspoiled(q.work, db),
+          (d) => this.deps.notice(d.touched, d.cascaded),
+        ),
       );
       q.resolve(done);
     } catch (err) {
@@ -132,8 +167,9 @@ export class GroupCommit {
   private async together(group: Queued[]): Promise<void> {
     const outcomes: ({ done: TxDone<unknown> } | { error: unknown })[] = [];
     let committing = false;
+    const deadlines = group.flatMap((q) => (q.deadline === undefined ? [] : [q.deadline]));
     try {
-      await this.deps.inTransactionOnce(
+      await withStoreDeadlineAt(deadlines.length > 0 ? Math.min(...deadlines) : undefined, () => this.deps.inTransactionOnce(
         async (db) => {
           for (const q of group) {
             try {
@@ -149,7 +185,7 @@ export class GroupCommit {
           const done = outcomes.flatMap((o) => ('done' in o ? [o.done] : []));
           return this.deps.notice(new Set(done.flatMap((d) => [...d.touched])), done.some((d) => d.cascaded));
         },
-      );
+      ));
     } catch (err) {
       const cause = err instanceof Spoiled ? err.reason : err;
       if (committing ? this.deps.isUnavailable(cause) : this.deps.isLost(cause)) {
@@ -160,6 +196,7 @@ export class GroupCommit {
       // Rolled back: each runs again in a transaction of its own, first in line, through the runners.
       for (const q of group) q.alone = true;
       this.queue.unshift(...group);
+      for (const q of group) this.arm(q);
       return;
     }
     this.groups++;

@@ -1,4 +1,5 @@
 import type { Logger } from '../../log.ts';
+import { outsideStoreDeadline } from '../deadline.ts';
 import type { Db } from './reads.ts';
 
 /*
@@ -101,9 +102,10 @@ export class KeptCountFolds {
 
   private arm(): void {
     if (this.closed || this.due.size === 0 || this.timer || this.running) return;
+    // A fold is nobody's request: the write that armed it must not lend it its deadline (deadline.ts).
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.run().finally(() => {
+      this.running = outsideStoreDeadline(() => this.run()).finally(() => {
         this.running = undefined;
         this.arm();
       });

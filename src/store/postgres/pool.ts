@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { KEEPALIVE_DELAY_MS } from '../../live-connections.ts';
 import type { Logger } from '../../log.ts';
 import { decodeJson } from './text-codec.ts';
 
@@ -33,6 +34,11 @@ const TYPES = {
   },
 } as pg.CustomTypesConfig;
 
+/** The client's bound on one answer: the server's statement timeout and a second (a query whose answer is lost still ends). */
+export function answerTimeout(s: ConnectionSettings): number {
+  return s.statementTimeoutMs + 1000;
+}
+
 /** The parameters of one connection (pool or single client). */
 export function clientConfig(s: ConnectionSettings): pg.ClientConfig {
   return {
@@ -41,10 +47,13 @@ export function clientConfig(s: ConnectionSettings): pg.ClientConfig {
     connectionTimeoutMillis: s.connectTimeoutMs,
     statement_timeout: s.statementTimeoutMs,
     // The server's own bound a little past ours: a query whose answer is lost still ends.
-    query_timeout: s.statementTimeoutMs + 1000,
+    query_timeout: answerTimeout(s),
     idle_in_transaction_session_timeout: Math.max(s.statementTimeoutMs * 4, 10_000),
     options: `-c search_path=${checkSchemaName(s.schema)}`,
     types: TYPES,
+    // The system notices a peer that vanished only after these probes; the pings of live-pool.ts and change-feed.ts notice sooner.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
   };
 }
 

@@ -16,12 +16,13 @@ import { CACHED_LOOKUPS, LookupCache } from './lookup-cache.ts';
 import { migrateDatabase } from './migrate.ts';
 import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn } from './pg-counters.ts';
 import { PgConnections } from './connections.ts';
+import { LivePool } from './live-pool.ts';
 import { agreeIn, claimSightingsIn, pruneSightingsIn } from './pg-sightings.ts';
 import { PgTx } from './pg-tx.ts';
-import { checkSchemaName, createPool } from './pool.ts';
+import { answerTimeout, checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
 import { PgRateWindows } from './rate-windows.ts';
-import { countRecords, findRecords, getRecord, lookupRecord, scanRecords } from './reads.ts';
+import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupRecords, scanRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS, withCounted } from './tables.ts';
 import type { TablePlan } from './tables.ts';
@@ -41,7 +42,7 @@ export interface PostgresStoreOptions {
   applicationName?: string;
   /** Bound on opening a connection (default 2000 ms). */
   connectTimeoutMs?: number;
-  /** Bound on one statement (default 5000 ms); the client gives up a second later. */
+  /** Bound on one statement (default 5000 ms: DATABASE_TIMEOUT); the client gives up a second later. A request's deadline (deadline.ts) may end a wait sooner. */
   statementTimeoutMs?: number;
   /**
    * Whether to hear other processes' writes (default true: one listening connection of its own).
@@ -91,7 +92,7 @@ export class PostgresStore implements Store {
   private readonly folds: KeptCountFolds;
 
   private constructor(
-    pool: pg.Pool,
+    pool: LivePool,
     private readonly plans: ReadonlyMap<string, TablePlan>,
     private readonly constraints: ConstraintMap,
     /** host:port/database, for messages. */
@@ -100,7 +101,7 @@ export class PostgresStore implements Store {
     settings: ConnectionSettings,
     groupRunners: number,
   ) {
-    this.db = new PgConnections(pool, (err) => this.mapError(err), log);
+    this.db = new PgConnections(pool, (err) => this.mapError(err), log, answerTimeout(settings));
     this.group = new GroupCommit(
       {
         inTransaction: (work, lastWords) => this.db.inTransaction(work, lastWords),
@@ -146,7 +147,7 @@ export class PostgresStore implements Store {
       const plans = withCounted(planned, facts);
       const mismatch = mismatchOf(plans, facts);
       if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
-      const store = new PostgresStore(pool, plans, constraints, where, log, settings, options.groupRunners ?? defaultRunners(options.poolSize ?? 10));
+      const store = new PostgresStore(new LivePool(pool, settings.connectTimeoutMs), plans, constraints, where, log, settings, options.groupRunners ?? defaultRunners(options.poolSize ?? 10));
       if (options.listen !== false) await store.feed.start();
       // Counts left scattered by another process (a seed, an import, a crash before its fold).
       store.folds.wrote(store.countedTables(store.plans.keys()));
@@ -190,6 +191,16 @@ export class PostgresStore implements Store {
     const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
     if (!cache) return lookupRecord<T>(this.db.read, this.plan(collection), index, key);
     return (await cache.through(key, () => lookupRecord(this.db.read, this.plan(collection), index, key))) as T | undefined;
+  }
+
+  /** The records of these ids that exist, by id, in one statement. */
+  async getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return getRecords<T>(this.db.read, this.plan(collection), ids);
+  }
+
+  /** The records of these index keys, by key, in one statement (the lookup cache is neither read nor filled). */
+  async lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+    return lookupRecords<T>(this.db.read, this.plan(collection), index, keys);
   }
 
   /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */
@@ -338,6 +349,12 @@ export class PostgresStore implements Store {
     await saveLedgerIn(this.db.read, state);
   }
 
+  /** The value kept under `name` (`shared_values`, never forgotten): the first one any process proposed. */
+  keptValue(name: string, proposed: string): Promise<string> {
+    this.db.open();
+    return agreeIn(this.db.read, name, proposed);
+  }
+
   /** Salts and secrets agreed in the database (`shared_values`): every process sharing it uses the same. */
   readonly shared: SharedValues = {
     agree: (name, proposed, forgetAfterDays) => {
@@ -345,6 +362,11 @@ export class PostgresStore implements Store {
       return agreeIn(this.db.read, name, proposed, forgetAfterDays);
     },
   };
+
+  /** Resolves once the database answered a statement (on a connection proven alive), within the caller's deadline; StoreUnavailableError when it did not. */
+  async ping(): Promise<void> {
+    await this.db.read('SELECT 1');
+  }
 
   /** Registers work to finish before the store closes. */
   beforeClose(fn: () => Promise<void> | void): void {

@@ -1,3 +1,4 @@
+import { outsideStoreDeadline } from '../deadline.ts';
 import type { WindowCount, WindowCounter } from '../store.ts';
 import type { Db } from './reads.ts';
 
@@ -30,7 +31,7 @@ export class PgRateWindows implements WindowCounter {
     if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
       // In the background: the hit is answered; a failed prune is tried again a minute later.
-      this.db(PRUNE, [Date.now() - PRUNE_EVERY_MS]).catch(() => {});
+      outsideStoreDeadline(() => this.db(PRUNE, [Date.now() - PRUNE_EVERY_MS])).catch(() => {});
     }
     return { count: row.n, endsAt: row.ends_at };
   }

@@ -1,0 +1,66 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { StoreUnavailableError } from './store.ts';
+
+/**
+ * How long a caller will wait for the store: a moment (Unix ms) carried with the work it starts
+ * (AsyncLocalStorage), so that every wait of a backend on the way (a pooled connection, each
+ * statement, a retry, a place in a group commit) takes only what is left, and a request that needs
+ * the database answers by then (DATABASE_TIMEOUT) however many steps it has. Work without one
+ * (flushes, folds, the CLI) keeps each step's own bound.
+ */
+const deadlines = new AsyncLocalStorage<number>();
+
+/** Runs `fn` with the store's waits ending within `ms` from now (or by an earlier deadline already set). */
+export function withStoreDeadline<R>(ms: number, fn: () => R): R {
+  return withStoreDeadlineAt(Date.now() + ms, fn);
+}
+
+/** Runs `fn` with the store's waits ending by `at` (Unix ms; undefined: none), or by an earlier deadline already set. */
+export function withStoreDeadlineAt<R>(at: number | undefined, fn: () => R): R {
+  if (at !== undefined && !Number.isFinite(at)) at = undefined;
+  const outer = deadlines.getStore();
+  const next = outer !== undefined && (at === undefined || outer < at) ? outer : at;
+  return next === undefined ? deadlines.exit(fn) : deadlines.run(next, fn);
+}
+
+/**
+ * Runs `fn` without the caller's deadline: for work started on a request's behalf that is not the
+ * request's own to wait for (a timer's flush, a group commit's runner, a fold).
+ */
+export function outsideStoreDeadline<R>(fn: () => R): R {
+  return deadlines.exit(fn);
+}
+
+/** The deadline of the work under way (Unix ms), or undefined. */
+export function storeDeadline(): number | undefined {
+  return deadlines.getStore();
+}
+
+/** The time left before the deadline, at most `bound` ms (the step's own bound); throws once nothing is left. */
+export function timeLeft(bound: number): number {
+  const at = deadlines.getStore();
+  if (at === undefined) return bound;
+  const left = at - Date.now();
+  if (left <= 0) throw outOfTime();
+  return Math.min(bound, left);
+}
+
+/** The error of a wait the deadline ended: the store did not answer in the time the caller had. */
+export function outOfTime(): StoreUnavailableError {
+  return new StoreUnavailableError('no answer within the time allowed (DATABASE_TIMEOUT)', true);
+}
+
+/**
+ * Waits for `promise` (work shared with others, under way already) until the deadline, if any;
+ * past it, throws outOfTime and leaves the work to finish by itself.
+ */
+export async function waitWithin<T>(promise: Promise<T>): Promise<T> {
+  const at = deadlines.getStore();
+  if (at === undefined) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(outOfTime()), Math.max(0, at - Date.now()))))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

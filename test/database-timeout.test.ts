@@ -1,0 +1,151 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { READY_FRESH_MS, Readiness } from '../src/http/readiness.ts';
+import { outsideStoreDeadline, storeDeadline, timeLeft, waitWithin, withStoreDeadline } from '../src/store/deadline.ts';
+import { GroupCommit } from '../src/store/postgres/group-commit.ts';
+import type { GroupDeps } from '../src/store/postgres/group-commit.ts';
+import type { Db } from '../src/store/postgres/reads.ts';
+import { StoreUnavailableError } from '../src/store/store.ts';
+import { testApp } from './helpers.ts';
+
+/**
+ * DATABASE_TIMEOUT and /ready without a database: the setting, the deadline every wait of the
+ * store takes its bound from, the group commit's queue under it, and /ready's answers and cache.
+ * The real server with a silent PostgreSQL or Redis is silent-network.test.ts's.
+ */
+
+test('DATABASE_TIMEOUT: 5 s by default, seconds with fractions, as a flag too; anything else is refused naming it', () => {
+  assert.equal(loadConfig({}).databaseTimeout, 5);
+  assert.equal(loadConfig({ DATABASE_TIMEOUT: '0.5' }).databaseTimeout, 0.5);
+  assert.equal(loadConfig({ DATABASE_TIMEOUT: '2' }, ['--database-timeout', '12']).databaseTimeout, 12);
+  for (const bad of ['0', '0.05', 'five', '-1', '1e3', '5s', '3601']) {
+    assert.throws(() => loadConfig({ DATABASE_TIMEOUT: bad }), (err: Error) => err instanceof ConfigError && err.message === `Invalid DATABASE_TIMEOUT: ${JSON.stringify(bad)} is not a number of seconds from 0.1 to 3600`, bad);
+  }
+});
+
+test('the deadline: each wait takes what is left of it, the earlier of two holds, work outside it keeps its own bound', async () => {
+  assert.equal(timeLeft(800), 800, 'no deadline: the step keeps its own bound');
+  await withStoreDeadline(300, async () => {
+    const left = timeLeft(10_000);
+    assert.ok(left > 250 && left <= 300, String(left));
+    assert.equal(timeLeft(50), 50, 'a shorter bound of its own stays');
+    // An inner, later deadline does not lengthen the outer one; an earlier one shortens it.
+    await withStoreDeadline(5000, async () => assert.ok(timeLeft(10_000) <= 300));
+    await withStoreDeadline(100, async () => assert.ok(timeLeft(10_000) <= 100));
+    assert.equal(outsideStoreDeadline(() => storeDeadline()), undefined);
+    assert.equal(await outsideStoreDeadline(async () => timeLeft(700)), 700);
+    await sleep(320);
+    assert.throws(() => timeLeft(1000), (err: unknown) => err instanceof StoreUnavailableError && err.timedOut);
+  });
+});
+
+test('waitWithin: shared work is waited for until the deadline only, and goes on by itself', async () => {
+  let finished = false;
+  const work = sleep(400).then(() => (finished = true));
+  const started = Date.now();
+  await assert.rejects(
+    withStoreDeadline(100, () => waitWithin(work)),
+    (err: unknown) => err instanceof StoreUnavailableError && err.timedOut,
+  );
+  assert.ok(Date.now() - started < 300, `gave up after ${Date.now() - started} ms`);
+  assert.equal(finished, false);
+  assert.equal(await waitWithin(work), true, 'without a deadline: waited for');
+});
+
+/** GroupCommit's deps, with transactions that run `work` on a db that answers nothing, and a hook to hold the first. */
+function fakeDeps(hold: Promise<void>): { deps: GroupDeps; seen: (number | undefined)[] } {
+  const seen: (number | undefined)[] = [];
+  const db: Db = (async () => ({ rows: [] })) as never;
+  const run = async <R>(work: (db: Db) => Promise<R>) => {
+    seen.push(storeDeadline());
+    await hold;
+    return work(db);
+  };
+  const deps: GroupDeps = { inTransaction: run, inTransactionOnce: run, notice: () => null, isUnavailable: () => false, isLost: () => false, mapError: (err) => err };
+  return { deps, seen };
+}
+
+const done = { result: 'ok', touched: new Set<string>(), cascaded: false };
+
+test('group commit: a transaction still waiting for a runner at its deadline leaves the queue unrun (503), the others are not held up by it', async () => {
+  let release!: () => void;
+  const { deps, seen } = fakeDeps(new Promise<void>((resolve) => (release = resolve)));
+  const group = new GroupCommit(deps, 1);
+  // The runner is busy (a silent database) with a transaction that has no deadline: a flush.
+  const busy = group.run(async () => done);
+  let ran = false;
+  const started = Date.now();
+  const late = withStoreDeadline(150, () => group.run(async () => ((ran = true), done)));
+  await assert.rejects(late, (err: unknown) => err instanceof StoreUnavailableError && err.timedOut);
+  assert.ok(Date.now() - started < 400, `answered after ${Date.now() - started} ms, not when the runner was free`);
+  const after = withStoreDeadline(5000, () => group.run(async () => done));
+  release();
+  assert.deepEqual(await busy, done);
+  assert.deepEqual(await after, done);
+  assert.equal(ran, false, 'the transaction that left the queue never ran');
+  assert.equal(seen[0], undefined, "the runner lends the busy transaction nobody's deadline");
+  assert.ok(seen[1] !== undefined && seen[1] > Date.now(), 'the next one runs under its own deadline');
+});
+
+test("group commit: a group's transaction runs under the earliest deadline of its members", async () => {
+  let release!: () => void;
+  const { deps, seen } = fakeDeps(new Promise<void>((resolve) => (release = resolve)));
+  const group = new GroupCommit(deps, 1);
+  const first = group.run(async () => done);
+  const a = withStoreDeadline(4000, () => group.run(async () => done));
+  const b = withStoreDeadline(2000, () => group.run(async () => done));
+  const c = group.run(async () => done);
+  const expected = Date.now() + 2000;
+  release();
+  await Promise.all([first, a, b, c]);
+  assert.equal(seen.length, 2, 'the three waiting ones ran as one group');
+  assert.ok(Math.abs(seen[1]! - expected) < 100, `${seen[1]! - expected} ms off the earliest member's deadline`);
+});
+
+test('GET /ready: 200 with the store answering, no key, never cached; /health stays liveness', async () => {
+  const { call } = await testApp();
+  const ready = await call('GET', '/ready', { key: null });
+  assert.equal(ready.status, 200);
+  assert.deepEqual(ready.body, { status: 'ready', checks: { store: 'ok' } });
+  assert.equal(ready.headers.get('cache-control'), 'no-store');
+  assert.equal(ready.headers.get('x-ratelimit-limit'), null);
+  assert.equal((await call('HEAD', '/ready', { key: null })).status, 200);
+  assert.equal((await call('POST', '/ready', { key: null })).status, 405);
+});
+
+test('GET /ready: 503 with Retry-After naming what does not answer (a hung probe within its bound); an optional check only reports', async () => {
+  const hung = new Readiness([{ name: 'store', probe: () => new Promise(() => {}) }, { name: 'redis', probe: async () => {} }], 150);
+  const { call } = await testApp({}, { readiness: hung });
+  const started = Date.now();
+  const r = await call('GET', '/ready', { key: null });
+  assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
+  assert.equal(r.status, 503);
+  assert.deepEqual(r.body, { status: 'unavailable', checks: { store: 'unavailable', redis: 'ok' } });
+  assert.equal(r.headers.get('retry-after'), '1');
+  assert.equal((await call('GET', '/health', { key: null })).status, 200, 'alive all the same');
+
+  const optional = new Readiness([{ name: 'store', probe: async () => {} }, { name: 'redis', probe: async () => Promise.reject(new Error('down')), optional: true }], 150);
+  const open = await (await testApp({}, { readiness: optional })).call('GET', '/ready', { key: null });
+  assert.equal(open.status, 200);
+  assert.deepEqual(open.body, { status: 'ready', checks: { store: 'ok', redis: 'unavailable' } });
+});
+
+test('Readiness: one probe for many askers, its answer kept for a second, then probed again', async () => {
+  let now = 1_000_000;
+  let probes = 0;
+  let up = true;
+  const readiness = new Readiness([{ name: 'store', probe: async () => ((probes += 1), await sleep(20), up ? undefined : Promise.reject(new Error('down'))) }], 500, () => now);
+  const answers = await Promise.all(Array.from({ length: 50 }, () => readiness.state()));
+  assert.equal(probes, 1, 'fifty at once share one probe');
+  assert.ok(answers.every((a) => a.ready));
+  up = false;
+  now += READY_FRESH_MS - 1;
+  assert.equal((await readiness.state()).ready, true, 'a fresh answer is reused');
+  assert.equal(probes, 1);
+  now += 1;
+  const stale = await readiness.state();
+  assert.equal(probes, 2, 'an answer a second old is not');
+  assert.deepEqual([stale.ready, stale.checks], [false, { store: 'unavailable' }]);
+});
