@@ -31,6 +31,8 @@ import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
 import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
+import { IMPORT_PATH, importRoutes, tooLarge as importTooLarge } from './routes/link-api/imports.ts';
+import { ImportRunner } from './imports/runner.ts';
 import { MULTIPART_ALLOWANCE, tooLarge } from './files/upload-body.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
@@ -70,6 +72,8 @@ export interface AppParts {
   readiness?: Readiness;
   /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
   proofs?: OwnershipProofs;
+  /** Look for due import jobs every this many ms (a server: jobs a process left when it died); default: only when one is queued here. */
+  importPollMs?: number;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -99,6 +103,11 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   // Which check a path under /api needs (a route's pattern or a request's path), or null.
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
+  // Import jobs run in this process, off the requests; stopped (the running one handed back) before the store closes.
+  const imports = new ImportRunner(s);
+  parts.store.beforeClose(() => imports.stop());
+  if (parts.importPollMs) imports.poll(parts.importPollMs).catch((err: unknown) => log.error('looking for import jobs failed', { error: String(err) }));
+
   const app = new Hono<AppEnv>();
   // Every wait of the store on this request's behalf ends within DATABASE_TIMEOUT in all, so that a
   // database that went silent is answered 503 in time, however many steps the request has (deadline.ts).
@@ -107,7 +116,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
-  app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // So does an import's file, by IMPORT_MAX_BYTES.
+  const importLimit = requestBodyLimit(s.config.importMaxBytes + MULTIPART_ALLOWANCE, () => { throw importTooLarge(s.config.importMaxBytes); });
+  app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : c.req.path === IMPORT_PATH ? importLimit(c, next) : bodyLimit(c, next)));
   // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
@@ -123,6 +134,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
+    importRoutes(s, imports),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.

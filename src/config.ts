@@ -52,6 +52,8 @@ export interface Config {
   bodyLimit: number;
   /** Largest uploaded file (the Files API), bytes: its own limit, in place of bodyLimit on the upload route. */
   fileMaxBytes: number;
+  /** Largest file POST /api/import takes, bytes: its own limit, in place of bodyLimit on that route. */
+  importMaxBytes: number;
   /** Which peers may tell the client IP in X-Forwarded-For: none, a number of hops, or a list of proxy addresses/CIDRs. */
   trustProxy: TrustProxy;
   snapshotEvery: number;
@@ -151,6 +153,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
   { key: 'fileMaxBytes', env: 'FILE_MAX_BYTES', kind: 'int', fallback: String(5 * 1024 * 1024), help: 'Largest file accepted by POST /api/files/upload/:filename, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger)' },
+  { key: 'importMaxBytes', env: 'IMPORT_MAX_BYTES', kind: 'int', fallback: String(32 * 1024 * 1024), help: 'Largest file accepted by POST /api/import, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger); import-links on the command line has no limit' },
   { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'trust-proxy', fallback: 'off', help: 'Proxies whose X-Forwarded-For gives the client IP: off, on (one hop), a number of hops, or comma-separated proxy IPs/CIDRs (see Behind a proxy)' },
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
   { key: 'errorStatus', env: 'ERROR_STATUS', kind: 'error-status', fallback: 'real', help: 'HTTP status of link-management API errors: real (400, 401, 404, …) or 200 for the errors a client fixes by changing its request, as the real product answers, for clients that stop on any other status (429, 503, 409 and 500 keep theirs); the body is `{"error":1,"message":…}` either way, and the analytics API keeps real statuses' },

@@ -32,6 +32,9 @@ import { startRateLimits } from './limits/start-limits.ts';
 import type { RateLimits } from './limits/start-limits.ts';
 import type { Store } from './store/store.ts';
 
+/** How often a server looks for due import jobs beside those its own requests queue, ms. */
+const IMPORT_POLL_MS = 2000;
+
 /** A server that is listening. */
 export interface RunningServer {
   url: string;
@@ -88,7 +91,8 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
       // Today's visitor ledger is taken up before the first visit can count anyone afresh.
       const counters = new DailyCounters(store, { clock, random: options.random ?? cryptoRandom, log: options.log });
       await counters.ready();
-      app = createApp({ ...parts, counters });
+      // Import jobs a process left running when it died are taken up here (test mode runs those queued meanwhile only).
+      app = createApp({ ...parts, counters, importPollMs: IMPORT_POLL_MS });
     }
     const server = await listen(app, config, options.log);
     const port = (server.address() as AddressInfo).port;

@@ -24,9 +24,9 @@ export interface ImportReport {
   notes: string[];
 }
 
-/** Owned rows in an order where every row comes after the rows it refers to; statistics last. */
+/** Owned rows a user's export carries, in an order where every row comes after the rows it refers to; statistics last. */
 export function importOrder(resources: readonly Resource[]): Resource[] {
-  const rows = resources.filter((r) => r.owned);
+  const rows = resources.filter((r) => r.owned && !r.internal);
   const names = new Set(rows.map((r) => r.collection));
   const out: Resource[] = [];
   const placed = new Set<string>([STATS_COLLECTION]);

@@ -87,6 +87,11 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   owned: boolean;
   /** Not in the reference: ours, marked as an extension in the docs. */
   extension?: boolean;
+  /**
+   * The server's own work records (import jobs, their files and reports): kept by `export --all`,
+   * never in one user's export nor added by `import --email`, where they would be run again.
+   */
+  internal?: boolean;
   fields: F;
   /** Fields required on create; the others are optional, with `defaults` applied. Absent: no create route. */
   create?: { required: readonly (keyof F & string)[]; defaults?: { [K in keyof F]?: v.InferOutput<F[K]> } };

@@ -13,9 +13,10 @@ import { splash } from './splash.ts';
 import { users } from './users.ts';
 import { websites } from '../analytics/websites.ts';
 import { statsDays } from '../stats/stats-row.ts';
+import { importJobs, importParts, importResults } from '../imports/job-rows.ts';
 
 /** The resource table: every resource of both APIs, one row each. */
-export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, statsDays];
+export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, statsDays, importJobs, importParts, importResults];
 
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {

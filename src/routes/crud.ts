@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { formatDateTime } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { createSchema, updateSchema, withoutEmptyOptionals } from '../resources/define.ts';
-import type { HookContext, Resource, Services } from '../resources/define.ts';
+import type { HookContext, Prepared, Resource, Services } from '../resources/define.ts';
 import { checkReferences, dropReferences } from '../resources/references.ts';
 import { ConflictError } from '../store/store.ts';
 import type { ListQuery, StoredRecord, Tx } from '../store/store.ts';
@@ -105,18 +105,42 @@ async function insertNew(tx: Tx, row: Resource, ctx: HookContext, fields: Record
   }
 }
 
+/**
+ * Validates a create body of `row` and runs the row's `prepare`, outside any transaction: the fields
+ * `insertChecked` stores, or (`existing`) the equal record the row answers instead. Throws ApiError.
+ */
+export async function prepareCreate(row: Resource, ctx: HookContext, body: Record<string, unknown>): Promise<Prepared> {
+  const input = parseWith(creatingOf(row), withoutEmptyOptionals(row, 'create', body));
+  return row.prepare ? row.prepare(input, ctx) : { fields: input };
+}
+
+/**
+ * Inside `tx`: checks prepared fields against the latest data (references, the row's `check`, which
+ * may make up a key) and inserts them; `dryRun` checks only and answers the record that would be
+ * stored, id 0. A unique index's refusal is the store's ConflictError (see `conflictAnswer`).
+ */
+export async function insertChecked(tx: Tx, row: Resource, ctx: HookContext, fields: Record<string, unknown>, dryRun = false): Promise<StoredRecord> {
+  await checkReferences(row, fields, ctx, tx);
+  await row.check?.(fields, ctx, tx);
+  if (dryRun) return { ...fields, id: 0 };
+  return insertNew(tx, row, ctx, fields);
+}
+
+/** The row's own error for a write its unique index refused (ConflictError), or undefined when `err` is no such refusal. */
+export function conflictAnswer(row: Resource, err: unknown): ApiError | undefined {
+  return err instanceof ConflictError && err.collection === row.collection ? row.unique?.[err.index]?.() : undefined;
+}
+
+/** The fields every new owned record starts with: its owner and the time it was made. */
+export function ownedStamp(s: Pick<Services, 'clock'>, row: Resource, ctx: HookContext): Record<string, unknown> {
+  return row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
+}
+
 /** Creates a record of a row from a request body (validated, checked, stored in one transaction) and answers the row's create response. */
 export async function createBody(s: Services, row: Resource, ctx: HookContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const input = parseWith(creatingOf(row), withoutEmptyOptionals(row, 'create', body));
-  const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
-  const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
-  const record =
-    prepared.existing ??
-    (await transact(s, row, async (tx) => {
-      await checkReferences(row, prepared.fields, ctx, tx);
-      await row.check?.(prepared.fields, ctx, tx);
-      return insertNew(tx, row, ctx, { ...stamp, ...prepared.fields });
-    }));
+  const prepared = await prepareCreate(row, ctx, body);
+  const stamp = ownedStamp(s, row, ctx);
+  const record = prepared.existing ?? (await transact(s, row, (tx) => insertChecked(tx, row, ctx, { ...stamp, ...prepared.fields })));
   const extra = prepared.extra ?? {};
   return { error: 0, ...(row.created ? await row.created(record, ctx, extra) : { id: record.id }) };
 }
