@@ -64,6 +64,9 @@ export class LinkImporter {
   /** Dry runs: what earlier rows would have created, by alias key and by identical-link key. */
   private readonly wouldAlias = new Map<string, { row: number; url: string }>();
   private readonly wouldSame = new Map<string, number>();
+  /** The same, for the batch being written: kept once its transaction is through. */
+  private readonly batchAlias = new Map<string, { row: number; url: string }>();
+  private readonly batchSame = new Map<string, number>();
   /** Host name → the value of the create body's `domain` (the user's branded domain), or null for the main host. */
   private readonly domains = new Map<string, string | null>();
 
@@ -86,14 +89,15 @@ export class LinkImporter {
         results[at] = refused(source, err.message);
       }
     }
-    // Dry runs remember only once the batch is through: a retried batch must not see itself.
-    const remember: (() => void)[] = [];
     await this.ctx.store.transaction(async (tx) => {
-      remember.length = 0;
-      for (const { at, source, prepared } of ready) results[at] = await this.write(tx, source, prepared, remember);
+      // A transaction run again (PostgreSQL retries one after a serialization failure) starts from what earlier batches left.
+      this.batchAlias.clear();
+      this.batchSame.clear();
+      for (const { at, source, prepared } of ready) results[at] = await this.write(tx, source, prepared);
       await hook?.(tx, results);
     });
-    for (const r of remember) r();
+    for (const [k, v] of this.batchAlias) this.wouldAlias.set(k, v);
+    for (const [k, v] of this.batchSame) this.wouldSame.set(k, v);
     return results;
   }
 
@@ -120,7 +124,7 @@ export class LinkImporter {
   }
 
   /** Checks and (unless a dry run) stores one prepared row in `tx`. */
-  private async write(tx: Tx, source: SourceRow & { row: ImportRow }, prepared: Prepared, remember: (() => void)[]): Promise<RowResult> {
+  private async write(tx: Tx, source: SourceRow & { row: ImportRow }, prepared: Prepared): Promise<RowResult> {
     const { row, n } = source;
     const base = { url: row.url, alias: row.alias };
     // The link API's create-or-return rule: an alias-less row identical to a link the user has is that link.
@@ -142,7 +146,8 @@ export class LinkImporter {
       return taken ? rowResult(n, 'skipped', { ...base, ...taken }) : rowResult(n, 'refused', { ...base, message: answer.message });
     }
     if (this.dryRun) {
-      remember.push(() => (row.alias === undefined ? this.wouldSame.set(key, n) : this.wouldAlias.set(key, { row: n, url: row.url })));
+      if (row.alias === undefined) this.batchSame.set(key, n);
+      else this.batchAlias.set(key, { row: n, url: row.url });
       return rowResult(n, 'created', base);
     }
     if (row.clicks) {
@@ -154,10 +159,10 @@ export class LinkImporter {
   /** In a dry run: why an earlier row of the file that would have been created makes this one a skip, if one does. */
   private earlier(row: ImportRow, key: string): string | undefined {
     if (row.alias === undefined) {
-      const same = this.wouldSame.get(key);
+      const same = this.wouldSame.get(key) ?? this.batchSame.get(key);
       return same === undefined ? undefined : `${ALREADY_IMPORTED} (row ${same} of this file has this URL)`;
     }
-    const other = this.wouldAlias.get(key);
+    const other = this.wouldAlias.get(key) ?? this.batchAlias.get(key);
     if (!other) return undefined;
     return other.url === row.url ? `${ALREADY_IMPORTED} (row ${other.row} of this file has this alias and URL)` : `alias taken by row ${other.row} of this file`;
   }

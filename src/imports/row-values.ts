@@ -85,7 +85,9 @@ export function importRowOf(n: number, cells: Partial<Record<ImportField, string
     return v === undefined || v === '' ? undefined : v;
   };
   const url = get('url');
-  const alias = get('alias') !== undefined ? backHalf(get('alias')!) : get('shortUrl') !== undefined ? backHalf(get('shortUrl')!) : undefined;
+  // An alias column may hold short URLs (Bitly's custom bitlinks): their back-half is the alias.
+  const rawAlias = get('alias');
+  const alias = rawAlias !== undefined ? (rawAlias.includes('/') ? backHalf(rawAlias) : rawAlias) : get('shortUrl') !== undefined ? backHalf(get('shortUrl')!) : undefined;
   const refused = (problem: string): SourceRow => ({ n, url, alias: alias || undefined, problem });
   if (url === undefined) return refused('Missing required parameter: url');
   const row: ImportRow = { url };
