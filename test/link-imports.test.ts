@@ -109,7 +109,7 @@ const SAMPLES: { format: string; file: string; links: Expected[]; refused?: Reco
 
 for (const s of SAMPLES) {
   test(`${s.format}: the sample export becomes the user's links with their aliases, titles, dates and clicks; a second run creates nothing`, async () => {
-    const t = await testApp();
+    const t = await testApp({ rateLimit: 0 });
     const user = await t.makeUser();
     const job = await imported(t, user.key, await sample(s.file), `format=${s.format}`);
     const rows = Object.keys(s.refused ?? {}).length + s.links.length;
@@ -139,7 +139,7 @@ for (const s of SAMPLES) {
 }
 
 test('a dry run checks every row as a real one would and stores no link and no click', async () => {
-  const t = await testApp();
+  const t = await testApp({ rateLimit: 0 });
   const user = await t.makeUser();
   await t.call('POST', '/api/url/add', { key: user.key, body: { url: 'https://example.com/other', custom: 'contact-us' } });
   const before = await linksAndClicks(t);
@@ -178,7 +178,7 @@ const MIXED = [
 ].join('\n');
 
 test('bad rows are reported with the reason, the others imported; another user\'s alias is a skip that tells nothing of that user', async () => {
-  const t = await testApp();
+  const t = await testApp({ rateLimit: 0 });
   const other = await t.makeUser();
   const theirs = await t.call('POST', '/api/url/add', { key: other.key, body: { url: 'https://private.example/secret', custom: 'theirs' } });
   const user = await t.makeUser();
@@ -213,9 +213,9 @@ test('bad rows are reported with the reason, the others imported; another user\'
 });
 
 test("the job's report is the one import-links gives for the same file", async () => {
-  const api = await testApp();
+  const api = await testApp({ rateLimit: 0 });
   const apiUser = await api.makeUser('reporter');
-  const cli = await testApp();
+  const cli = await testApp({ rateLimit: 0 });
   await cli.makeUser('reporter');
   const job = await imported(api, apiUser.key, MIXED, 'format=csv');
   const dir = await mkdtemp(join(tmpdir(), 'import-links-'));

@@ -1,0 +1,141 @@
+/**
+ * POST /api/import and GET /api/import/:id as an API, on both backends: what a request is refused
+ * for (storing nothing), the multipart form, the report's pages, another user's job, and the jobs
+ * as a queue: several runners on one store run each job once, and a job whose lease another
+ * process holds is left alone until the lease runs out.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { importFormat } from '../src/imports/formats.ts';
+import { IMPORT_PARTS, IMPORT_RESULTS, IMPORTS } from '../src/imports/job-rows.ts';
+import type { ImportJob } from '../src/imports/job-rows.ts';
+import { createImportJob } from '../src/imports/jobs.ts';
+import { IMPORT_LEASE_MS } from '../src/imports/runner.ts';
+import type { UserRecord } from '../src/resources/define.ts';
+import { allOf, eventually, ownedBy, testApp } from './helpers.ts';
+
+type App = Awaited<ReturnType<typeof testApp>>;
+// any: job bodies are read field by field with assertions
+type Job = any;
+
+const imports = async (t: App) => JSON.stringify([await allOf(t.store, IMPORTS), await allOf(t.store, IMPORT_PARTS), await allOf(t.store, IMPORT_RESULTS), await allOf(t.store, 'links')]);
+
+async function ended(t: App, key: string, id: number, query = 'limit=1000'): Promise<Job> {
+  let job: Job;
+  assert.ok(await eventually(async () => ((job = (await t.call('GET', `/api/import/${id}?${query}`, { key })).body.data), job.state === 'finished'), 20_000), JSON.stringify(job));
+  return job;
+}
+
+const rowsCsv = (n: number, from = 1) => ['url,alias', ...Array.from({ length: n }, (_, i) => `https://rows.example/${from + i},row-${from + i}`)].join('\n');
+
+test('a request the import cannot take is refused with the reason, and stores nothing', async () => {
+  const t = await testApp({ importMaxBytes: 2000, rateLimit: 0 });
+  const user = await t.makeUser();
+  const before = await imports(t);
+  const cases: { name: string; path: string; raw?: string; type?: string; status: number; message: RegExp }[] = [
+    { name: 'no format', path: '/api/import', raw: rowsCsv(1), status: 400, message: /^Missing required parameter: format$/ },
+    { name: 'an unknown format', path: '/api/import?format=tinyurl', raw: rowsCsv(1), status: 400, message: /^Invalid format: must be one of csv, bitly, yourls, shlink, kutt, rebrandly\.$/ },
+    { name: 'a bad dry_run', path: '/api/import?format=csv&dry_run=maybe', raw: rowsCsv(1), status: 400, message: /^Invalid dry_run: must be true or false\.$/ },
+    { name: 'an empty file', path: '/api/import?format=csv', raw: ' \n', status: 400, message: /^The file is empty\.$/ },
+    { name: 'a header without rows', path: '/api/import?format=csv', raw: 'url,alias\n', status: 400, message: /^The file has no rows: expected a CSV file/ },
+    { name: 'no url column', path: '/api/import?format=bitly', raw: 'keyword,url\nabc,https://x.example/', status: 400, message: /^This is not Bitly's CSV export of links: no column holds the URL \(expected one of "longurl", "destinationurl"; the header has "keyword", "url"\)\.$/ },
+    { name: 'JSON for a CSV format', path: '/api/import?format=shlink', raw: '[{"longUrl":"https://x.example/"}]', status: 400, message: /^The file is JSON: expected Shlink's/ },
+    { name: 'CSV for Kutt without its columns', path: '/api/import?format=kutt', raw: 'a,b\n1,2', status: 400, message: /no column holds the URL/ },
+    { name: 'broken JSON', path: '/api/import?format=kutt', raw: '{"data":[{"target":"https://x.example/"', status: 400, message: /^The file ends before its list does/ },
+    { name: 'a quote never closed', path: '/api/import?format=csv', raw: 'url,title\nhttps://x.example/,"open', status: 400, message: /^Line 2: a quoted cell is never closed\.$/ },
+    { name: 'a file over IMPORT_MAX_BYTES', path: '/api/import?format=csv', raw: rowsCsv(200), status: 413, message: /^The file is larger than the limit of 2000 bytes \(IMPORT_MAX_BYTES\)/ },
+  ];
+  for (const c of cases) {
+    const r = await t.call('POST', c.path, { key: user.key, raw: c.raw, headers: { 'content-type': c.type ?? 'text/csv' } });
+    assert.equal(r.status, c.status, `${c.name}: ${r.text}`);
+    assert.equal(r.body.error, 1, c.name);
+    assert.match(r.body.message, c.message, c.name);
+    assert.equal(await imports(t), before, `${c.name}: nothing stored`);
+  }
+  // Without a key, nothing is read at all.
+  const anonymous = await t.call('POST', '/api/import?format=csv', { key: null, raw: rowsCsv(1) });
+  assert.equal(anonymous.status, 401);
+  assert.equal(await imports(t), before);
+});
+
+test('a multipart form carries the file in `file` and the fields beside it', async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const user = await t.makeUser();
+  const form = new FormData();
+  form.append('format', 'yourls');
+  form.append('dry_run', 'false');
+  form.append('file', new Blob([await readFile(new URL('./fixtures/imports/yourls.csv', import.meta.url))], { type: 'text/csv' }), 'yourls.csv');
+  const res = await t.app.request('/api/import', { method: 'POST', headers: { authorization: `Bearer ${user.key}` }, body: form });
+  const body = (await res.json()) as Job;
+  assert.equal(res.status, 202, JSON.stringify(body));
+  assert.deepEqual([body.error, body.state, body.dry_run, body.total], [0, 'queued', false, 3]);
+  const job = await ended(t, user.key, body.id);
+  assert.deepEqual([job.format, job.created, job.refused], ['yourls', 2, 1]);
+  assert.deepEqual((await ownedBy<{ id: number; alias: string }>(t.store, 'links', user.id)).map((l) => l.alias), ['example', 'blog']);
+  const noFile = new FormData();
+  noFile.append('format', 'csv');
+  const refused = await t.app.request('/api/import', { method: 'POST', headers: { authorization: `Bearer ${user.key}` }, body: noFile });
+  assert.deepEqual([refused.status, ((await refused.json()) as Job).message], [400, 'Missing required parameter: file']);
+});
+
+test("the report comes a page at a time, in the file's order; another user's job is not found, as a missing one", async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const user = await t.makeUser();
+  const posted = await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(250) });
+  const job = await ended(t, user.key, posted.body.id, 'page=2&limit=100');
+  assert.deepEqual([job.progress, job.created], [{ done: 250, total: 250 }, 250]);
+  assert.deepEqual({ ...job.report, rows: undefined }, { result: 250, perpage: 100, currentpage: 2, nextpage: 3, maxpage: 3, rows: undefined });
+  assert.deepEqual(job.report.rows.map((r: { row: number; alias: string }) => [r.row, r.alias]), Array.from({ length: 100 }, (_, i) => [101 + i, `row-${101 + i}`]));
+  const last = (await t.call('GET', `/api/import/${posted.body.id}?page=3&limit=100`, { key: user.key })).body.data.report;
+  assert.deepEqual([last.rows.length, last.rows[0].row, last.nextpage], [50, 201, null]);
+  // The file is not kept once the job ended; the report is.
+  assert.deepEqual(await allOf(t.store, IMPORT_PARTS), []);
+  const stranger = await t.makeUser();
+  const theirs = await t.call('GET', `/api/import/${posted.body.id}`, { key: stranger.key });
+  const missing = await t.call('GET', '/api/import/999999', { key: stranger.key });
+  assert.deepEqual([theirs.status, theirs.body], [404, { error: 1, message: 'Import not found.' }]);
+  assert.deepEqual([missing.status, missing.body], [404, { error: 1, message: 'Import not found.' }]);
+  assert.equal((await t.call('GET', '/api/import/abc', { key: user.key })).status, 404);
+});
+
+test('several runners on one store run each queued job once: every link once, no row skipped as taken', async () => {
+  const first = await testApp({ rateLimit: 0 });
+  const second = await testApp({ rateLimit: 0 }, { store: first.store });
+  const user = await first.makeUser();
+  const ids: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    // Each app queues two files and wakes its own runner; both runners take from the one queue.
+    for (const t of [first, second]) ids.push((await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(60, 1 + ids.length * 60) })).body.id);
+  }
+  for (const id of ids) {
+    const job = await ended(first, user.key, id);
+    assert.deepEqual([job.created, job.skipped, job.refused], [60, 0, 0], `job ${id}`);
+  }
+  const links = await ownedBy<{ id: number; alias: string }>(first.store, 'links', user.id);
+  assert.equal(links.length, 480);
+  assert.equal(new Set(links.map((l) => l.alias)).size, 480);
+});
+
+test("a job whose lease another process holds is left to it; once the lease ran out, it is taken up and run to its end", async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const user = await t.makeUser();
+  const record = (await t.store.get<UserRecord>('users', user.id))!;
+  // Queued as POST /api/import does, then taken by a process that died holding it.
+  const queued = await createImportJob(t, record, { format: importFormat('csv')!, dryRun: false, text: rowsCsv(120) });
+  await t.store.transaction((tx) => tx.update<ImportJob>(IMPORTS, queued.id, { state: 'running', holder: 'gone:1:x', attempts: 1, started: '2026-11-21 10:00:00', due: t.clock.now() + IMPORT_LEASE_MS }));
+  // A new job wakes this app's runner: it runs that one and leaves the held one alone.
+  const other = await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(1, 500) });
+  await ended(t, user.key, other.body.id);
+  const held = (await t.call('GET', `/api/import/${queued.id}`, { key: user.key })).body.data;
+  assert.deepEqual([held.state, held.progress.done], ['running', 0]);
+  assert.equal((await ownedBy(t.store, 'links', user.id)).length, 1);
+  t.clock.advance(IMPORT_LEASE_MS + 1);
+  const third = await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(1, 600) });
+  const job = await ended(t, user.key, queued.id);
+  await ended(t, user.key, third.body.id);
+  assert.deepEqual([job.created, job.progress.done, job.started], [120, 120, '2026-11-21 10:00:00']);
+  const stored = await t.store.get<ImportJob>(IMPORTS, queued.id);
+  assert.deepEqual([stored!.attempts, stored!.holder, stored!.due], [2, null, null]);
+  assert.equal((await ownedBy(t.store, 'links', user.id)).length, 122);
+});
