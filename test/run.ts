@@ -22,11 +22,12 @@ const BOTH_BACKENDS = [
   'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
   'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
+  'link-imports', 'import-jobs',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
 // file started last would leave one lane running alone at the end. Wall times measured one file at a time.
-const LONGEST = ['global-limits', 'postgres-server', 'instances', 'store-lock', 'cli-move', 'process', 'crash', 'cluster', 'openapi-contract', 'hostile-strings', 'cli-data', 'fuzz', 'docker', 'fake-package', 'demo'];
+const LONGEST = ['global-limits', 'postgres-server', 'import-crash', 'instances', 'store-lock', 'cli-move', 'process', 'crash', 'cluster', 'openapi-contract', 'hostile-strings', 'cli-data', 'fuzz', 'docker', 'fake-package', 'demo'];
 const weight = (file: string) => {
   const at = LONGEST.indexOf(file.slice(5, -8));
   return at < 0 ? LONGEST.length : at;

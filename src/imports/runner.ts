@@ -28,6 +28,19 @@ export const MAX_ATTEMPTS = 10;
 /** The job was taken over by another process (its lease ran out) or removed: this one stops running it. */
 class LeaseLost extends Error {}
 
+/** Whether a lease holder was a process of this host that no longer runs (its pid answers no signal). */
+function goneHere(holder: string | null): boolean {
+  const [host, pid] = holder?.split(':') ?? [];
+  if (host !== hostname() || !pid || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /** The rows of `rows` after the first `done`: a job taken up again goes on after its last committed batch. */
 async function* after(rows: AsyncIterable<SourceRow>, done: number): AsyncGenerator<SourceRow> {
   let n = 0;
@@ -69,11 +82,12 @@ export class ImportRunner {
   }
 
   /**
-   * Looks for due jobs every `ms` from now on. On a store one process has to itself (the JSON
-   * files), a job another process left running was left by a process that is gone: it is due now.
+   * Looks for due jobs every `ms` from now on. A job left running by a process that is gone is due
+   * at once rather than when its lease ends: on a store one process has to itself (the JSON files)
+   * any such job, elsewhere one whose holder was a process of this host that no longer exists.
    */
   async poll(ms: number): Promise<void> {
-    if (!this.s.store.shared) await this.takeBackOrphans();
+    await this.takeBackOrphans();
     this.timer = setInterval(() => this.kick(), ms);
     this.timer.unref();
     this.kick();
@@ -93,9 +107,11 @@ export class ImportRunner {
 
   private async takeBackOrphans(): Promise<void> {
     const now = this.s.clock.now();
+    const alone = !this.s.store.shared;
     await this.s.store.transaction(async (tx) => {
       const { items } = await tx.find<ImportJob>(IMPORTS, { conditions: [{ field: 'state', equals: 'running' }] });
-      for (const job of items) await tx.update<ImportJob>(IMPORTS, job.id, { due: now, holder: null });
+      // Taking a job still held is harmless: its holder finds the lease gone at its next batch and stops.
+      for (const job of items) if (alone || goneHere(job.holder)) await tx.update<ImportJob>(IMPORTS, job.id, { due: now, holder: null });
     });
   }
 
