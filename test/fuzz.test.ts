@@ -65,6 +65,10 @@ function endpoints(): Endpoint[] {
     { method: 'POST', path: '/api/v1/websites/:id/verify', who: user, ids: { id: 'websites' } },
     { method: 'POST', path: '/api/register', who: 'none', valid: (n) => ({ username: `reg${n}`, email: `reg${n}@example.com`, password: `pw-${n}-secret` }) },
     { method: 'GET', path: '/ready', who: 'none' },
+    // Without a valid body: one would queue a job that then writes while later requests are checked for storing nothing
+    // (import-jobs.test.ts refuses bodies and proves nothing stored). The file fields come in the query.
+    { method: 'POST', path: '/api/import', who: user, params: ['format', 'dry_run'] },
+    { method: 'GET', path: '/api/import/:id', who: user, ids: { id: 'imports' }, params: ['limit', 'page'] },
   ];
 }
 

@@ -17,6 +17,9 @@ export const IMPORT_PATH = '/api/import';
 export const IMPORT_JOB_PATH = '/api/import/:id';
 
 const NOT_FOUND = 'Import not found.';
+// Types no import reads. Others are taken as text whatever they say: curl sends a file as a form
+// (--data-binary), and browsers label a .csv application/vnd.ms-excel or octet-stream.
+const NOT_TEXT = /^\s*(image|audio|video|font)\/|^\s*application\/(pdf|zip|gzip|x-gzip|x-tar|x-7z-compressed|xml)\b|^\s*text\/(xml|html)\b/i;
 const TRUE = new Set(['1', 'true', 'on', 'yes']);
 const FALSE = new Set(['0', 'false', 'off', 'no', '']);
 
@@ -48,6 +51,8 @@ async function readImport(c: Context<AppEnv>, maxBytes: number): Promise<{ text:
     if (!(form.file instanceof File)) throw new ApiError(400, 'Missing required parameter: file');
     if (form.file.size > maxBytes) throw tooLarge(maxBytes);
     text = await form.file.text();
+  } else if (NOT_TEXT.test(c.req.header('content-type') ?? '')) {
+    throw new ApiError(415, `The file must be CSV or JSON: ${c.req.header('content-type')?.split(';')[0]} is not read by any import.`);
   } else if (c.req.raw.body) {
     const decoder = new TextDecoder();
     let bytes = 0;
