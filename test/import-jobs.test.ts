@@ -13,7 +13,11 @@ import type { ImportJob } from '../src/imports/job-rows.ts';
 import { createImportJob } from '../src/imports/jobs.ts';
 import { IMPORT_LEASE_MS } from '../src/imports/runner.ts';
 import type { UserRecord } from '../src/resources/define.ts';
-import { allOf, eventually, ownedBy, testApp } from './helpers.ts';
+import { exportUser } from '../src/cli/export.ts';
+import { checkAllExport, importAll } from '../src/cli/import-all.ts';
+import { runExportAll } from '../src/cli/move-data.ts';
+import { RESOURCES } from '../src/resources/table.ts';
+import { allOf, eventually, openTestStore, ownedBy, testApp } from './helpers.ts';
 
 type App = Awaited<ReturnType<typeof testApp>>;
 // any: job bodies are read field by field with assertions
@@ -138,4 +142,20 @@ test("a job whose lease another process holds is left to it; once the lease ran 
   const stored = await t.store.get<ImportJob>(IMPORTS, queued.id);
   assert.deepEqual([stored!.attempts, stored!.holder, stored!.due], [2, null, null]);
   assert.equal((await ownedBy(t.store, 'links', user.id)).length, 122);
+});
+
+test("export --all carries import jobs and their reports into import --all; one user's export leaves them out", async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const user = await t.makeUser();
+  const posted = await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(3) });
+  const job = await ended(t, user.key, posted.body.id);
+  let text = '';
+  await runExportAll(t.store, {}, () => {}, { positionals: [], write: (piece) => void (text += piece), stderr: { write: () => true } });
+  const target = await openTestStore();
+  await importAll(target, checkAllExport(JSON.parse(text), RESOURCES, 'all.json'));
+  const moved = await testApp({ rateLimit: 0 }, { store: target });
+  assert.deepEqual((await moved.call('GET', `/api/import/${job.id}?limit=1000`, { key: user.key })).body.data, job);
+  const mine = await exportUser(t.store, (await t.store.get<UserRecord>('users', user.id))!, RESOURCES, Date.now());
+  assert.deepEqual([IMPORTS, IMPORT_PARTS, IMPORT_RESULTS].filter((c) => c in mine), []);
+  assert.equal((mine.links as unknown[]).length, 3);
 });
