@@ -106,17 +106,17 @@ test("the report comes a page at a time, in the file's order; another user's job
 test('several runners on one store run each queued job once: every link once, no row skipped as taken', async () => {
   const first = await testApp({ rateLimit: 0 });
   const second = await testApp({ rateLimit: 0 }, { store: first.store });
-  const user = await first.makeUser();
-  const ids: number[] = [];
-  for (let i = 0; i < 4; i++) {
-    // Each app queues two files and wakes its own runner; both runners take from the one queue.
-    for (const t of [first, second]) ids.push((await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(60, 1 + ids.length * 60) })).body.id);
+  const users = [await first.makeUser(), await first.makeUser(), await first.makeUser(), await first.makeUser()];
+  const jobs: { key: string; id: number }[] = [];
+  for (const user of users) {
+    // Each app queues a file and wakes its own runner; both runners take from the one queue.
+    for (const t of [first, second]) jobs.push({ key: user.key, id: (await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(60, 1 + jobs.length * 60) })).body.id });
   }
-  for (const id of ids) {
-    const job = await ended(first, user.key, id);
+  for (const { key, id } of jobs) {
+    const job = await ended(first, key, id);
     assert.deepEqual([job.created, job.skipped, job.refused], [60, 0, 0], `job ${id}`);
   }
-  const links = await ownedBy<{ id: number; alias: string }>(first.store, 'links', user.id);
+  const links = await allOf<{ id: number; alias: string }>(first.store, 'links');
   assert.equal(links.length, 480);
   assert.equal(new Set(links.map((l) => l.alias)).size, 480);
 });
@@ -158,4 +158,18 @@ test("export --all carries import jobs and their reports into import --all; one 
   const mine = await exportUser(t.store, (await t.store.get<UserRecord>('users', user.id))!, RESOURCES, Date.now());
   assert.deepEqual([IMPORTS, IMPORT_PARTS, IMPORT_RESULTS].filter((c) => c in mine), []);
   assert.equal((mine.links as unknown[]).length, 3);
+});
+
+test('a user with three imports not ended yet is asked to wait (429, Retry-After), and nothing is stored; others may import', async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const user = await t.makeUser();
+  const record = (await t.store.get<UserRecord>('users', user.id))!;
+  // Queued without waking a runner: they stay queued.
+  for (let i = 0; i < 3; i++) await createImportJob(t, record, { format: importFormat('csv')!, dryRun: false, text: rowsCsv(2, 10 * i + 1) });
+  const before = await imports(t);
+  const refused = await t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(1, 900) });
+  assert.deepEqual([refused.status, refused.headers.get('retry-after'), refused.body], [429, '10', { error: 1, message: 'You have 3 imports queued or running: send this one once one of them has ended.' }]);
+  assert.equal(await imports(t), before);
+  const other = await t.makeUser();
+  assert.equal((await t.call('POST', '/api/import?format=csv', { key: other.key, raw: rowsCsv(1, 900) })).status, 202);
 });

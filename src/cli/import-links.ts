@@ -102,6 +102,8 @@ export const IMPORT_LINKS_COMMAND: UserCommand = {
     'creation date (the link\'s date), and the click total (added to the link\'s statistics as clicks of its creation day).',
     'A row without an alias gets a generated one. A row is skipped when its alias is taken (by the same link: "already',
     'imported", so a second run creates nothing new), and refused with the link API\'s message when it is not a valid link.',
+    "A link the source served on one of the user's branded domains here keeps it; others (bit.ly, rebrand.ly) go on the",
+    'main host. Tags are not kept (links here have none). Unique clicks, countries and referrers are never made up.',
     'Every row is reported, then a summary; --json writes each row as a JSON object per line instead. The rows go in a',
     'batch (50 rows) per transaction. --dry-run checks every row the same way and stores nothing.',
     'Formats: ' + FORMAT_NAMES.join(', ') + ' (see docs/cli.md#import-links for the columns each reads).',

@@ -72,7 +72,8 @@ export function importOperations(c: Components): OpSpec[] {
         '(the same checks and messages), keeping the alias, title, creation date and click total (added to the link\'s statistics as clicks of its creation day) where the file has them. ' +
         'A row whose alias you have already with the same URL is skipped as "already imported", so sending a file again creates nothing new. ' +
         'The body is the file itself (CSV, or JSON for `kutt` and `rebrandly`; any content type but multipart and those of images, audio, video, archives, PDF, XML and HTML, which answer 415), or a `multipart/form-data` form with the file in `file`. ' +
-        'At most IMPORT_MAX_BYTES (413 past it). A file the format cannot read (no URL column, broken CSV or JSON, no rows) is a 400 and nothing is stored.',
+        'At most IMPORT_MAX_BYTES (413 past it). A file the format cannot read (no URL column, broken CSV or JSON, no rows) is a 400 and nothing is stored. ' +
+        'A user has at most 3 imports queued or running: a fourth is a 429 with `Retry-After`.',
       findsRecord: false,
       query: FIELDS,
       body: {

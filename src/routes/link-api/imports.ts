@@ -8,7 +8,7 @@ import { ImportFileError } from '../../imports/csv.ts';
 import { FORMAT_NAMES, importFormat } from '../../imports/formats.ts';
 import { IMPORTS } from '../../imports/job-rows.ts';
 import type { ImportJob } from '../../imports/job-rows.ts';
-import { createImportJob, reportRows } from '../../imports/jobs.ts';
+import { createImportJob, OPEN_JOBS_RETRY_AFTER, reportRows, TooManyImportsError } from '../../imports/jobs.ts';
 import type { ImportRunner } from '../../imports/runner.ts';
 import type { Services } from '../../resources/define.ts';
 
@@ -106,6 +106,10 @@ export function importRoutes(s: Services, runner: ImportRunner): Hono<AppEnv> {
       job = await createImportJob(s, c.get('user'), { format, dryRun, text });
     } catch (err) {
       if (err instanceof ImportFileError) throw new ApiError(400, err.message);
+      if (err instanceof TooManyImportsError) {
+        c.header('Retry-After', String(OPEN_JOBS_RETRY_AFTER));
+        throw new ApiError(429, err.message);
+      }
       throw err;
     }
     runner.kick();
