@@ -173,3 +173,35 @@ test('a user with three imports not ended yet is asked to wait (429, Retry-After
   const other = await t.makeUser();
   assert.equal((await t.call('POST', '/api/import?format=csv', { key: other.key, raw: rowsCsv(1, 900) })).status, 202);
 });
+
+test('hostile files: each is refused at once or its job ends with the bad rows refused; never a 5xx, no link but valid ones, no polluted prototype', async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const user = await t.makeUser();
+  const bytes = Uint8Array.from({ length: 512 }, (_, i) => (i * 97 + 13) % 256);
+  const cases: { format: string; body: string | Uint8Array<ArrayBuffer> }[] = [
+    { format: 'csv', body: bytes },
+    { format: 'kutt', body: '['.repeat(5000) + ']'.repeat(5000) },
+    { format: 'rebrandly', body: '[{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"destination":"https://ok.example/proto","slashtag":"proto-ok"}]' },
+    { format: 'csv', body: 'url,alias\nhttps://ok.example/nul\u0000,nul-link\n\ud800,lone\nhttps://ok.example/cr\r\n,crlf\n' },
+    { format: 'csv', body: `url,alias\n"${'x'.repeat(70_000)}",long\n` },
+    { format: 'csv', body: 'url,alias\nhttps://ok.example/fine,fine-one\n"unterminated,\n' },
+    { format: 'yourls', body: ',,,,,,,,,,,,\n\n\n' },
+    { format: 'shlink', body: 'longUrl,shortCode\n' + 'https://ok.example/dup,dup-code\n'.repeat(3) },
+  ];
+  for (const [i, c] of cases.entries()) {
+    const res = await t.app.request(`/api/import?format=${c.format}`, { method: 'POST', headers: { authorization: `Bearer ${user.key}`, 'content-type': 'text/csv' }, body: c.body });
+    const body = (await res.json()) as Job;
+    assert.ok(res.status === 202 || (res.status >= 400 && res.status < 500), `case ${i}: ${res.status} ${JSON.stringify(body)}`);
+    if (res.status !== 202) {
+      assert.deepEqual(Object.keys(body).sort(), ['error', 'message'], `case ${i}`);
+      continue;
+    }
+    const job = await ended(t, user.key, body.id);
+    assert.equal(job.state, 'finished', `case ${i}`);
+  }
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  const stored = await ownedBy<{ id: number; alias: string; url: string }>(t.store, 'links', user.id);
+  // CRLF ends a CSV record: `https://ok.example/cr` is a row of its own, a valid link without an alias.
+  assert.deepEqual(stored.map((l) => l.url), ['https://ok.example/proto', 'https://ok.example/cr', 'https://ok.example/dup']);
+  assert.deepEqual([stored[0]!.alias, stored[2]!.alias], ['proto-ok', 'dup-code']);
+});
