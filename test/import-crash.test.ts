@@ -17,8 +17,8 @@ import { allOf } from './helpers.ts';
 import { DATABASE_URL, newSchema, sql, stop, waitFor } from './pg-server.ts';
 import { PROCESS_ADMIN_KEY, runCli, startProcess } from './process-helpers.ts';
 
-/** Rows of the file per backend: enough that the kill comes well before the end (PostgreSQL imports rows about ten times slower). */
-const ROWS = { file: 20_000, postgres: 3_000 } as const;
+/** Rows of the file per backend: enough that the kill (at a tenth) comes well before the end (PostgreSQL imports rows a few times slower). */
+const ROWS = { file: 20_000, postgres: 10_000 } as const;
 const fileOf = (rows: number) => ['url,alias,title,clicks', ...Array.from({ length: rows }, (_, i) => `https://crash.example/page/${i + 1},crash-${i + 1},Page ${i + 1},${i % 3}`)].join('\n');
 // any: job bodies are read field by field with assertions
 type Job = any;

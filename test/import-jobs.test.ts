@@ -205,3 +205,16 @@ test('hostile files: each is refused at once or its job ends with the bad rows r
   assert.deepEqual(stored.map((l) => l.url), ['https://ok.example/proto', 'https://ok.example/cr', 'https://ok.example/dup']);
   assert.deepEqual([stored[0]!.alias, stored[2]!.alias], ['proto-ok', 'dup-code']);
 });
+
+test('an Idempotency-Key sent again gives the first job again, and queues no second one', async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const user = await t.makeUser();
+  const send = () => t.call('POST', '/api/import?format=csv', { key: user.key, raw: rowsCsv(2), headers: { 'content-type': 'text/csv', 'idempotency-key': 'import-once' } });
+  const first = await send();
+  const again = await send();
+  assert.deepEqual([first.status, again.status, again.headers.get('idempotent-replayed')], [202, 202, 'true']);
+  assert.deepEqual(again.body, first.body);
+  await ended(t, user.key, first.body.id);
+  assert.equal((await allOf(t.store, IMPORTS)).length, 1);
+  assert.equal((await ownedBy(t.store, 'links', user.id)).length, 2);
+});

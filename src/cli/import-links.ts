@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import { AuditLog } from '../audit/audit-log.ts';
+import { KeyUses } from '../auth/key-uses.ts';
 import { ApiError } from '../errors.ts';
 import { memoryLimiters } from '../http/rate-limit.ts';
 import { ImportFileError } from '../imports/csv.ts';
@@ -48,7 +50,10 @@ function commandContext(store: Store, config: Config, user: UserRecord): HookCon
     limits: memoryLimiters(clock),
     renderer: sharedRenderer(config),
     proofs: new OwnershipProofs(store),
+    audit: new AuditLog(store, { clock, log: silentLogger, retentionDays: config.auditRetentionDays }),
+    keyUses: new KeyUses(store, clock),
     user,
+    apiKey: null,
   };
 }
 
@@ -80,7 +85,7 @@ export function summaryLine(user: UserRecord, counts: OutcomeCounts, rows: numbe
 /** Runs an import of a file for a user, a batch at a time, handing each row's result to `report`. */
 async function importFile(ctx: HookContext, format: ImportFormat, path: string, dryRun: boolean, report: (r: RowResult) => void, tick: (n: number) => void): Promise<OutcomeCounts> {
   const counts: OutcomeCounts = { created: 0, skipped: 0, refused: 0 };
-  const importer = new LinkImporter(ctx, dryRun);
+  const importer = new LinkImporter(ctx, ctx, dryRun);
   for await (const batch of batchesOf(sourceRows(format, fileText(path), ctx.clock.now()))) {
     const results = await importer.batch(batch);
     countOutcomes(counts, results);
@@ -105,7 +110,7 @@ export const IMPORT_LINKS_COMMAND: UserCommand = {
     "A link the source served on one of the user's branded domains here keeps it; others (bit.ly, rebrand.ly) go on the",
     'main host. Tags are not kept (links here have none). Unique clicks, countries and referrers are never made up.',
     'Every row is reported, then a summary; --json writes each row as a JSON object per line instead. The rows go in a',
-    'batch (50 rows) per transaction. --dry-run checks every row the same way and stores nothing.',
+    'batch (100 rows) per transaction. --dry-run checks every row the same way and stores nothing.',
     'Formats: ' + FORMAT_NAMES.join(', ') + ' (see docs/cli.md#import-links for the columns each reads).',
     'Exit codes: 0 done (even with rows skipped or refused), 1 unreadable file, no such user, or store problem, 2 bad command line.',
   ].join('\n'),

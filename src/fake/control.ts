@@ -14,6 +14,8 @@ import { adminRoutes } from '../routes/test-admin.ts';
 import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { KeyUses } from '../auth/key-uses.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
 export interface TestParts {
@@ -25,6 +27,9 @@ export interface TestParts {
   random: ResettableRandom;
   /** Where rate limits count (default: memory). */
   limits?: MakeLimiter;
+  /** The audit buffer and key uses, kept across rebuilds (a new one per rebuild would stay registered with the store). */
+  audit?: AuditLog;
+  keyUses?: KeyUses;
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */
@@ -79,6 +84,8 @@ export class TestControl {
   /** Back to the start: the initial records, clock and random source, and a fresh app. */
   async reset(): Promise<void> {
     this.counters.discard();
+    this.parts.audit?.discard();
+    this.parts.keyUses?.discard();
     this.parts.random.reset();
     this.parts.clock.reset();
     await this.parts.store.replaceAll(structuredClone(this.initial));
@@ -89,6 +96,7 @@ export class TestControl {
   async seed(fixtures: RawFixtures): Promise<SeedCounts> {
     // Counts buffered for records the fixtures replace must not be written over them later.
     await this.counters.flush();
+    await this.parts.audit?.flush();
     return seedFixtures(this.parts.store, fixtures, { resources: this.parts.resources, now: this.parts.clock.now() });
   }
 

@@ -157,7 +157,7 @@ export class ImportRunner {
     const user = await this.s.store.get<UserRecord>('users', claimed.userId);
     const format = importFormat(claimed.format);
     if (!user || !format) return this.finish(claimed.id, 'failed', user ? `Unknown format ${claimed.format}.` : 'The user is gone.');
-    const importer = new LinkImporter({ ...this.s, user }, claimed.dryRun);
+    const importer = new LinkImporter(this.s, { ...this.s, user, apiKey: null }, claimed.dryRun);
     try {
       const rows = after(sourceRows(format, jobFile(this.s, claimed), Date.parse(claimed.date.replace(' ', 'T') + 'Z')), claimed.done);
       for await (const batch of batchesOf(rows)) {

@@ -53,6 +53,10 @@ async function readImport(c: Context<AppEnv>, maxBytes: number): Promise<{ text:
     text = await form.file.text();
   } else if (NOT_TEXT.test(c.req.header('content-type') ?? '')) {
     throw new ApiError(415, `The file must be CSV or JSON: ${c.req.header('content-type')?.split(';')[0]} is not read by any import.`);
+  } else if (c.req.raw.bodyUsed) {
+    // Read already, whole (an Idempotency-Key hashes the body first): Hono kept it.
+    text = await c.req.text();
+    if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
   } else if (c.req.raw.body) {
     const decoder = new TextDecoder();
     let bytes = 0;
