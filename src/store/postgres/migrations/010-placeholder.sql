@@ -1,3 +1,0 @@
--- 010: a placeholder, only so that this branch's 011 applies on its own (versions run without gaps).
--- Another branch brings the real 010; whoever merges both deletes this file. It does nothing.
-SELECT 1;
