@@ -1,5 +1,6 @@
 import { STATS_COLLECTION } from '../store.ts';
 import type { CountsDelta, DayCounts, Labels, StatsDay, StoredRecord } from '../store.ts';
+import { capPropertyDimensions, isPropertyDimension, propertyDimensionsOf } from '../property-dimensions.ts';
 import type { Collection } from './collection.ts';
 import type { SyncTx } from './transaction.ts';
 
@@ -12,8 +13,15 @@ function labelMap(from?: Labels): Labels {
   return Object.assign(Object.create(null) as Labels, from);
 }
 
-/** `into` plus `delta`, in place: totals added, labels merged, new labels past `maxLabels` under '(other)'. */
-export function addInto(into: DayCounts, delta: DayCounts, maxLabels: number): DayCounts {
+/** `into` plus `delta`, in place: totals added, labels merged, new labels past `maxLabels` under '(other)', event property dimensions past theirs under one. */
+export function addInto(into: DayCounts, given: DayCounts, maxLabels: number): DayCounts {
+  let delta = given;
+  for (const key in given) {
+    if (isPropertyDimension(key) && !(key in into)) {
+      delta = capPropertyDimensions(given, propertyDimensionsOf(into));
+      break;
+    }
+  }
   for (const key in delta) {
     const value = delta[key]!;
     const existing = into[key];
