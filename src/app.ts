@@ -30,6 +30,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
+import { linkStatsExportRoutes } from './routes/link-api/link-stats-export.ts';
 import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
 import { MULTIPART_ALLOWANCE, tooLarge } from './files/upload-body.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
@@ -118,6 +119,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     campaignRoutes(s),
     channelRoutes(s),
     linkRoutes(s),
+    linkStatsExportRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
     domainVerificationRoutes(s),
