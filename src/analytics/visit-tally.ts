@@ -52,6 +52,11 @@ export function resolutionLabel(raw: string | null | undefined): string {
   return m ? `${Number(m[1])}x${Number(m[2])}` : 'Unknown';
 }
 
+/** The page a pageview counts for: its path and query without the website's excluded parameters (and utm_*), clipped. */
+export function countedPage(event: TrackedEvent, rules: CountingRules): string {
+  return clip(stripQueryParams(event.page, linesOf(rules.exclude_params)) || '/');
+}
+
 /**
  * What one pageview adds to its website's day. Pageviews, pages and hourly pageviews count every
  * time; the visit's own breakdowns (landing page, referrer, browser, OS, device, country,
@@ -59,7 +64,7 @@ export function resolutionLabel(raw: string | null | undefined): string {
  * pageview, so each of them sums to the visitors.
  */
 export function pageviewTally(event: TrackedEvent, rules: CountingRules, headers: VisitHeaders, hour: string, seen: Sighting): Tally {
-  const page = clip(stripQueryParams(event.page, linesOf(rules.exclude_params)) || '/');
+  const page = countedPage(event, rules);
   const labels: Tally['labels'] = { page, pageviews_hour: hour, visitors_hour: seen.newThisHour ? hour : null };
   if (seen.newToday) {
     const ua = classifyUserAgent(headers.userAgent);

@@ -11,7 +11,8 @@ import { bodySchema, inputSchema, shapeSchema } from './json-schema.ts';
 import type { Schema } from './json-schema.ts';
 import { entryRef, pascal, shapesOf, titleOf, updateExample } from './link-operations.ts';
 import type { OpSpec, Param } from './operation.ts';
-import { statRowShape } from './shapes.ts';
+import { realtimeShape, statRowShape } from './shapes.ts';
+import { REALTIME_MINUTES, REALTIME_PAGES } from '../stats/realtime-buffer.ts';
 
 /** Form fields (as the reference sends them) or JSON. */
 export const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'] as const;
@@ -127,6 +128,16 @@ export function statsOperations(c: Components): OpSpec[] {
       responses: {
         '200': { description: 'A page of rows, or with `format=csv` a CSV file of every row.', type: ['application/json', 'text/csv'], schema: c.schema('StatRowPage', () => flatPageSchema(c.schema('StatRow', () => shapeSchema(statRowShape)))) },
       },
+    },
+    {
+      ...base,
+      operationId: 'getWebsiteRealtime',
+      method: 'get',
+      path: '/api/v1/stats/:id/realtime',
+      summary: 'Visitors and pageviews of a website in the last minutes',
+      description:
+        `The pageviews of the current minute and the ${REALTIME_MINUTES} before it (UTC minutes of the server's clock: every pageview of the last ${REALTIME_MINUTES} minutes is in), whichever server process counted them: \`visitors\` are the distinct visitors among them, \`pages\` the pages viewed, most viewed first (at most ${REALTIME_PAGES}). Custom events are not pageviews. A pageview is in within a second of its event, in every process sharing the database. No IP address is kept: a visitor is a salted hash, forgotten with the minutes.`,
+      responses: { '200': { description: 'The realtime view.', schema: c.schema('WebsiteRealtime', () => single(shapeSchema(realtimeShape), 200)) } },
     },
     {
       ...base,

@@ -31,8 +31,9 @@ const visibleWebsite = (s: Services, c: Context<AppEnv>) => findVisible<Website>
  * `GET /api/v1/stats/{id}`: one metric of a website over a date range, as `{value, count}` rows
  * in the real product's flat Laravel paginator; sorted by `sort_by` count (default) or value, in
  * `sort` order (default desc), ties by value. With `format=csv` (or an Accept header preferring
- * text/csv) every row, sorted the same way, as a CSV file. `GET /api/v1/stats/{id}/export`: every
- * metric of a range, one CSV each, in a zip.
+ * text/csv) every row, sorted the same way, as a CSV file. `GET /api/v1/stats/{id}/realtime`: the
+ * last minutes' visitors, pageviews and pages. `GET /api/v1/stats/{id}/export`: every metric of a
+ * range, one CSV each, in a zip.
  */
 export function statsRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -56,6 +57,11 @@ export function statsRoutes(s: Services): Hono<AppEnv> {
 
     if (wantsCsv(c, query.format)) return csvDownload(c, statRowsCsv(rows), `${website.domain}-${query.name}-${query.from}-${query.to}.csv`);
     return c.json(flatPage(rows, query.page ?? 1, Number(query.per_page ?? 50), `${s.config.baseUrl}/api/v1/stats/${website.id}`, linkQuery(c.req.query())));
+  });
+
+  routes.get('/api/v1/stats/:id/realtime', async (c) => {
+    const website = await visibleWebsite(s, c);
+    return c.json({ data: await s.counters.realtime(websiteSubject(website.id)), status: 200 });
   });
 
   routes.get('/api/v1/stats/:id/export', async (c) => {

@@ -1,5 +1,6 @@
 import type { CountsDelta, DayCounts, Labels, StoredRecord } from '../store.ts';
 import { capPropertyDimensions, isPropertyDimension, PROPERTY_DIMENSION_PREFIX } from '../property-dimensions.ts';
+import { dropRealtimeIn } from './pg-realtime.ts';
 import type { Db } from './reads.ts';
 import { decodeText, encodeText } from './text-codec.ts';
 
@@ -252,9 +253,10 @@ export async function countTotalsIn(db: Db, subjects: readonly string[], names: 
   return out;
 }
 
-/** Removes a subject's days and (by cascade) their counts. */
+/** Removes a subject's days and (by cascade) their counts, and its realtime window. */
 export async function dropCountsIn(db: Db, subject: string): Promise<void> {
   await db('DELETE FROM stat_days WHERE subject = $1', [encodeText(subject)]);
+  await dropRealtimeIn(db, subject);
 }
 
 /** The stat_counts rows of one stats record's counts. */
