@@ -103,6 +103,10 @@ export interface Config {
   maxConnections: number | 'auto';
   /** Open connections of one client address at most (trusted proxies excepted); 0 disables. */
   maxClientConnections: number;
+  /** Days of daily statistics kept before today (older days are removed); undefined keeps them for ever. */
+  statsRetentionDays: number | undefined;
+  /** Days of hourly detail (the `_hour` metrics) kept before today; older days keep their daily totals. */
+  statsHourlyDays: number;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
@@ -178,6 +182,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'minBodyRate', env: 'MIN_BODY_RATE', kind: 'int', fallback: '1024', help: 'Slowest accepted request body, bytes per second on average once HEADERS_TIMEOUT has passed; a slower one gets 408 and its connection is closed; 0 disables' },
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
   { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
+  { key: 'statsRetentionDays', env: 'STATS_RETENTION_DAYS', kind: 'int', fallback: undefined, help: 'Days of statistics kept before today, for websites, links, QR codes, campaigns and files alike: older days are removed once a day and at start (unset: kept for ever)' },
+  { key: 'statsHourlyDays', env: 'STATS_HOURLY_DAYS', kind: 'int', fallback: '90', help: 'Days before today whose hourly statistics (pageviews_hour, visitors_hour) are kept; older days keep their daily totals and breakdowns' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 
@@ -386,6 +392,8 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
   if (config.databasePool === 0) throw new ConfigError('Invalid DATABASE_POOL: "0" must be at least 1 connection');
   if (config.passwordAttemptWindow === 0) throw new ConfigError('Invalid PASSWORD_ATTEMPT_WINDOW: "0" must be at least 1 second');
+  if (config.statsRetentionDays === 0) throw new ConfigError('Invalid STATS_RETENTION_DAYS: "0" must be at least 1 day (leave it unset to keep statistics for ever)');
+  if (config.statsHourlyDays === 0) throw new ConfigError('Invalid STATS_HOURLY_DAYS: "0" must be at least 1 day');
   for (const [env, value] of [['HEADERS_TIMEOUT', config.headersTimeout], ['REQUEST_TIMEOUT', config.requestTimeout], ['KEEP_ALIVE_TIMEOUT', config.keepAliveTimeout]] as const) {
     if (value === 0) throw new ConfigError(`Invalid ${env}: "0" must be at least 1 second`);
   }

@@ -22,7 +22,7 @@ const BOTH_BACKENDS = [
   'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
   'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
-  'event-properties', 'stats-export', 'analytics-realtime',
+  'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long

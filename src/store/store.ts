@@ -142,6 +142,18 @@ export interface CounterStore {
   countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
   /** Totals of `names` over all days, per subject (subjects never counted get zeros). */
   countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>>;
+  /**
+   * One bounded step of statistics retention: removes up to `limit` (subject, day)s dated before
+   * `before` ('YYYY-MM-DD'), every subject's. How many it removed (0: none is left), or null when
+   * another process is pruning now (PostgreSQL: one at a time; it will go on).
+   */
+  pruneDays(before: string, limit: number): Promise<number | null>;
+  /**
+   * One bounded step of thinning: removes the `dimensions` (hourly detail) from up to `limit` (subject,
+   * day)s dated before `before`, their other counts kept. How many it changed (PostgreSQL: labels
+   * removed), 0 when none is left, null when another process is pruning now.
+   */
+  pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number | null>;
 }
 
 /**

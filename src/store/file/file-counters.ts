@@ -114,6 +114,34 @@ export class FileCounters {
     this.indexedAt = this.stats.version;
   }
 
+  /** Removes up to `limit` days dated before `before`, every subject's, inside `tx`; how many. */
+  pruneDays(tx: SyncTx, before: string, limit: number): number {
+    let n = 0;
+    for (const r of this.stats.records.values() as Iterable<StatsDay>) {
+      if (n >= limit) break;
+      if (r.day < before) {
+        tx.remove(STATS_COLLECTION, r.id);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Removes `dimensions` from up to `limit` days dated before `before`, inside `tx`: each such day is written again without them. How many. */
+  pruneDimensions(tx: SyncTx, before: string, dimensions: readonly string[], limit: number): number {
+    let n = 0;
+    for (const r of [...(this.stats.records.values() as Iterable<StatsDay>)]) {
+      if (n >= limit) break;
+      if (r.day >= before || !dimensions.some((d) => d in r.counts)) continue;
+      // A new counts object: the stored one may be the one later flushes add to in place.
+      const counts = copyCounts(r.counts);
+      for (const d of dimensions) delete counts[d];
+      tx.put(STATS_COLLECTION, { ...r, counts } as StoredRecord);
+      n++;
+    }
+    return n;
+  }
+
   /** Removes a subject's days inside `tx`. */
   drop(tx: SyncTx, subject: string): void {
     for (const id of this.indexOf(subject).values()) tx.remove(STATS_COLLECTION, id);

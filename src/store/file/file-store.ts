@@ -332,6 +332,16 @@ export class FileStore implements Store {
     return this.counters.days(subject, from, to);
   }
 
+  /** Removes up to `limit` statistics days dated before `before`, in one journalled transaction. */
+  async pruneDays(before: string, limit: number): Promise<number> {
+    return this.run((tx) => this.counters.pruneDays(tx, before, limit));
+  }
+
+  /** Removes `dimensions` from up to `limit` statistics days dated before `before`, in one journalled transaction. */
+  async pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number> {
+    return this.run((tx) => this.counters.pruneDimensions(tx, before, dimensions, limit));
+  }
+
   /** Adds a flush's minutes to the realtime window (memory only: see FileRealtime). */
   async addRealtime(batch: string, deltas: readonly RealtimeDelta[], keepFrom: number): Promise<void> {
     this.realtime.add(batch, deltas, keepFrom);

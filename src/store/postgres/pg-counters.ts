@@ -282,7 +282,7 @@ export async function putStatsDays(db: Db, records: readonly StoredRecord[]): Pr
   const fields = records.map(statsFields);
   await db(
     `INSERT INTO stat_days (id, subject, day, user_id) SELECT * FROM unnest($1::bigint[], $2::text[], $3::date[], $4::bigint[])
-     ON CONFLICT (id) DO UPDATE SET subject = excluded.subject, day = excluded.day, user_id = excluded.user_id`,
+     ON CONFLICT (id) DO UPDATE SET subject = excluded.subject, day = excluded.day, user_id = excluded.user_id, thinned = false`,
     [records.map((r) => r.id), fields.map((f) => encodeText(f.subject)), fields.map((f) => f.day), fields.map((f) => f.owner)],
   );
   await db('DELETE FROM stat_counts WHERE day_id = ANY($1::bigint[])', [records.map((r) => r.id)]);

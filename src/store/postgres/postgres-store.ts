@@ -19,6 +19,7 @@ import { PgConnections } from './connections.ts';
 import { LivePool } from './live-pool.ts';
 import { agreeIn, claimSightingsIn, pruneSightingsIn } from './pg-sightings.ts';
 import { addRealtimeIn, pruneRealtimeIn, realtimeCountsIn } from './pg-realtime.ts';
+import { pruneDaysIn, pruneDimensionsIn } from './pg-retention.ts';
 import { PgTx } from './pg-tx.ts';
 import { answerTimeout, checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -274,6 +275,28 @@ export class PostgresStore implements Store {
     });
     if (prune) this.prunedAt = Date.now();
     this.bump([STATS]);
+  }
+
+  /** One retention step in its own transaction, when this process has the schema's turn (pg-retention.ts); others hear of the change. */
+  private async pruneStep(step: (db: Db) => Promise<number | null>): Promise<number | null> {
+    this.db.open();
+    const removed = await this.db.inTransaction(async (db) => {
+      const n = await step(db);
+      if (n) await this.feed.publishIn(db, [STATS]);
+      return n;
+    });
+    if (removed) this.bump([STATS]);
+    return removed;
+  }
+
+  /** Removes up to `limit` statistics days dated before `before`; null when another process prunes now. */
+  pruneDays(before: string, limit: number): Promise<number | null> {
+    return this.pruneStep((db) => pruneDaysIn(db, before, limit));
+  }
+
+  /** Removes up to `limit` labels of `dimensions` from days dated before `before`; null when another process prunes now. */
+  pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number | null> {
+    return this.pruneStep((db) => pruneDimensionsIn(db, before, dimensions, limit));
   }
 
   /**

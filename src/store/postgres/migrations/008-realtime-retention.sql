@@ -23,5 +23,10 @@ CREATE UNLOGGED TABLE realtime_pages (
   PRIMARY KEY (subject, minute, batch, page)
 );
 
--- STATS_RETENTION_DAYS and STATS_HOURLY_DAYS delete or thin the days before a date.
+-- Retention: STATS_RETENTION_DAYS deletes the days before a date (found through stat_days_day_idx);
+-- STATS_HOURLY_DAYS removes the hourly metrics of the days before another, once per day row:
+-- `thinned` marks the rows done, and the partial index holds only the others, so a pruning run
+-- reads the days it has to thin and never again the years it thinned before.
 CREATE INDEX stat_days_day_idx ON stat_days (day);
+ALTER TABLE stat_days ADD COLUMN thinned boolean NOT NULL DEFAULT false;
+CREATE INDEX stat_days_unthinned_idx ON stat_days (day) WHERE NOT thinned;
