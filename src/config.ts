@@ -50,6 +50,8 @@ export interface Config {
   openRegistration: boolean;
   logLevel: LogLevel;
   bodyLimit: number;
+  /** Largest body of a bulk request (POST /api/url/bulk…), bytes: its own limit, in place of bodyLimit on those routes. */
+  bulkBodyLimit: number;
   /** Largest uploaded file (the Files API), bytes: its own limit, in place of bodyLimit on the upload route. */
   fileMaxBytes: number;
   /** Which peers may tell the client IP in X-Forwarded-For: none, a number of hops, or a list of proxy addresses/CIDRs. */
@@ -103,9 +105,11 @@ export interface Config {
   maxConnections: number | 'auto';
   /** Open connections of one client address at most (trusted proxies excepted); 0 disables. */
   maxClientConnections: number;
-  /** Days of daily statistics kept before today (older days are removed); undefined keeps them for ever. */
-  statsRetentionDays: number | undefined;
-  /** Days of hourly detail (the `_hour` metrics) kept before today; older days keep their daily totals. */
+  /** Days the audit log keeps its entries; 0 keeps them forever. */
+  auditRetentionDays: number;
+  /** Days of daily statistics kept before today (older days are removed); 0 keeps them for ever. */
+  statsRetentionDays: number;
+  /** Days of hourly detail (the `_hour` metrics) kept before today, older days keeping their daily totals; 0 keeps it for ever. */
   statsHourlyDays: number;
 }
 
@@ -144,9 +148,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'databaseTimeout', env: 'DATABASE_TIMEOUT', kind: 'seconds', fallback: '5', help: 'Seconds a request waits for the database in all (every connection, statement and retry it needs) before it is answered 503 with Retry-After; also the statement timeout of PostgreSQL. Fractions allowed (0.5)' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
   { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
-  { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
+  { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and user on the link-management API, all of its keys together; 0 disables' },
   { key: 'rateLimitWindow', env: 'RATE_LIMIT_WINDOW', kind: 'int', fallback: '60', help: 'Length of the rate-limit window, seconds' },
-  { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and key on the analytics API; 0 disables' },
+  { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and user on the analytics API, all of its keys together; 0 disables' },
   { key: 'authFailureLimit', env: 'AUTH_FAILURE_LIMIT', kind: 'int', fallback: '20', help: 'Failed authentications per window and client IP before that IP\'s bad keys get 429 (a valid key always passes); 0 disables' },
   { key: 'passwordAttemptLimit', env: 'PASSWORD_ATTEMPT_LIMIT', kind: 'int', fallback: '10', help: 'Wrong passwords per window and client IP on protected links, files and stats pages before 429; 0 disables' },
   { key: 'passwordAttemptLinkLimit', env: 'PASSWORD_ATTEMPT_LINK_LIMIT', kind: 'int', fallback: '50', help: 'Wrong passwords per window on one protected link, file or stats page, from all clients together, before 429; 0 disables' },
@@ -154,6 +158,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'openRegistration', env: 'OPEN_REGISTRATION', kind: 'bool', fallback: 'off', help: 'Allow POST /api/register without a key' },
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
+  { key: 'bulkBodyLimit', env: 'BULK_BODY_LIMIT', kind: 'int', fallback: String(8 * 1024 * 1024), help: 'Largest accepted body of a bulk request (POST /api/url/bulk, /api/url/bulk/update, /api/url/bulk/delete; up to 1,000 links), bytes; those routes take it in place of BODY_LIMIT' },
   { key: 'fileMaxBytes', env: 'FILE_MAX_BYTES', kind: 'int', fallback: String(5 * 1024 * 1024), help: 'Largest file accepted by POST /api/files/upload/:filename, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger)' },
   { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'trust-proxy', fallback: 'off', help: 'Proxies whose X-Forwarded-For gives the client IP: off, on (one hop), a number of hops, or comma-separated proxy IPs/CIDRs (see Behind a proxy)' },
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
@@ -182,8 +187,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'minBodyRate', env: 'MIN_BODY_RATE', kind: 'int', fallback: '1024', help: 'Slowest accepted request body, bytes per second on average once HEADERS_TIMEOUT has passed; a slower one gets 408 and its connection is closed; 0 disables' },
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
   { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
-  { key: 'statsRetentionDays', env: 'STATS_RETENTION_DAYS', kind: 'int', fallback: undefined, help: 'Days of statistics kept before today, for websites, links, QR codes, campaigns and files alike: older days are removed once a day and at start (unset: kept for ever)' },
-  { key: 'statsHourlyDays', env: 'STATS_HOURLY_DAYS', kind: 'int', fallback: '90', help: 'Days before today whose hourly statistics (pageviews_hour, visitors_hour) are kept; older days keep their daily totals and breakdowns' },
+  { key: 'auditRetentionDays', env: 'AUDIT_RETENTION_DAYS', kind: 'int', fallback: '90', help: 'Days the audit log of API writes (GET /api/audit) keeps its entries; older ones are removed every hour; 0 keeps them forever' },
+  { key: 'statsRetentionDays', env: 'STATS_RETENTION_DAYS', kind: 'int', fallback: '0', help: 'Days of statistics kept before today, for websites, links, QR codes, campaigns and files alike: older days are removed at start and once a day; 0 keeps them forever' },
+  { key: 'statsHourlyDays', env: 'STATS_HOURLY_DAYS', kind: 'int', fallback: '90', help: 'Days before today whose hourly statistics (pageviews_hour, visitors_hour) are kept; older days keep their daily totals and breakdowns; 0 keeps them forever' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 
@@ -392,8 +398,6 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
   if (config.databasePool === 0) throw new ConfigError('Invalid DATABASE_POOL: "0" must be at least 1 connection');
   if (config.passwordAttemptWindow === 0) throw new ConfigError('Invalid PASSWORD_ATTEMPT_WINDOW: "0" must be at least 1 second');
-  if (config.statsRetentionDays === 0) throw new ConfigError('Invalid STATS_RETENTION_DAYS: "0" must be at least 1 day (leave it unset to keep statistics for ever)');
-  if (config.statsHourlyDays === 0) throw new ConfigError('Invalid STATS_HOURLY_DAYS: "0" must be at least 1 day');
   for (const [env, value] of [['HEADERS_TIMEOUT', config.headersTimeout], ['REQUEST_TIMEOUT', config.requestTimeout], ['KEEP_ALIVE_TIMEOUT', config.keepAliveTimeout]] as const) {
     if (value === 0) throw new ConfigError(`Invalid ${env}: "0" must be at least 1 second`);
   }

@@ -6,6 +6,8 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { cookieSecret } from './auth/cookie-secret.ts';
+import { KeyUses } from './auth/key-uses.ts';
+import { AuditLog } from './audit/audit-log.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -82,7 +84,11 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     // The key is kept only as a hash: this line is the one chance to copy it.
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}  (shown once: keep it now; users:rotate-key --email admin@localhost makes a new one)`);
     const readiness = storeReadiness(store, config, limits.checks);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness };
+    // One audit buffer and one record of key uses for the process, whatever app it serves (test mode rebuilds its app).
+    const audit = new AuditLog(store, { clock, log: options.log, retentionDays: config.auditRetentionDays });
+    audit.startPruning();
+    const keyUses = new KeyUses(store, clock, options.log);
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses };
     // Off the request path: soon after the start, then once a day (registered after the counters, so their last flush comes first).
     const retention = new StatsRetention(store, clock, config, options.log);
     store.beforeClose(() => retention.stop());

@@ -1,6 +1,8 @@
 import { createApp } from '../src/app.ts';
 import type { AppParts } from '../src/app.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
+import { KeyUses } from '../src/auth/key-uses.ts';
+import { AuditLog } from '../src/audit/audit-log.ts';
 import { generateApiKey } from '../src/auth/keys.ts';
 import { ensureAdmin } from '../src/bootstrap.ts';
 import { fixtureUser } from '../src/fixtures/prepare.ts';
@@ -45,9 +47,12 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   const random = parts.random ?? seededRandom(1);
   // Made here, so a test can wait for a flush (on PostgreSQL one takes real time).
   const counters = parts.counters ?? new DailyCounters(store, { clock: parts.clock ?? clock, random });
+  // Made here too, so a test can store the audit log's buffered entries and the keys' noted uses when it wants.
+  const audit = parts.audit ?? new AuditLog(store, { clock: parts.clock ?? clock, retentionDays: config.auditRetentionDays });
+  const keyUses = parts.keyUses ?? new KeyUses(store, parts.clock ?? clock);
   // No test asks the real DNS or web: a proof of ownership finds nothing unless a test publishes it.
   const proofs = parts.proofs ?? new OwnershipProofs(store, { resolveTxt: noTxtRecords, fetch: async () => new Response('not found', { status: 404 }) });
-  const app = createApp({ store, config, clock, random, ...parts, counters, proofs });
+  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, audit, keyUses });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -81,7 +86,7 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { id: user.id, key };
   }
 
-  return { app, store, config, clock, counters, call, makeUser };
+  return { app, store, config, clock, counters, audit, keyUses, call, makeUser };
 }
 
 let secret: Promise<string> | undefined;

@@ -5,6 +5,9 @@ import { openApiDocument } from '../src/openapi/document.ts';
 import { QrRenderer } from '../src/qr/renderer.ts';
 import { RESOURCES } from '../src/resources/table.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
+import type { StoredRecord } from '../src/store/store.ts';
+import { IDEMPOTENCY_COLLECTION, KEEP_MS } from '../src/idempotency/keys.ts';
+import { requestHashOf } from '../src/http/idempotency.ts';
 import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
 import type { Call } from './helpers.ts';
 import { Contract, operationsOf, world } from './openapi-world.ts';
@@ -66,6 +69,28 @@ async function probe(w: World, o: DocOp, what: string, url: string, opts: Call =
   if (what === 'as documented') assert.ok(reply.status < 400, `${o.method} ${o.path} as documented: ${reply.status} ${reply.text.slice(0, 300)}`);
 }
 
+const takesIdempotencyKey = (o: DocOp) => (o.op.parameters ?? []).some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key');
+
+/**
+ * The answers Idempotency-Key decides: a key that is no key (400), one used again with another
+ * body (422), and one whose request still runs (409; its claim put in the store as a request in
+ * flight leaves it). An operation without a body is sent one the second time.
+ */
+async function idempotencyProbes(w: World, o: DocOp, type: string | undefined): Promise<void> {
+  const key = `probe-${String(o.op.operationId)}`;
+  const url = urlOf(w, o);
+  const withKey = (call: Call, k = key): Call => ({ ...call, headers: { ...call.headers, 'Idempotency-Key': k } });
+  const running: Call = type ? bodyCall(type, {}) : {};
+  await probe(w, o, 'an idempotency key too long', url, withKey(running, 'k'.repeat(256)));
+  await probe(w, o, 'an idempotency key, first use', url, withKey(running));
+  await probe(w, o, 'the idempotency key with another body', url, withKey(type ? bodyCall(type, { other: 1 }) : { raw: 'other', headers: { 'content-type': 'text/plain' } }));
+  const { items } = await w.store.find<StoredRecord>(IDEMPOTENCY_COLLECTION, { conditions: [{ field: 'key', equals: key }] });
+  const now = w.clock.now();
+  const request = requestHashOf(o.method.toUpperCase(), url, new TextEncoder().encode(running.raw ?? ''));
+  await w.store.transaction((tx) => tx.insert(IDEMPOTENCY_COLLECTION, { userId: items[0]!.userId, key: `${key}-running`, request, created: now, expires: now + KEEP_MS, answer: null }));
+  await probe(w, o, 'the idempotency key of a request in flight', url, withKey(running, `${key}-running`));
+}
+
 for (const o of operations) {
   test(`${o.method.toUpperCase()} ${o.path}`, async () => {
     const w = o === operations[0] ? first : await world();
@@ -73,8 +98,10 @@ for (const o of operations) {
     if (secured(o)) {
       await probe(w, o, 'no key', urlOf(w, o), { key: null });
       await probe(w, o, 'unknown key', urlOf(w, o), { key: 'sk_nope' });
+      await probe(w, o, 'scope missing', urlOf(w, o), { key: w.lacking(o), ...(media ? bodyCall(media[0], media[1].example ?? {}) : {}) });
+      await probe(w, o, 'address refused', urlOf(w, o), { key: w.elsewhere });
     }
-    if (o.op.responses['403'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
+    if (o.op['x-admin'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
     if (o.path.includes('{')) await probe(w, o, 'missing record', urlOf(w, o, {}, true), media ? bodyCall(media[0], media[1].example ?? {}) : {});
     for (const p of (o.op.parameters ?? []).filter((x: { in: string; schema: { enum?: unknown } }) => x.in === 'path' && x.schema.enum)) {
       await probe(w, o, `bad ${p.name}`, urlOf(w, o).replace(`/${w.param(o.path, p.name)}/`, '/not-a-kind/'));
@@ -113,6 +140,8 @@ for (const o of operations) {
     for (const [type, other] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { example?: unknown }>).slice(1)) {
       await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[String(o.op.operationId)] ?? other.example ?? body ?? {}));
     }
+    // Last: the first use of a key runs the request (an assignment done, a key rotated).
+    if (takesIdempotencyKey(o)) await idempotencyProbes(w, o, media?.[0]);
   });
 }
 

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-// PostgreSQL-only files (postgres, postgres-server, instances, cluster, global-limits: the last needs
+// PostgreSQL-only files (postgres, postgres-server, instances, keys-instances, cluster, global-limits: the last needs
 // TEST_REDIS_URL too) are not listed: they run in the first pass,
 // read TEST_DATABASE_URL themselves, and print one skip line without it.
 // What runs twice: what reads and writes the store in ways a backend decides: the records of every
@@ -22,6 +22,7 @@ const BOTH_BACKENDS = [
   'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
   'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
+  'api-keys', 'key-scopes', 'audit', 'bulk', 'idempotency',
   'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention',
 ];
 

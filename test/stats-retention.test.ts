@@ -22,22 +22,22 @@ async function storedDays(store: Store): Promise<string[]> {
   return days.map((d) => `${d.subject} ${d.day}: ${Object.keys(d.counts).sort().join(',')}`).sort();
 }
 
-test('the cut-offs: STATS_RETENTION_DAYS keeps today and that many days before it; STATS_HOURLY_DAYS the same for the hourly detail', () => {
+test('the cut-offs: STATS_RETENTION_DAYS keeps today and that many days before it; STATS_HOURLY_DAYS the same for the hourly detail; 0 keeps all', () => {
   const now = Date.parse(NOW);
   assert.deepEqual(retentionCutoffs(now, { statsRetentionDays: 30, statsHourlyDays: 7 }), { before: '2026-10-22', hourlyBefore: '2026-11-14' });
-  assert.deepEqual(retentionCutoffs(now, { statsRetentionDays: undefined, statsHourlyDays: 90 }), { before: undefined, hourlyBefore: '2026-08-23' });
+  assert.deepEqual(retentionCutoffs(now, { statsRetentionDays: 0, statsHourlyDays: 90 }), { before: undefined, hourlyBefore: '2026-08-23' });
+  assert.deepEqual(retentionCutoffs(now, { statsRetentionDays: 1, statsHourlyDays: 0 }), { before: '2026-11-20', hourlyBefore: undefined });
 });
 
-test('settings: STATS_RETENTION_DAYS is unset (for ever) by default, STATS_HOURLY_DAYS 90; zero or words are refused', () => {
+test('settings: STATS_RETENTION_DAYS is 0 (for ever) by default, STATS_HOURLY_DAYS 90; words and negative numbers are refused', () => {
   const config = loadConfig({});
-  assert.deepEqual([config.statsRetentionDays, config.statsHourlyDays], [undefined, 90]);
-  assert.deepEqual([loadConfig({ STATS_RETENTION_DAYS: '400', STATS_HOURLY_DAYS: '30' }).statsRetentionDays, loadConfig({ STATS_HOURLY_DAYS: '30' }).statsHourlyDays], [400, 30]);
+  assert.deepEqual([config.statsRetentionDays, config.statsHourlyDays], [0, 90]);
+  assert.deepEqual([loadConfig({ STATS_RETENTION_DAYS: '400', STATS_HOURLY_DAYS: '30' }).statsRetentionDays, loadConfig({ STATS_HOURLY_DAYS: '0' }).statsHourlyDays], [400, 0]);
   assert.equal(loadConfig({}, ['--stats-retention-days', '30']).statsRetentionDays, 30);
   const refused: [Record<string, string>, string][] = [
-    [{ STATS_RETENTION_DAYS: '0' }, 'Invalid STATS_RETENTION_DAYS: "0" must be at least 1 day (leave it unset to keep statistics for ever)'],
     [{ STATS_RETENTION_DAYS: '-5' }, 'Invalid STATS_RETENTION_DAYS: "-5" is not a non-negative integer'],
     [{ STATS_RETENTION_DAYS: 'forever' }, 'Invalid STATS_RETENTION_DAYS: "forever" is not a non-negative integer'],
-    [{ STATS_HOURLY_DAYS: '0' }, 'Invalid STATS_HOURLY_DAYS: "0" must be at least 1 day'],
+    [{ STATS_HOURLY_DAYS: '1.5' }, 'Invalid STATS_HOURLY_DAYS: "1.5" is not a non-negative integer'],
   ];
   for (const [env, message] of refused) assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && err.message === message, JSON.stringify(env));
 });
@@ -69,9 +69,11 @@ test('a run removes the days past STATS_RETENTION_DAYS and the hourly detail pas
   assert.deepEqual(await storedDays(store), left);
 });
 
-test('without STATS_RETENTION_DAYS every day stays; only the hourly detail goes after STATS_HOURLY_DAYS', async () => {
+test('with STATS_RETENTION_DAYS at its default (0) every day stays; only the hourly detail goes after STATS_HOURLY_DAYS', async () => {
   const store = await openTestStore();
   await store.addCounts([websiteDay('2020-01-01'), websiteDay('2026-08-22'), websiteDay('2026-08-23')], Infinity);
+  assert.deepEqual(await new StatsRetention(store, fixedClock(NOW), { statsRetentionDays: 0, statsHourlyDays: 0 }, silentLogger).run(), { days: 0, thinned: 0 }, 'both 0: everything stays');
+  assert.equal((await storedDays(store)).filter((d) => d.includes('pageviews_hour')).length, 3);
   const pruned = await new StatsRetention(store, fixedClock(NOW), loadConfig({}), silentLogger).run();
   assert.equal(pruned.days, 0);
   assert.deepEqual(await storedDays(store), [
@@ -84,7 +86,7 @@ test('without STATS_RETENTION_DAYS every day stays; only the hourly detail goes 
 test('a day written again after it was thinned (an import) is thinned again', async () => {
   const store = await openTestStore();
   await store.addCounts([websiteDay('2026-01-05')], Infinity);
-  const retention = new StatsRetention(store, fixedClock(NOW), { statsRetentionDays: undefined, statsHourlyDays: 90 }, silentLogger);
+  const retention = new StatsRetention(store, fixedClock(NOW), { statsRetentionDays: 0, statsHourlyDays: 90 }, silentLogger);
   await retention.run();
   const [thinned] = await allOf<{ id: number; subject: string; day: string; counts: Record<string, unknown> }>(store, 'stats');
   await store.transaction((tx) => tx.put('stats', { ...thinned!, counts: { ...thinned!.counts, pageviews_hour: { '11': 4 } } }));

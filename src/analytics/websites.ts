@@ -134,6 +134,7 @@ export const websites = defineResource<typeof websiteFields, Website>({
   name: 'website',
   collection: 'websites',
   api: 'analytics',
+  scope: 'websites',
   owned: true,
   fields: websiteFields,
   create: { required: ['domain'], defaults: { privacy: 0, email: 0, exclude_bots: 1, exclude_params: '', exclude_ips: '', favorite: false } },

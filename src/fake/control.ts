@@ -15,6 +15,8 @@ import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
 import type { StatsRetention } from '../stats/retention.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { KeyUses } from '../auth/key-uses.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
 export interface TestParts {
@@ -28,6 +30,9 @@ export interface TestParts {
   limits?: MakeLimiter;
   /** Statistics retention, run again whenever the clock is moved. */
   retention?: StatsRetention;
+  /** The audit buffer and key uses, kept across rebuilds (a new one per rebuild would stay registered with the store). */
+  audit?: AuditLog;
+  keyUses?: KeyUses;
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */
@@ -87,6 +92,8 @@ export class TestControl {
   /** Back to the start: the initial records, clock and random source, and a fresh app. */
   async reset(): Promise<void> {
     this.counters.discard();
+    this.parts.audit?.discard();
+    this.parts.keyUses?.discard();
     this.parts.random.reset();
     this.parts.clock.reset();
     await this.parts.store.replaceAll(structuredClone(this.initial));
@@ -97,6 +104,7 @@ export class TestControl {
   async seed(fixtures: RawFixtures): Promise<SeedCounts> {
     // Counts buffered for records the fixtures replace must not be written over them later.
     await this.counters.flush();
+    await this.parts.audit?.flush();
     return seedFixtures(this.parts.store, fixtures, { resources: this.parts.resources, now: this.parts.clock.now() });
   }
 

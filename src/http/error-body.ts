@@ -36,9 +36,9 @@ export function isLinkApiPath(path: string): boolean {
   return isApiPath(path) && !isAnalyticsPath(path) && path !== '/api/event';
 }
 
-/** The link-management API's error body: `{error: 1, message}`. */
+/** The link-management API's error body: `{error: 1, message}`, and what the error adds (`extra`). */
 export function linkErrorBody(err: ApiError): Record<string, unknown> {
-  return { error: 1, message: err.message };
+  return { error: 1, message: err.message, ...err.extra };
 }
 
 const ANALYTICS_MESSAGES: Record<number, string> = {

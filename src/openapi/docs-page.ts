@@ -1,5 +1,7 @@
 import { FAVICON_LINK } from '../html/favicon.ts';
 import { escapeHtml } from '../html/page.ts';
+import { SCOPE_AREAS, verbsOf } from '../auth/scopes.ts';
+import type { ScopeAreaName } from '../auth/scopes.ts';
 import type { OpenApiDocument } from './document.ts';
 import { breakable, curlExample, fieldRows, fieldTable, markdown, resolve, rulesText, typeText } from './docs-text.ts';
 import type { Schema } from './json-schema.ts';
@@ -88,11 +90,27 @@ function operationHtml(doc: OpenApiDocument, e: Entry): string {
   const { op } = e;
   const id = anchor(String(op.operationId ?? `${e.method}-${e.path}`));
   const ext = op['x-extension'] ? '<span class="ext">extension</span>' : '';
-  const auth = Array.isArray(op.security) && op.security.length === 0 ? '<span class="muted"> · no key</span>' : '';
+  const auth = Array.isArray(op.security) && op.security.length === 0 ? '<span class="muted"> · no key</span>' : scopeNote(op);
   return `<article id="${id}"><h3><span class="m ${e.method}">${e.method.toUpperCase()}</span><code>${breakable(e.path)}</code>${ext}</h3>
 <p><strong>${escapeHtml(String(op.summary ?? ''))}</strong>${auth}</p>${markdown(String(op.description ?? ''))}
 ${parameterTable(doc, op)}${bodySection(doc, op)}${responseSection(doc, op)}
 <h4>Example</h4><pre>${escapeHtml(curlExample(doc, e.path, e.method, op))}</pre></article>`;
+}
+
+/** The scope a key needs for an operation (its security requirement's role), and whether only an admin may call it. */
+function scopeNote(op: Op): string {
+  const scope = ((op.security as { bearer?: string[] }[] | undefined)?.[0]?.bearer ?? [])[0];
+  const admin = op['x-admin'] ? ' · admin only' : '';
+  return scope ? `<span class="muted"> · scope <code class="nw">${escapeHtml(scope)}</code>${admin}</span>` : '';
+}
+
+/** The scopes of keys: each area with what it covers. */
+function scopesSection(): string {
+  const rows = (Object.keys(SCOPE_AREAS) as ScopeAreaName[])
+    .map((area) => `<tr><td>${[...verbsOf(area).map((v) => `${area}:${v}`), ...(verbsOf(area).length > 1 ? [`${area}:*`] : [])].map((s) => `<code class="nw">${s}</code>`).join(' ')}</td><td>${markdown(SCOPE_AREAS[area].about)}</td></tr>`)
+    .join('');
+  return `<h4 id="scopes">Scopes of API keys</h4><p>The account key holds every scope. A key made with <code>POST /api/keys</code> holds the scopes it was given: <code>read</code> is GET, <code>write</code> every other method, <code>x:*</code> both, and <code>*</code> everything, admin routes included for an admin. Each operation below names the one scope it needs; without it the answer is 403.</p>
+<div class="t"><table><thead><tr><th>Scopes</th><th>Covers</th></tr></thead><tbody><tr><td><code>*</code></td><td>Everything, the admin routes and key rotation included.</td></tr>${rows}</tbody></table></div>`;
 }
 
 /** The error bodies of both APIs, the schemas every error response of the page names. */
@@ -110,7 +128,7 @@ function gettingStarted(server: string): string {
   return `<section class="start" id="start"><h2>Getting started</h2>
 <p>Every request of both APIs sends an API key as a bearer token: <code>Authorization: Bearer YOUR_API_KEY</code>. On its first start the server creates an admin user and prints its key once (<code>Admin API key: sk_…</code>), or takes the one set in <code>ADMIN_API_KEY</code>; the admin creates users (<code>POST /api/user/add</code>), each with a key of their own.</p>
 <h4>A first request: your account</h4><pre>${escapeHtml(first)}</pre>
-<h4>Shorten a link</h4><pre>${escapeHtml(link)}</pre><p class="muted">The answer's <code>shorturl</code> redirects to the page. Errors answer a JSON body with a meaningful HTTP status (see <a href="#errors">Error bodies</a>).</p></section>`;
+<h4>Shorten a link</h4><pre>${escapeHtml(link)}</pre><p class="muted">The answer's <code>shorturl</code> redirects to the page. Errors answer a JSON body with a meaningful HTTP status (see <a href="#errors">Error bodies</a>).</p>${scopesSection()}</section>`;
 }
 
 /** The API reference page of a document: self-contained HTML (inline CSS, no script), grouped by tag. */

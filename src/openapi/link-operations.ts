@@ -22,6 +22,8 @@ const TITLES: Readonly<Record<string, readonly [string, string]>> = {
   splash: ['Splash pages', 'splash page'],
   file: ['Files', 'file'],
   website: ['Websites', 'website'],
+  key: ['API keys', 'API key'],
+  audit: ['Audit log', 'audit entry'],
 };
 
 /** The docs tag and singular noun of a row. */

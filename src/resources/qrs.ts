@@ -95,6 +95,7 @@ export const qrs = defineResource<typeof qrFields, Qr>({
   name: 'qr',
   collection: 'qrs',
   api: 'link',
+  scope: 'qr',
   owned: true,
   fields: qrFields,
   create: { required: ['type', 'data'], defaults: { background: 'rgb(255,255,255)', foreground: 'rgb(0,0,0)' } },

@@ -6,11 +6,11 @@ import { dayOf } from '../visits/visitor.ts';
 /** The hourly detail of the statistics: kept for STATS_HOURLY_DAYS, while the days keep their other counts. */
 export const HOURLY_DIMENSIONS = ['pageviews_hour', 'visitors_hour'] as const;
 
-/** How long statistics are kept. */
+/** How long statistics are kept (the settings STATS_RETENTION_DAYS and STATS_HOURLY_DAYS). */
 export interface RetentionSettings {
-  /** Days kept before today; undefined keeps every day. */
-  statsRetentionDays: number | undefined;
-  /** Days before today whose hourly detail is kept. */
+  /** Days kept before today; 0 keeps every day. */
+  statsRetentionDays: number;
+  /** Days before today whose hourly detail is kept; 0 keeps all of it. */
   statsHourlyDays: number;
 }
 
@@ -19,12 +19,10 @@ export const PRUNE_BATCH = 200;
 
 const DAY_MS = 86_400_000;
 
-/** The first day kept whole at `now` (days before it are removed), or undefined when every day is kept; and the first day that keeps its hourly detail. */
-export function retentionCutoffs(now: number, settings: RetentionSettings): { before: string | undefined; hourlyBefore: string } {
-  return {
-    before: settings.statsRetentionDays === undefined ? undefined : dayOf(now - settings.statsRetentionDays * DAY_MS),
-    hourlyBefore: dayOf(now - settings.statsHourlyDays * DAY_MS),
-  };
+/** The first day kept at `now` (days before it are removed) and the first that keeps its hourly detail; undefined where everything is kept. */
+export function retentionCutoffs(now: number, settings: RetentionSettings): { before: string | undefined; hourlyBefore: string | undefined } {
+  const cutoff = (days: number) => (days > 0 ? dayOf(now - days * DAY_MS) : undefined);
+  return { before: cutoff(settings.statsRetentionDays), hourlyBefore: cutoff(settings.statsHourlyDays) };
 }
 
 /** What one retention run removed. */
@@ -81,9 +79,9 @@ export class StatsRetention {
     const done: Pruned = { days: 0, thinned: 0 };
     try {
       if (before !== undefined) done.days = await this.steps(() => this.store.pruneDays(before, PRUNE_BATCH));
-      done.thinned = await this.steps(() => this.store.pruneDimensions(hourlyBefore, HOURLY_DIMENSIONS, PRUNE_BATCH));
+      if (hourlyBefore !== undefined) done.thinned = await this.steps(() => this.store.pruneDimensions(hourlyBefore, HOURLY_DIMENSIONS, PRUNE_BATCH));
       this.lastDay = dayOf(now);
-      if (done.days > 0 || done.thinned > 0) this.log.info('statistics retention', { removedDays: done.days, before: before ?? null, hourlyRemovedDays: done.thinned, hourlyBefore });
+      if (done.days > 0 || done.thinned > 0) this.log.info('statistics retention', { removedDays: done.days, before: before ?? null, hourlyRemovedDays: done.thinned, hourlyBefore: hourlyBefore ?? null });
     } catch (err) {
       this.log.error('statistics retention failed: the next run goes on', { error: String(err) });
     }

@@ -42,7 +42,9 @@ export type Condition =
   /** Equal ignoring letter case (strings). */
   | { field: string; equalsIgnoringCase: string }
   /** An array field holding the value (a link's `channels`). */
-  | { field: string; holds: number };
+  | { field: string; holds: number }
+  /** A number field below the value (a time that has passed); a field that is no number never is. */
+  | { field: string; below: number };
 
 /** Which records a read covers. */
 export interface Where {
@@ -91,6 +93,10 @@ export interface StoreReads {
   get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
   /** The record whose index key is `key`. */
   lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined>;
+  /** Several records by id in one read: those that exist, by id. */
+  getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>>;
+  /** The records of several index keys in one read: key → the record `lookup` would answer, for the keys that have one. */
+  lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>>;
   /** The records a query matches, in its order and slice, with the total it matched. */
   find<T extends StoredRecord = StoredRecord>(collection: string, query?: ListQuery): Promise<Found<T>>;
   /** How many records match. */
@@ -107,6 +113,13 @@ export interface Tx extends StoreReads {
   getForUpdate<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
   /** Adds a record with the collection's next id and returns it. */
   insert<T extends object>(collection: string, data: T): Promise<T & { id: number }>;
+  /**
+   * Adds records in the order given, each with the collection's next id (one write for all on
+   * PostgreSQL). Per record: the stored record, or the ConflictError of the unique index that
+   * refused it (another record, or an earlier one of the same call, holds its key). The others are
+   * stored all the same, and the transaction stays usable.
+   */
+  insertMany<T extends object>(collection: string, data: readonly T[]): Promise<((T & { id: number }) | ConflictError)[]>;
   /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
   update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): Promise<T | undefined>;
   /** Removes a record; false when it was missing. */

@@ -8,7 +8,7 @@ import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { prepareDataDir, tightenDataDir } from './permissions.ts';
-import { FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
+import { ConflictError, FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, RealtimeCounts, RealtimeDelta, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { FILES_DIR, FileContents } from './file-contents.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
@@ -169,6 +169,16 @@ export class FileStore implements Store {
     return this.reads.lookup<T>(collection, index, key);
   }
 
+  /** The records of these ids that exist, by id. */
+  async getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return this.reads.getMany<T>(collection, ids);
+  }
+
+  /** The records of these index keys, by key. */
+  async lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+    return this.reads.lookupMany<T>(collection, index, keys);
+  }
+
   /** The record whose index key is `key`, from memory: always at hand. */
   lookupAtHand<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND {
     return this.reads.lookup<T>(collection, index, key);
@@ -290,9 +300,21 @@ export class FileStore implements Store {
       // Transactions here run one at a time: nothing can change the record before this one ends.
       getForUpdate: (c, id) => this.get(c, id),
       lookup: (c, index, key) => this.lookup(c, index, key),
+      getMany: (c, ids) => this.getMany(c, ids),
+      lookupMany: (c, index, keys) => this.lookupMany(c, index, keys),
       find: (c, query) => this.find(c, query),
       count: (c, where) => this.count(c, where),
       insert: async (c, data) => tx.insert(c, data),
+      // One at a time, in order: a refused record changes nothing (the clash is found before it is applied).
+      insertMany: async (c, data) =>
+        data.map((d) => {
+          try {
+            return tx.insert(c, d);
+          } catch (err) {
+            if (err instanceof ConflictError) return err;
+            throw err;
+          }
+        }),
       update: async (c, id, patch) => tx.update(c, id, patch),
       remove: async (c, id) => tx.remove(c, id),
       put: async (c, record) => tx.put(c, record),

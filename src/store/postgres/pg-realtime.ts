@@ -3,7 +3,7 @@ import type { Db } from './reads.ts';
 import { decodeText, encodeText } from './text-codec.ts';
 
 /**
- * Adds a flush's minutes (migration 008) in the caller's transaction: visitors once per minute,
+ * Adds a flush's minutes (migration 010) in the caller's transaction: visitors once per minute,
  * pages under the batch id, so that a batch stored already adds nothing.
  */
 export async function addRealtimeIn(db: Db, batch: string, deltas: readonly RealtimeDelta[]): Promise<void> {

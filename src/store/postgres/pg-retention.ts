@@ -19,7 +19,7 @@ export async function pruneDaysIn(db: Db, before: string, limit: number): Promis
 
 /**
  * Thins up to `limit` day rows dated before `before` that are not thinned yet: their `dimensions`
- * go, and they are marked thinned (migration 008). How many rows; null when another process prunes now.
+ * go, and they are marked thinned (migration 010). How many rows; null when another process prunes now.
  */
 export async function pruneDimensionsIn(db: Db, before: string, dimensions: readonly string[], limit: number): Promise<number | null> {
   if (!(await takeTurnIn(db))) return null;

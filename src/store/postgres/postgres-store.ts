@@ -24,7 +24,7 @@ import { PgTx } from './pg-tx.ts';
 import { answerTimeout, checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
 import { PgRateWindows } from './rate-windows.ts';
-import { countRecords, findRecords, getRecord, lookupRecord, scanRecords } from './reads.ts';
+import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupRecords, scanRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS, withCounted } from './tables.ts';
 import type { TablePlan } from './tables.ts';
@@ -195,6 +195,16 @@ export class PostgresStore implements Store {
     const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
     if (!cache) return lookupRecord<T>(this.db.read, this.plan(collection), index, key);
     return (await cache.through(key, () => lookupRecord(this.db.read, this.plan(collection), index, key))) as T | undefined;
+  }
+
+  /** The records of these ids that exist, by id, in one statement. */
+  async getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return getRecords<T>(this.db.read, this.plan(collection), ids);
+  }
+
+  /** The records of these index keys, by key, in one statement (the lookup cache is neither read nor filled). */
+  async lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+    return lookupRecords<T>(this.db.read, this.plan(collection), index, keys);
   }
 
   /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */

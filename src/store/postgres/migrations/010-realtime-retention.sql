@@ -1,4 +1,4 @@
--- 008: the realtime window of the statistics, and what their retention needs.
+-- 010: the realtime window of the statistics, and what their retention needs.
 --
 -- realtime_visitors, realtime_pages: the last minutes of each subject's pageviews (GET
 -- /api/v1/stats/{id}/realtime), written by every process's statistics flush and read by all, so the
