@@ -3,32 +3,31 @@ import type { Context } from 'hono';
 /** The answer formats of the statistics endpoints: JSON (default) or CSV. */
 export const STAT_FORMATS = ['json', 'csv'] as const;
 
-/** The q-value of `type` in an Accept header (0 when absent); `*\/*` and `text/*` count for less than the type itself. */
+/**
+ * The q-value an Accept header gives `type` (RFC 9110 12.5.1): the most specific range that matches
+ * it decides (`text/csv` over `text/*` over `*\/*`); 0 when none does.
+ */
 function quality(accept: string, type: string): number {
-  let best = -1;
-  let specificity = -1;
-  for (const part of accept.split(',')) {
-    const [range = '', ...params] = part.trim().toLowerCase().split(';');
-    const [major, minor] = range.trim().split('/');
-    const level = range.trim() === type ? 2 : major === type.split('/')[0] && minor === '*' ? 1 : range.trim() === '*/*' ? 0 : -1;
-    if (level < specificity || level < 0) continue;
-    const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)?.[1]).find((x) => x !== undefined);
-    specificity = level;
-    best = q === undefined ? 1 : Math.min(1, Number(q) || 0);
+  const [major] = type.split('/');
+  let best = { specificity: -1, q: 0 };
+  for (const part of accept.toLowerCase().split(',')) {
+    const [range = '', ...params] = part.split(';').map((p) => p.trim());
+    const specificity = range === type ? 2 : range === `${major}/*` ? 1 : range === '*/*' ? 0 : -1;
+    if (specificity < best.specificity) continue;
+    const q = params.map((p) => /^q\s*=\s*([\d.]+)$/.exec(p)?.[1]).find((x) => x !== undefined);
+    best = { specificity, q: q === undefined ? 1 : Math.min(1, Number(q) || 0) };
   }
-  return Math.max(best, 0);
+  return best.specificity < 0 ? 0 : best.q;
 }
 
 /**
- * Whether a statistics request asks for CSV: `format=csv`, or, without `format`, an Accept header
- * that prefers text/csv to application/json (a tie, or `*\/*` alone, stays JSON).
+ * Whether a statistics request asks for CSV: `format=csv`; or, without `format`, an Accept header
+ * naming text/csv that rates it above application/json (a tie, or `*\/*` alone, stays JSON).
  */
 export function wantsCsv(c: Context, format: string | undefined): boolean {
   if (format !== undefined) return format === 'csv';
-  const accept = c.req.header('accept');
-  if (!accept) return false;
-  const csv = quality(accept, 'text/csv');
-  return csv > 0 && csv > quality(accept, 'application/json') && /text\/csv/i.test(accept);
+  const accept = c.req.header('accept') ?? '';
+  return /text\/csv/i.test(accept) && quality(accept, 'text/csv') > quality(accept, 'application/json');
 }
 
 /** A file name safe in a Content-Disposition header and on every file system: letters, digits, `.`, `_` and `-`. */

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../http/app-env.ts';
-import { csvDownload, wantsCsv } from '../../http/downloads.ts';
+import { csvDownload, wantsCsv, zipDownload } from '../../http/downloads.ts';
 import { findVisible } from '../crud.ts';
 import type { Services } from '../../resources/define.ts';
 import { propertyRows } from '../../analytics/event-properties.ts';
@@ -16,7 +16,6 @@ import { websiteSubject } from '../../analytics/website-subject.ts';
 import { websites } from '../../analytics/websites.ts';
 import type { Website } from '../../analytics/websites.ts';
 import { statsExport } from '../../analytics/stats-export.ts';
-import { zipDownload } from '../../http/downloads.ts';
 import { statRowsCsv } from '../../export/csv.ts';
 
 /** A range whose end comes before its start is refused like the real product does. */
