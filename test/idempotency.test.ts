@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fingerprint, secondStoreOf } from './backend.ts';
 import { ADMIN_KEY, allOf, eventually, openTestStore, testApp } from './helpers.ts';
 import { collectionsOf, RESOURCES } from '../src/resources/table.ts';
-import { ABANDONED_MS, IDEMPOTENCY_COLLECTION, KEEP_MS } from '../src/idempotency/keys.ts';
+import { ABANDONED_MS, IDEMPOTENCY_COLLECTION, KEEP_MS, holdsSecret } from '../src/idempotency/keys.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
 import { runExportAll } from '../src/cli/move-data.ts';
 import type { Store, Tx } from '../src/store/store.ts';
@@ -130,6 +130,7 @@ test('Idempotency-Key on a POST of the link API answers the first answer again, 
     const dave = await makeUser('dave');
     const before = (await allOf(store, IDEMPOTENCY_COLLECTION)).length;
     const calls: [string, unknown, string][] = [
+      ['/api/keys', { name: 'ci', scopes: ['links:read'] }, dave.key],
       ['/api/account/rotate-key', {}, dave.key],
       ['/api/user/add', { username: 'eve', email: 'eve@example.com', password: 'secret-pw-1' }, ADMIN_KEY],
       ['/api/user/create', { username: 'fay', email: 'fay@example.com', password: 'secret-pw-1' }, ADMIN_KEY],
@@ -145,9 +146,9 @@ test('Idempotency-Key on a POST of the link API answers the first answer again, 
       assert.equal(r.headers.get('idempotent-replayed'), null);
     }
     // Run again with the same key: each is a request of its own (a rotation with the key just made).
-    const again = await post('/api/account/rotate-key', {}, 'secret-key', secrets[3]);
+    const again = await post('/api/account/rotate-key', {}, 'secret-key', secrets[4]);
     assert.equal(again.status, 200, again.text);
-    assert.notEqual(again.body.apikey, secrets[3]);
+    assert.notEqual(again.body.apikey, secrets[4]);
     const kept = await allOf(store, IDEMPOTENCY_COLLECTION);
     assert.equal(kept.length, before);
     for (const secret of [...secrets, again.body.apikey]) assert.ok(!JSON.stringify(kept).includes(secret));
@@ -239,3 +240,10 @@ function bindAll(tx: Tx): Tx {
   const names = ['get', 'getForUpdate', 'lookup', 'getMany', 'lookupMany', 'find', 'count', 'insert', 'insertMany', 'update', 'remove', 'put', 'removeWhere', 'dropCounts', 'addCounts', 'putFileContent'] as const;
   return Object.fromEntries(names.map((n) => [n, (tx[n] as (...a: unknown[]) => unknown).bind(tx)])) as unknown as Tx;
 }
+
+test('holdsSecret: an answer naming a secret shown once is known by its JSON, whatever route gave it', () => {
+  assert.equal(holdsSecret('{"error":0,"id":1,"apikey":"sk_x"}'), true);
+  assert.equal(holdsSecret('{"error":0,"data":{"id":2,"secret": "whsec_y"}}'), true);
+  assert.equal(holdsSecret('{"error":0,"id":1,"shorturl":"http://sho.rt/apikey"}'), false);
+  assert.equal(holdsSecret('{"error":0,"data":{"secret":null}}'), false);
+});

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError } from '../errors.ts';
-import { claimKey, keepAnswer, pruneKeys, releaseKey } from '../idempotency/keys.ts';
+import { claimKey, holdsSecret, keepAnswer, pruneKeys, releaseKey } from '../idempotency/keys.ts';
 import type { KeptAnswer } from '../idempotency/keys.ts';
 import type { Services } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
@@ -84,7 +84,9 @@ export function idempotencyKeys(s: Services): <H extends Handler<AppEnv> | Middl
       throw err;
     }
     const res = answered ?? c.res;
-    await settle(s, claim.id, res.status < 500 ? { status: res.status, body: await res.clone().text(), type: res.headers.get('content-type') ?? 'application/json' } : null);
+    const body = res.status < 500 ? await res.clone().text() : '';
+    // A secret shown once is never kept in plain text: the key is let go, and a retry runs again.
+    await settle(s, claim.id, res.status < 500 && !holdsSecret(body) ? { status: res.status, body, type: res.headers.get('content-type') ?? 'application/json' } : null);
     return answered;
   }) as H;
 }

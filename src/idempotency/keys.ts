@@ -88,4 +88,10 @@ export async function pruneKeys(store: Store, now: number): Promise<number> {
  * answers are never kept, as a key must not lie in the store in plain text for a day, so
  * Idempotency-Key is not honoured there (app.ts; the OpenAPI document leaves the header out).
  */
-export const ANSWERS_WITH_SECRETS: ReadonlySet<string> = new Set(['/api/account/rotate-key', '/api/user/:id/rotate-key', '/api/user/add', '/api/user/create']);
+export const ANSWERS_WITH_SECRETS: ReadonlySet<string> = new Set(['/api/account/rotate-key', '/api/user/:id/rotate-key', '/api/user/add', '/api/user/create', '/api/keys']);
+
+/**
+ * Whether an answer's JSON names a secret shown once (`apikey`, `secret`), whichever route gave it:
+ * the last guard, should a route that answers one be missing from ANSWERS_WITH_SECRETS.
+ */
+export const holdsSecret = (body: string): boolean => /"(?:apikey|secret)"\s*:\s*"/.test(body);

@@ -1,4 +1,4 @@
--- 009: scoped API keys and the audit log of writes.
+-- 008: scoped API keys and the audit log of writes.
 --
 -- api_keys: the keys a user makes beside the account key (users.key_hash), each with its scopes,
 -- expiry and address allow-list in `data`; only the SHA-256 of a key is kept, unique across all

@@ -1,4 +1,4 @@
--- 008: the bulk link API and idempotency keys.
+-- 009: the bulk link API and idempotency keys.
 --
 -- 1. Idempotency keys of the link-management API (the Idempotency-Key header of a POST): one row
 -- per user and key, with the request it was first used with (a hash), when, until when it
