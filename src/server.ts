@@ -89,7 +89,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     audit.startPruning();
     const keyUses = new KeyUses(store, clock, options.log);
     const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses };
-    // Off the request path: soon after the start, then once a day (registered after the counters, so their last flush comes first).
+    // Off the request path: soon after the start, then once a day; stopped before the store closes.
     const retention = new StatsRetention(store, clock, config, options.log);
     store.beforeClose(() => retention.stop());
     const testControl = test ? await TestControl.create({ ...parts, ...test, retention }) : undefined;
