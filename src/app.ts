@@ -36,6 +36,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
+import { linkStatsExportRoutes } from './routes/link-api/link-stats-export.ts';
 import { bulkRoutes, isBulkPath } from './routes/link-api/bulk.ts';
 import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
 import { IMPORT_PATH, importRoutes, tooLarge as importTooLarge } from './routes/link-api/imports.ts';
@@ -150,6 +151,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     campaignRoutes(s),
     channelRoutes(s),
     linkRoutes(s),
+    linkStatsExportRoutes(s),
     bulkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),

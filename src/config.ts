@@ -109,6 +109,10 @@ export interface Config {
   maxClientConnections: number;
   /** Days the audit log keeps its entries; 0 keeps them forever. */
   auditRetentionDays: number;
+  /** Days of daily statistics kept before today (older days are removed); 0 keeps them for ever. */
+  statsRetentionDays: number;
+  /** Days of hourly detail (the `_hour` metrics) kept before today, older days keeping their daily totals; 0 keeps it for ever. */
+  statsHourlyDays: number;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
@@ -187,6 +191,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
   { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
   { key: 'auditRetentionDays', env: 'AUDIT_RETENTION_DAYS', kind: 'int', fallback: '90', help: 'Days the audit log of API writes (GET /api/audit) keeps its entries; older ones are removed every hour; 0 keeps them forever' },
+  { key: 'statsRetentionDays', env: 'STATS_RETENTION_DAYS', kind: 'int', fallback: '0', help: 'Days of statistics kept before today, for websites, links, QR codes, campaigns and files alike: older days are removed at start and once a day; 0 keeps them forever' },
+  { key: 'statsHourlyDays', env: 'STATS_HOURLY_DAYS', kind: 'int', fallback: '90', help: 'Days before today whose hourly statistics (pageviews_hour, visitors_hour) are kept; older days keep their daily totals and breakdowns; 0 keeps them forever' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 

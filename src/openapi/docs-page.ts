@@ -14,7 +14,7 @@ nav h2{font-size:13px;margin:14px 0 4px;text-transform:uppercase;color:#59636e}n
 nav a{color:#1f2328;text-decoration:none}nav a:hover{text-decoration:underline}
 header,.start,section>article,.tag{background:#fff;border:1px solid #d0d7de;border-radius:10px;padding:18px 22px;margin-bottom:16px}
 h1{margin:0 0 6px;font-size:1.6rem}h2{margin:28px 0 8px}h3{margin:0 0 6px;font-size:1.05rem;overflow-wrap:break-word}h4{margin:14px 0 6px;font-size:.95rem}
-code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code{background:#eff2f5;padding:1px 4px;border-radius:4px}
+code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code{background:#eff2f5;padding:1px 4px;border-radius:4px}p>code:not(.nw),li>code:not(.nw){overflow-wrap:anywhere}
 pre{background:#0d1117;color:#e6edf3;padding:12px;border-radius:8px;overflow:auto}
 .t{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}th,td{border-bottom:1px solid #e4e7eb;padding:5px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}
 th,.nw{white-space:nowrap}.start h2{margin-top:0}td>p,td>ul{margin:0}td>p+p,td>details{margin-top:4px}
@@ -53,7 +53,8 @@ function parameterTable(doc: OpenApiDocument, op: Op): string {
     .map((p) => {
       const rules = [p.description ?? '', rulesText(p.schema ?? {})].filter(Boolean).join(' ');
       const req = p.required ? ' <span class="req">required</span>' : '';
-      return `<tr><td><code>${escapeHtml(p.name)}</code>${req}</td><td>${p.in}</td><td>${escapeHtml(typeText(doc, p.schema))}</td><td>${markdown(rules)}</td></tr>`;
+      // A name is one word (Idempotency-Key): never broken at its hyphen.
+      return `<tr><td><code class="nw">${escapeHtml(p.name)}</code>${req}</td><td>${p.in}</td><td>${escapeHtml(typeText(doc, p.schema))}</td><td>${markdown(rules)}</td></tr>`;
     })
     .join('');
   return `<h4>Parameters</h4><div class="t"><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table></div>`;

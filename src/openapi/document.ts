@@ -3,9 +3,10 @@ import { RouteScopes } from '../auth/route-scopes.ts';
 import type { Services } from '../resources/define.ts';
 import { accountOperations } from './account-operations.ts';
 import { compatOperations } from './compat-operations.ts';
-import { analyticsAccountOperation, analyticsRowOperations, statsOperation } from './analytics-operations.ts';
+import { analyticsAccountOperation, analyticsRowOperations, statsOperations } from './analytics-operations.ts';
 import { Components, baseSchemas } from './components.ts';
 import { fileOperations } from './file-operations.ts';
+import { linkExportOperation } from './link-export-operation.ts';
 import { bulkOperations } from './bulk-operations.ts';
 import { importOperations, IMPORTS_TAG } from './import-operations.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
@@ -48,7 +49,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), ...ownershipOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkExportOperation(), ...ownershipOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {
