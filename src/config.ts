@@ -54,6 +54,8 @@ export interface Config {
   bulkBodyLimit: number;
   /** Largest uploaded file (the Files API), bytes: its own limit, in place of bodyLimit on the upload route. */
   fileMaxBytes: number;
+  /** Largest file POST /api/import takes, bytes: its own limit, in place of bodyLimit on that route. */
+  importMaxBytes: number;
   /** Which peers may tell the client IP in X-Forwarded-For: none, a number of hops, or a list of proxy addresses/CIDRs. */
   trustProxy: TrustProxy;
   snapshotEvery: number;
@@ -111,6 +113,10 @@ export interface Config {
   maxClientConnections: number;
   /** Days the audit log keeps its entries; 0 keeps them forever. */
   auditRetentionDays: number;
+  /** Days of daily statistics kept before today (older days are removed); 0 keeps them for ever. */
+  statsRetentionDays: number;
+  /** Days of hourly detail (the `_hour` metrics) kept before today, older days keeping their daily totals; 0 keeps it for ever. */
+  statsHourlyDays: number;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
@@ -160,6 +166,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
   { key: 'bulkBodyLimit', env: 'BULK_BODY_LIMIT', kind: 'int', fallback: String(8 * 1024 * 1024), help: 'Largest accepted body of a bulk request (POST /api/url/bulk, /api/url/bulk/update, /api/url/bulk/delete; up to 1,000 links), bytes; those routes take it in place of BODY_LIMIT' },
   { key: 'fileMaxBytes', env: 'FILE_MAX_BYTES', kind: 'int', fallback: String(5 * 1024 * 1024), help: 'Largest file accepted by POST /api/files/upload/:filename, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger)' },
+  { key: 'importMaxBytes', env: 'IMPORT_MAX_BYTES', kind: 'int', fallback: String(32 * 1024 * 1024), help: 'Largest file accepted by POST /api/import, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger); import-links on the command line has no limit' },
   { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'trust-proxy', fallback: 'off', help: 'Proxies whose X-Forwarded-For gives the client IP: off, on (one hop), a number of hops, or comma-separated proxy IPs/CIDRs (see Behind a proxy)' },
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
   { key: 'errorStatus', env: 'ERROR_STATUS', kind: 'error-status', fallback: 'real', help: 'HTTP status of link-management API errors: real (400, 401, 404, …) or 200 for the errors a client fixes by changing its request, as the real product answers, for clients that stop on any other status (429, 503, 409 and 500 keep theirs); the body is `{"error":1,"message":…}` either way, and the analytics API keeps real statuses' },
@@ -190,6 +197,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
   { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
   { key: 'auditRetentionDays', env: 'AUDIT_RETENTION_DAYS', kind: 'int', fallback: '90', help: 'Days the audit log of API writes (GET /api/audit) keeps its entries; older ones are removed every hour; 0 keeps them forever' },
+  { key: 'statsRetentionDays', env: 'STATS_RETENTION_DAYS', kind: 'int', fallback: '0', help: 'Days of statistics kept before today, for websites, links, QR codes, campaigns and files alike: older days are removed at start and once a day; 0 keeps them forever' },
+  { key: 'statsHourlyDays', env: 'STATS_HOURLY_DAYS', kind: 'int', fallback: '90', help: 'Days before today whose hourly statistics (pageviews_hour, visitors_hour) are kept; older days keep their daily totals and breakdowns; 0 keeps them forever' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 

@@ -5,6 +5,7 @@ import { ConfigError, SETTINGS, flagName, loadConfig, misspelledSettings, proces
 import { createLogger } from './log.ts';
 import { runUserCommand, USER_COMMANDS } from './cli/users.ts';
 import { DATA_COMMANDS } from './cli/data.ts';
+import { IMPORT_LINKS_COMMAND } from './cli/import-links.ts';
 import { runMigrate } from './cli/migrate.ts';
 import { FixtureError } from './fixtures/read.ts';
 import { DataFileError } from './store/file/atomic-file.ts';
@@ -12,7 +13,7 @@ import { DataDirError } from './store/file/permissions.ts';
 import { LockedError } from './store/file/lock.ts';
 import { StoreUnavailableError } from './store/store.ts';
 
-const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS];
+const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS, IMPORT_LINKS_COMMAND];
 
 const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
   ['serve', 'Run the server (default); --seed <file> loads fixtures into an empty data directory'],

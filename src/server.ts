@@ -17,6 +17,7 @@ import { testModeParts } from './fake/test-mode.ts';
 import type { RawFixtures } from './fixtures/read.ts';
 import { seedOnStart } from './fixtures/seed.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
+import { StatsRetention } from './stats/retention.ts';
 import { withAccessLog } from './http/access-log.ts';
 import { withErrorGuard } from './http/error-guard.ts';
 import { guardConnections } from './http/connection-guard.ts';
@@ -34,6 +35,9 @@ import { startRateLimits } from './limits/start-limits.ts';
 import type { RateLimits } from './limits/start-limits.ts';
 import { openGeolocator } from './geo/geolocator.ts';
 import type { Store } from './store/store.ts';
+
+/** How often a server looks for due import jobs beside those its own requests queue, ms. */
+const IMPORT_POLL_MS = 2000;
 
 /** A server that is listening. */
 export interface RunningServer {
@@ -97,15 +101,20 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     audit.startPruning();
     const keyUses = new KeyUses(store, clock, options.log);
     const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses, geo };
-    const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
+    // Off the request path: soon after the start, then once a day; stopped before the store closes.
+    const retention = new StatsRetention(store, clock, config, options.log);
+    store.beforeClose(() => retention.stop());
+    const testControl = test ? await TestControl.create({ ...parts, ...test, retention }) : undefined;
     let app = testControl?.app;
     if (!app) {
       // Today's visitor ledger is taken up before the first visit can count anyone afresh.
       const counters = new DailyCounters(store, { clock, random: options.random ?? cryptoRandom, log: options.log });
       await counters.ready();
-      app = createApp({ ...parts, counters });
+      // Import jobs a process left running when it died are taken up here (test mode runs those queued meanwhile only).
+      app = createApp({ ...parts, counters, importPollMs: IMPORT_POLL_MS });
     }
     const server = await listen(app, config, options.log);
+    retention.start();
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
     const url = localUrl(config.host, port);

@@ -98,6 +98,26 @@ export async function waitsOnLock(store: Store): Promise<boolean> {
   return (rows[0]?.n ?? 0) > 0;
 }
 
+/**
+ * Runs `fn` while another session holds the transaction-scoped advisory lock `name` keys in the
+ * store's schema (hashtext(name || schema), as the store takes it): what the store does meanwhile
+ * sees another process at it. On the file store, `fn` simply runs.
+ */
+export async function whileLockedElsewhere<T>(store: Store, name: string, fn: () => Promise<T>): Promise<T> {
+  const schema = schemaOf.get(store);
+  if (!schema) return fn();
+  const other = new pg.Client({ connectionString: url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock(hashtext($1 || $2))', [name, schema]);
+    return await fn();
+  } finally {
+    await other.query('ROLLBACK').catch(() => {});
+    await other.end();
+  }
+}
+
 /** How many PostgreSQL transactions wrote these rows of a table (distinct xmin); the file store has no such thing (0). */
 export async function transactionsOf(store: Store, table: string, ids: readonly number[]): Promise<number> {
   const schema = schemaOf.get(store);

@@ -216,3 +216,29 @@ test('the fake locates visitors as the server does: the country of a forwarded a
     }
   }
 });
+
+test('an import runs in the fake as in the server, with its seeded aliases; reset() forgets the job and its links', async () => {
+  const fake = await startFakeServer(twoUsers);
+  try {
+    const importOnce = async () => {
+      const res = await fake.app.request('/api/import?format=csv', { method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'text/csv' }, body: 'url,alias\nhttps://example.com/a,imported-a\nhttps://example.com/b,\n' });
+      const { id } = (await res.json()) as { id: number };
+      assert.equal(res.status, 202);
+      let job: { state: string; report: { rows: { alias: string }[] } } | undefined;
+      for (let i = 0; i < 200 && job?.state !== 'finished'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        job = (await call(fake, 'GET', `/api/import/${id}`)).body.data;
+      }
+      assert.equal(job?.state, 'finished');
+      return job!.report.rows.map((r) => r.alias);
+    };
+    const first = await importOnce();
+    assert.equal(first[0], 'imported-a');
+    assert.equal(fake.store.all('links').length, 2);
+    await fake.reset();
+    assert.deepEqual([fake.store.all('links'), fake.store.all('imports')], [[], []]);
+    assert.deepEqual(await importOnce(), first, 'the same seed, the same generated alias');
+  } finally {
+    await fake.close();
+  }
+});

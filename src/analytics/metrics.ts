@@ -13,6 +13,7 @@ export const METRICS = [
   'country',
   'device',
   'event',
+  'event_property',
   'landing_page',
   'language',
   'os',
@@ -49,6 +50,8 @@ const BY_DATE = new Set<Metric>(['pageviews', 'visitors']);
  * any left out), else labels summed over the days.
  */
 export function metricRows(days: readonly { day: string; counts: DayCounts }[], metric: Metric): StatRow[] {
+  // event_property needs its event and property: propertyRows (event-properties.ts).
+  if (metric === 'event_property') return [];
   if (BY_DATE.has(metric)) {
     return days.map((d) => ({ value: d.day, count: totalOf(d.counts, metric) })).filter((r) => r.count > 0);
   }

@@ -24,7 +24,7 @@ export interface ImportReport {
   notes: string[];
 }
 
-/** Owned rows in an order where every row comes after the rows it refers to; statistics last. */
+/** Owned rows a user's export carries, in an order where every row comes after the rows it refers to; statistics last. */
 export function importOrder(resources: readonly Resource[]): Resource[] {
   // Keys and the audit log never come with one user's export (export.ts, ownedCollections).
   const rows = resources.filter((r) => r.owned && !r.wholeStoreOnly);

@@ -15,6 +15,7 @@ import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
 import type { Geolocator } from '../geo/geolocator.ts';
+import type { StatsRetention } from '../stats/retention.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { KeyUses } from '../auth/key-uses.ts';
 
@@ -30,6 +31,8 @@ export interface TestParts {
   limits?: MakeLimiter;
   /** Where visitors are (default: the bundled countries, per the config). */
   geo?: Geolocator;
+  /** Statistics retention, run again whenever the clock is moved. */
+  retention?: StatsRetention;
   /** The audit buffer and key uses, kept across rebuilds (a new one per rebuild would stay registered with the store). */
   audit?: AuditLog;
   keyUses?: KeyUses;
@@ -59,6 +62,8 @@ export class TestControl {
   // One counter buffer for the control's life: a new one per rebuild would stay registered with the store.
   private readonly counters: DailyCounters;
   private readonly initial: Fixtures;
+  /** The retention run the last clock move started: requests wait for it, so they read what the clock's time keeps. */
+  private pruning: Promise<unknown> = Promise.resolve();
 
   /** A control over the store's current content, which resets go back to. */
   static async create(parts: TestParts): Promise<TestControl> {
@@ -77,7 +82,10 @@ export class TestControl {
     this.inner = this.build();
     this.app = new Hono<AppEnv>();
     this.app.route('/', adminRoutes(this, parts.store, parts.log));
-    this.app.all('*', (c) => this.inner.fetch(c.req.raw, c.env));
+    this.app.all('*', async (c) => {
+      await this.pruning;
+      return this.inner.fetch(c.req.raw, c.env);
+    });
   }
 
   private build(): Hono<AppEnv> {
@@ -101,6 +109,17 @@ export class TestControl {
     await this.counters.flush();
     await this.parts.audit?.flush();
     return seedFixtures(this.parts.store, fixtures, { resources: this.parts.resources, now: this.parts.clock.now() });
+  }
+
+  /**
+   * Runs statistics retention for the clock's new time (the days it no longer keeps go), after
+   * writing what the counters buffer (retention acts on what is stored); resolves when it is done.
+   */
+  async clockMoved(): Promise<void> {
+    const retention = this.parts.retention;
+    if (!retention) return;
+    this.pruning = this.counters.flush().then(() => retention.run());
+    await this.pruning;
   }
 
   /** The clock. */

@@ -157,7 +157,18 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     config: running.config,
     reset: () => control.reset(),
     seed: async (fixtures) => control.seed(typeof fixtures === 'string' ? await readFixtures(fixtures) : fixtures),
-    clock: { now: () => clock.now(), set: (at) => clock.set(at), advance: (ms) => clock.advance(ms) },
+    // Moving the clock runs statistics retention for the new time; the fake's requests wait for it.
+    clock: {
+      now: () => clock.now(),
+      set: (at) => {
+        clock.set(at);
+        void control.clockMoved();
+      },
+      advance: (ms) => {
+        clock.advance(ms);
+        void control.clockMoved();
+      },
+    },
     close: () => running.close(),
   };
 }

@@ -86,6 +86,10 @@ export interface FakeConfig {
   /** A MaxMind-format City database for region and city, as GEOIP_DATABASE. */
   geoipDatabase: string | undefined;
   logoFetch: boolean;
+  /** Days of statistics kept before today (STATS_RETENTION_DAYS; default 0: for ever). Moving the clock applies it. */
+  statsRetentionDays: number;
+  /** Days of hourly statistics kept before today (STATS_HOURLY_DAYS; default 90, 0: for ever). */
+  statsHourlyDays: number;
 }
 
 /** How to start a fake; everything is optional. */
@@ -118,6 +122,7 @@ export interface FakeServer {
   config: FakeConfig;
   reset(): Promise<void>;
   seed(fixtures: Fixtures | string): Promise<SeedCounts>;
+  /** The fake's clock: it stands still until set or advanced. Moving it runs statistics retention for the new time (requests wait for it); the realtime view reads it. */
   clock: { now(): number; set(at: string | number): void; advance(ms: number): void };
   close(): Promise<void>;
 }

@@ -38,7 +38,7 @@ export interface Body {
 export interface Reply {
   description: string;
   schema?: Schema;
-  /** Content type(s); `application/json` when a schema is given. */
+  /** Content type(s); `application/json` when a schema is given. With several, the schema is the JSON one's. */
   type?: string | readonly string[];
   headers?: Record<string, unknown>;
 }
@@ -151,10 +151,12 @@ function errorReply(dialect: Dialect, status: number, forbidden: string): Reply 
 function responseObject(reply: Reply, limited: boolean, status: string): Record<string, unknown> {
   const headers = { ...(limited && status !== '401' ? RATE_LIMIT_HEADERS : {}), ...reply.headers };
   const types = [reply.type ?? (reply.schema ? 'application/json' : [])].flat();
+  // The schema describes the JSON answer; another type beside it (a CSV download) has none.
+  const schemaFor = (t: string) => (reply.schema && (types.length === 1 || t === 'application/json') ? { schema: reply.schema } : {});
   return {
     description: reply.description,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    ...(types.length > 0 ? { content: Object.fromEntries(types.map((t) => [t, reply.schema ? { schema: reply.schema } : {}])) } : {}),
+    ...(types.length > 0 ? { content: Object.fromEntries(types.map((t) => [t, schemaFor(t)])) } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { TrackedEvent } from '../analytics/visit-tally.ts';
+import { MAX_EVENT_PROPERTIES, PROPERTY_NAME_MAX, PROPERTY_VALUE_MAX } from '../analytics/event-properties.ts';
 import type { Config } from '../config.ts';
 import { QR_IMAGE_SIZES, snapQrSize } from '../qr/image-sizes.ts';
 import type { Components } from './components.ts';
@@ -40,7 +41,8 @@ export function trackingOperations(c: Components): OpSpec[] {
     open(tag, 'trackEvent', 'post', '/api/event', 'Record a pageview or a custom event', { '202': { description: 'Accepted (no body).' } }, {
       description:
         'Sent by the tracking script, without a key. The website is found by the host name of `page`. Counted, dropped (bot, excluded IP) and accepted events all answer 202. ' +
-        'Any content type is read as JSON (`navigator.sendBeacon` sends text/plain). Errors use the link-management shape.',
+        'Any content type is read as JSON (`navigator.sendBeacon` sends text/plain). Errors use the link-management shape. ' +
+        `A custom event (\`event\`) may carry \`properties\` (ours): at most ${MAX_EVENT_PROPERTIES} names of 1 to ${PROPERTY_NAME_MAX} characters, each with a string (up to ${PROPERTY_VALUE_MAX} characters), a number or a boolean, counted as text (\`GET /api/v1/stats/{id}?name=event_property\`); \`__proto__\`, \`constructor\` and \`prototype\` are no names.`,
       body: { ...c.body('TrackedEvent', () => inputSchema(TrackedEvent)), example: EVENT_EXAMPLE, types: ['application/json', 'text/plain'] },
       errors: [400, 404, 413, 429],
     }),

@@ -48,6 +48,8 @@ export interface AdminControl {
   reset(): Promise<void>;
   seed(fixtures: RawFixtures): Promise<SeedCounts>;
   clockState(): ClockState;
+  /** Called after the clock moved: what depends on its time catches up (statistics retention). */
+  clockMoved(): Promise<void>;
 }
 
 /** Moves the clock as a POST /__admin/clock body says: `{now}` (ISO date or epoch ms) stops it there, `{advance}` (ms) moves it. */
@@ -91,6 +93,7 @@ export function adminRoutes(control: AdminControl, store: Store, log: Logger): H
 
   routes.post('/__admin/clock', async (c) => {
     moveClock(control, await body(c));
+    await control.clockMoved();
     return c.json({ error: 0, clock: control.clockState() });
   });
 

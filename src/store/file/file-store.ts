@@ -9,12 +9,13 @@ import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { prepareDataDir, tightenDataDir } from './permissions.ts';
 import { ConflictError, FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, RealtimeCounts, RealtimeDelta, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { FILES_DIR, FileContents } from './file-contents.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
 import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
 import { FileCounters, STATS_COLLECTION } from './file-counters.ts';
+import { FileRealtime } from './file-realtime.ts';
 import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
 import { KEPT_VALUES_FILE, loadKeptValues, saveKeptValues } from './kept-values.ts';
 import { MemoryReads } from './memory-reads.ts';
@@ -56,6 +57,8 @@ export class FileStore implements Store {
   /** The transaction running now: the next one starts when it ends. */
   private queue: Promise<unknown> = Promise.resolve();
   private counters!: FileCounters;
+  /** The realtime window, in memory only (file-realtime.ts). */
+  private readonly realtime = new FileRealtime();
   private ledger: LedgerState | null = null;
   /** Named values kept for good (keptValue), and the write of their file in progress. */
   private kept: Record<string, string> = {};
@@ -296,6 +299,8 @@ export class FileStore implements Store {
       get: (c, id) => this.get(c, id),
       // Transactions here run one at a time: nothing can change the record before this one ends.
       getForUpdate: (c, id) => this.get(c, id),
+      // One transaction at a time: no other can hold a record, so the first due is the one taken.
+      takeDue: async <T extends StoredRecord>(c: string, index: string, upTo: string) => this.reads.firstDue<T>(c, index, upTo),
       lookup: (c, index, key) => this.lookup(c, index, key),
       getMany: (c, ids) => this.getMany(c, ids),
       lookupMany: (c, index, keys) => this.lookupMany(c, index, keys),
@@ -320,7 +325,10 @@ export class FileStore implements Store {
         for (const r of gone) tx.remove(c, r.id);
         return gone.length;
       },
-      dropCounts: async (subject) => this.counters.drop(tx, subject),
+      dropCounts: async (subject) => {
+        this.counters.drop(tx, subject);
+        this.realtime.drop(subject);
+      },
       addCounts: async (deltas, maxLabels) => this.counters.add(tx, deltas, maxLabels, (id) => this.col('users').records.has(id)),
       putFileContent: async (fileId, bytes) => {
         await this.contents.write(fileId, bytes);
@@ -346,6 +354,26 @@ export class FileStore implements Store {
   /** A subject's stored days, oldest first. */
   async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
     return this.counters.days(subject, from, to);
+  }
+
+  /** Removes up to `limit` statistics days dated before `before`, in one journalled transaction. */
+  async pruneDays(before: string, limit: number): Promise<number> {
+    return this.run((tx) => this.counters.pruneDays(tx, before, limit));
+  }
+
+  /** Removes `dimensions` from up to `limit` statistics days dated before `before`, in one journalled transaction. */
+  async pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number> {
+    return this.run((tx) => this.counters.pruneDimensions(tx, before, dimensions, limit));
+  }
+
+  /** Adds a flush's minutes to the realtime window (memory only: see FileRealtime). */
+  async addRealtime(batch: string, deltas: readonly RealtimeDelta[], keepFrom: number): Promise<void> {
+    this.realtime.add(batch, deltas, keepFrom);
+  }
+
+  /** A subject's realtime window from minute `from` on. */
+  async realtimeCounts(subject: string, from: number, extra: readonly string[]): Promise<RealtimeCounts> {
+    return this.realtime.counts(subject, from, extra);
   }
 
   /** Totals of `names` per subject. */
@@ -433,6 +461,7 @@ export class FileStore implements Store {
         col.nextId = max + 1;
       }
     });
+    this.realtime.clear();
     // A new file of an old file's id that came without bytes must not keep the old one's.
     for (const r of data[FILES_COLLECTION] ?? []) if (!fileContents.has(r.id)) await this.contents.remove(r.id);
   }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { NOT_AT_HAND, StoreNotEmptyError } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { putFileContentIn, readFileContentIn } from './file-contents.ts';
@@ -18,6 +18,8 @@ import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn
 import { PgConnections } from './connections.ts';
 import { LivePool } from './live-pool.ts';
 import { agreeIn, claimSightingsIn, pruneSightingsIn } from './pg-sightings.ts';
+import { addRealtimeIn, pruneRealtimeIn, realtimeCountsIn } from './pg-realtime.ts';
+import { pruneDaysIn, pruneDimensionsIn } from './pg-retention.ts';
 import { PgTx } from './pg-tx.ts';
 import { answerTimeout, checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
@@ -82,6 +84,8 @@ export class PostgresStore implements Store {
   private readonly lookups = new Map<string, LookupCache>();
   /** When this process last forgot old counter batch ids. */
   private prunedAt = 0;
+  /** The first minute of the realtime window this process kept when it last forgot older ones. */
+  private realtimeKeptFrom = -Infinity;
   /** Other processes' writes, heard through LISTEN/NOTIFY: they bump the versions as this process's own do. */
   private readonly feed: ChangeFeed;
   /** Rate-limit windows in the UNLOGGED rate_windows table, shared by every server on the schema. */
@@ -283,6 +287,47 @@ export class PostgresStore implements Store {
     this.bump([STATS]);
   }
 
+  /** One retention step in its own transaction, when this process has the schema's turn (pg-retention.ts); others hear of the change. */
+  private async pruneStep(step: (db: Db) => Promise<number | null>): Promise<number | null> {
+    this.db.open();
+    const removed = await this.db.inTransaction(async (db) => {
+      const n = await step(db);
+      if (n) await this.feed.publishIn(db, [STATS]);
+      return n;
+    });
+    if (removed) this.bump([STATS]);
+    return removed;
+  }
+
+  /** Removes up to `limit` statistics days dated before `before`; null when another process prunes now. */
+  pruneDays(before: string, limit: number): Promise<number | null> {
+    return this.pruneStep((db) => pruneDaysIn(db, before, limit));
+  }
+
+  /** Removes up to `limit` labels of `dimensions` from days dated before `before`; null when another process prunes now. */
+  pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number | null> {
+    return this.pruneStep((db) => pruneDimensionsIn(db, before, dimensions, limit));
+  }
+
+  /**
+   * Adds a flush's minutes to the realtime window in one transaction (idempotent per batch: see
+   * pg-realtime.ts); when `keepFrom` moved on (once a minute of the clock) the same transaction forgets the minutes before it.
+   */
+  async addRealtime(batch: string, deltas: readonly RealtimeDelta[], keepFrom: number): Promise<void> {
+    if (deltas.length === 0) return;
+    const prune = keepFrom > this.realtimeKeptFrom;
+    await this.db.inTransaction(async (db) => {
+      await addRealtimeIn(db, batch, deltas);
+      if (prune) await pruneRealtimeIn(db, keepFrom);
+    });
+    if (prune) this.realtimeKeptFrom = keepFrom;
+  }
+
+  /** A subject's realtime window from minute `from` on, every process's flushes together. */
+  async realtimeCounts(subject: string, from: number, extra: readonly string[]): Promise<RealtimeCounts> {
+    return realtimeCountsIn(this.db.read, subject, from, extra);
+  }
+
   /** A subject's stored days, oldest first. */
   async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
     return countedDaysIn(this.db.read, subject, from, to);
@@ -298,7 +343,7 @@ export class PostgresStore implements Store {
     const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
-      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts'];
+      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts', 'realtime_visitors', 'realtime_pages'];
       // TRUNCATE's own lock, taken first: writers in flight commit before the check, later ones wait for the import.
       await db(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       if (options.onlyIfEmpty) await refuseUnlessEmpty(db, [...this.plans.values()]);
