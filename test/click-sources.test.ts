@@ -25,7 +25,8 @@ async function linked() {
 }
 
 test("link clicks: country from the IP address (targeting too), region and city, sources, and the short URL's own UTM tags", async () => {
-  const { open, call, alice, id, linkStats, counters, store } = await linked();
+  const app = await linked();
+  const { open, call, alice, id, linkStats, counters, store } = app;
   assert.equal(await open('/promo', '8.8.8.8'), 'https://us.example.com/', 'geotargeted by the address, no header');
   assert.equal(await open('/promo', '8.8.4.4', { 'cf-ipcountry': 'DE' }), 'https://example.com/', 'the header wins');
   assert.equal(await open('/promo?utm_source=newsletter&utm_medium=email&utm_campaign=launch', '81.2.69.10', { referer: 'https://www.reddit.com/r/x' }), 'https://example.com/');
@@ -60,6 +61,14 @@ test("link clicks: country from the IP address (targeting too), region and city,
   assert.deepEqual(await rows('?name=city&from=2026-11-21&to=2026-11-21'), [['GB:London', 2]]);
   assert.deepEqual(await rows('?name=clicks'), [['2026-11-21', 5]]);
   assert.deepEqual(await rows('?name=unique_clicks&from=2026-11-22'), []);
+  // The same rows as CSV, by the query or by Accept; a format of neither kind is refused.
+  const csv = await linkStats('?name=source&format=csv');
+  assert.equal(csv.status, 200);
+  assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+  assert.equal(csv.text, 'value,count\r\nDirect / None,2\r\nFacebook,1\r\nReddit,1\r\nX/Twitter,1\r\n');
+  assert.equal((await app.call('GET', `/api/url/${id}/stats?name=utm_source`, { key: alice.key, headers: { accept: 'text/csv' } })).text, 'value,count\r\nfb,1\r\nnewsletter,1\r\n');
+  const badFormat = await linkStats('?name=source&format=xml');
+  assert.deepEqual([badFormat.status, badFormat.body], [400, { error: 1, message: 'Invalid format: it must be json or csv.' }]);
 
   await counters.flush();
   const day = (await allOf(store, 'stats')).find((r) => r.subject === `link:${id}`)?.counts as Record<string, Record<string, number>>;

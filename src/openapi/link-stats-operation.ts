@@ -24,9 +24,10 @@ export function linkStatsOperation(c: Components): OpSpec {
       { name: 'name', required: true, schema: { type: 'string', enum: [...LINK_METRICS] }, example: 'source' },
       { name: 'from', description: 'First UTC day, YYYY-MM-DD (default: the first day with clicks).', schema: day, example: '2026-11-01' },
       { name: 'to', description: 'Last UTC day, YYYY-MM-DD, not before `from` (default: today).', schema: day, example: '2026-11-30' },
+      { name: 'format', description: '`csv`: every row as a CSV file (columns `value,count`; a text cell starting a formula gets a leading `\'`), as `Accept: text/csv` asks too.', schema: { type: 'string', enum: ['json', 'csv'] } },
     ],
     responses: {
-      '200': { description: 'The rows.', schema: c.schema('LinkStatRows', () => linkSuccessSchema({ data: v.array(v.strictObject({ value: str, count: int })) })) },
+      '200': { description: 'The rows, or with `format=csv` a CSV file of them.', type: ['application/json', 'text/csv'], schema: c.schema('LinkStatRows', () => linkSuccessSchema({ data: v.array(v.strictObject({ value: str, count: int })) })) },
       '404': { description: links.messages.notFound, schema: ref('LinkError') },
     },
   };

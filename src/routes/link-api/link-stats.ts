@@ -1,3 +1,5 @@
+import { csvDownload, wantsCsv } from '../../http/downloads.ts';
+import { statRowsCsv } from '../../export/csv.ts';
 import { Hono } from 'hono';
 import { ApiError } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
@@ -34,7 +36,11 @@ export function linkStatsRoutes(s: Services): Hono<AppEnv> {
     const to = dayParam('to', c.req.query('to'));
     if (from !== undefined && to !== undefined && to < from) throw new ApiError(400, 'Invalid to: it must be the same day as from or later.');
     const days = await s.counters.days(subjectOf('link', link.id), from, to);
-    return c.json({ error: 0, data: linkMetricRows(days, name as LinkMetric) });
+    const rows = linkMetricRows(days, name as LinkMetric);
+    const format = c.req.query('format');
+    if (format !== undefined && format !== 'json' && format !== 'csv') throw new ApiError(400, 'Invalid format: it must be json or csv.');
+    if (wantsCsv(c, format)) return csvDownload(c, statRowsCsv(rows), `link-${link.id}-${name}.csv`);
+    return c.json({ error: 0, data: rows });
   });
   return routes;
 }
