@@ -7,7 +7,6 @@ import { booleanField, choiceField } from '../src/analytics/form-fields.ts';
 import { laravelPage } from '../src/analytics/list-page.ts';
 import { metricRows, topRows } from '../src/analytics/metrics.ts';
 import { PageAccess } from '../src/analytics/page-access.ts';
-import { pageRange } from '../src/routes/analytics/stats-page.ts';
 import { customEventTally, pageviewTally, resolutionLabel } from '../src/analytics/visit-tally.ts';
 import type { Website } from '../src/analytics/websites.ts';
 import type { UserRecord } from '../src/resources/define.ts';
@@ -109,17 +108,6 @@ test('yTicks: round steps (1, 2 or 5 × 10^n), at most 5 intervals, the top at o
   for (const [max, ticks] of cases) assert.deepEqual(yTicks(max), ticks, String(max));
   const svg = lineChart(['a', 'b'], [{ name: 'v', color: '#000', values: [13, 50] }], 't');
   assert.deepEqual([...svg.matchAll(/text-anchor="end">(\d+)</g)].map((m) => Number(m[1])), [0, 20, 40, 60], 'the chart labels its grid with them');
-});
-
-test('pageRange: the query range when valid, else the last 30 days with a notice', () => {
-  const now = Date.parse('2026-11-21T10:00:00Z');
-  assert.deepEqual(pageRange({}, now), { from: '2026-10-23', to: '2026-11-21' });
-  assert.deepEqual(pageRange({ from: '2026-01-01', to: '2026-01-31' }, now), { from: '2026-01-01', to: '2026-01-31' });
-  for (const q of [{ from: '2026-02-30', to: '2026-03-01' }, { from: '2026-03-02', to: '2026-03-01' }, { from: '2020-01-01', to: '2026-01-01' }, { from: '2026-01-01' }]) {
-    const r = pageRange(q, now);
-    assert.deepEqual([r.from, r.to], ['2026-10-23', '2026-11-21'], JSON.stringify(q));
-    assert.match(r.notice ?? '', /Invalid date range/);
-  }
 });
 
 test('PageAccess: cookies are bound to website, grant, expiry, key hash and password hash', async () => {

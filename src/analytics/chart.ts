@@ -48,7 +48,7 @@ function spread(length: number, count: number): number[] {
  * grid with round ticks, a few dates on the x axis, a legend, and a native tooltip (<title>) on
  * every point. Its text is styled by the page (`.chart text`).
  */
-export function lineChart(labels: readonly string[], series: readonly Series[], title: string, size: ChartSize = WIDE): string {
+export function lineChart(labels: readonly string[], series: readonly Series[], title: string, size: ChartSize = WIDE, desc?: string): string {
   const W = size.width;
   const H = size.height;
   const ticks = yTicks(Math.max(0, ...series.flatMap((s) => s.values)));
@@ -62,18 +62,29 @@ export function lineChart(labels: readonly string[], series: readonly Series[], 
   const grid = ticks.map(
     (value) => `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${countText(value)}</text>`,
   );
-  const lines = series.map((s) => {
+  // Each series also carries a class (s0, s1, ...), so a page's stylesheet can recolour it (a dark scheme).
+  const lines = series.map((s, k) => {
     const points = s.values.map((n, i) => `${x(i).toFixed(1)},${y(n).toFixed(1)}`).join(' ');
     const dots = s.values
-      .map((n, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(n).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeHtml(`${labels[i] ?? ''}: ${countText(n)} ${s.name}`)}</title></circle>`)
+      .map((n, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(n).toFixed(1)}" r="3" fill="${s.color}" class="s${k}"><title>${escapeHtml(`${labels[i] ?? ''}: ${countText(n)} ${s.name}`)}</title></circle>`)
       .join('');
-    return `<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2"/>${dots}`;
+    return `<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2" class="s${k}"/>${dots}`;
   });
   const dates = spread(labels.length, size.dates).map((i, k, all) => {
     const anchor = all.length === 1 ? 'middle' : k === 0 ? 'start' : k === all.length - 1 ? 'end' : 'middle';
     const at = labels.length <= 1 ? x(0) : k === 0 ? PAD.left : k === all.length - 1 ? W - PAD.right : x(i);
     return `<text x="${at.toFixed(1)}" y="${H - 6}" text-anchor="${anchor}">${escapeHtml(labels[i] ?? '')}</text>`;
   });
-  const legend = series.map((s, i) => `<rect x="${PAD.left + i * 120}" y="6" width="12" height="12" rx="2" fill="${s.color}"/><text x="${PAD.left + 18 + i * 120}" y="17">${escapeHtml(s.name)}</text>`).join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}" class="chart"><title>${escapeHtml(title)}</title><g class="y">${grid.join('')}</g>${lines.join('')}<g class="x">${dates.join('')}</g>${legend}</svg>`;
+  const legend = series.map((s, i) => `<rect x="${PAD.left + i * 120}" y="6" width="12" height="12" rx="2" fill="${s.color}" class="s${i}"/><text x="${PAD.left + 18 + i * 120}" y="17">${escapeHtml(s.name)}</text>`).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}" class="chart"><title>${escapeHtml(title)}</title>${desc === undefined ? '' : `<desc>${escapeHtml(desc)}</desc>`}<g class="y">${grid.join('')}</g>${lines.join('')}<g class="x">${dates.join('')}</g>${legend}</svg>`;
+}
+
+/**
+ * The chart's numbers as a table, in a closed <details> under it: what a screen reader or a person
+ * who wants the exact figures reads instead of the drawing.
+ */
+export function chartTable(labels: readonly string[], series: readonly Series[], firstColumn: string): string {
+  const head = `<tr><th>${escapeHtml(firstColumn)}</th>${series.map((s) => `<th class="n">${escapeHtml(s.name[0]!.toUpperCase() + s.name.slice(1))}</th>`).join('')}</tr>`;
+  const rows = labels.map((label, i) => `<tr><td>${escapeHtml(label)}</td>${series.map((s) => `<td class="n">${countText(s.values[i] ?? 0)}</td>`).join('')}</tr>`).join('');
+  return `<details><summary>The chart as a table</summary><table><thead>${head}</thead><tbody>${rows}</tbody></table></details>`;
 }

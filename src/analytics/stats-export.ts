@@ -17,12 +17,20 @@ function exportRows(days: readonly { day: string; counts: DayCounts }[], metric:
 
 /**
  * A website's statistics over some days as a zip: `<name>.csv` (columns `value,count`) for every
- * stats name, and `event_property.csv` (columns `event,property,value,count`) for the custom
- * events' properties. Every file is there, empty but for its header when nothing was counted.
+ * stats name of `names` (default: all), and `event_property.csv` (columns `event,property,value,count`)
+ * for the custom events' properties when `names` has event_property. Every file is there, empty but
+ * for its header when nothing was counted.
  */
-export function statsExport(days: readonly { day: string; counts: DayCounts }[], at: number): Buffer {
-  const files = METRICS.filter((m) => m !== 'event_property').map((m) => ({ name: `${m}.csv`, data: statRowsCsv(exportRows(days, m)) }));
-  const properties = allPropertyRows(days).map((r) => [r.event, r.property, r.value, r.count] as const);
-  files.push({ name: 'event_property.csv', data: csvOf(['event', 'property', 'value', 'count'], properties) });
+export function statsExport(days: readonly { day: string; counts: DayCounts }[], at: number, names: readonly Metric[] = METRICS): Buffer {
+  const files = names.filter((m) => m !== 'event_property').map((m) => ({ name: `${m}.csv`, data: statRowsCsv(exportRows(days, m)) }));
+  if (names.includes('event_property')) {
+    const properties = allPropertyRows(days).map((r) => [r.event, r.property, r.value, r.count] as const);
+    files.push({ name: 'event_property.csv', data: csvOf(['event', 'property', 'value', 'count'], properties) });
+  }
   return zipOf(files, at);
+}
+
+/** The rows of one stats name over some days as its CSV file lists them (see statsExport): a stats page's CSV link. */
+export function statsCsv(days: readonly { day: string; counts: DayCounts }[], metric: Metric): string {
+  return statRowsCsv(exportRows(days, metric));
 }

@@ -1,0 +1,59 @@
+import type { StoredDays } from './stats-series.ts';
+import { chartSeries, headlineOf } from './stats-series.ts';
+import type { PageQuery } from './stats-links.ts';
+import { PANELS, chosenTab, eventsPanel, panelRows } from './stats-panels.ts';
+import { previousRange, statsRange } from './stats-range.ts';
+import type { StatsView } from './stats-page.ts';
+import { PROPERTY_NAME_MAX } from './event-properties.ts';
+import { websiteSubject } from './website-subject.ts';
+
+/** What the stats page reads its numbers from: the statistics counters. */
+export interface StatsSource {
+  days(subject: string, from: string, to: string): Promise<StoredDays>;
+  realtime(subject: string): Promise<{ visitors: number }>;
+}
+
+/** What the page says besides the numbers. */
+export interface ViewSettings {
+  nowMs: number;
+  /** STATS_HOURLY_DAYS. */
+  hourlyDays: number;
+  /** GEOIP: the DB-IP credit is shown. */
+  geoCredit: boolean;
+}
+
+// Longer names were never counted (the tracker refuses them): such a query shows the events list.
+const EVENT_MAX = 255;
+
+/**
+ * Everything the stats page of website `id` shows for `query`: the range and the one before it
+ * (read together, one read), the chart, the headline figures, each panel's chosen tab, the events
+ * panel and the realtime visitors.
+ */
+export async function statsView(source: StatsSource, id: number, domain: string, query: PageQuery, settings: ViewSettings): Promise<StatsView> {
+  const subject = websiteSubject(id);
+  const range = statsRange(query, settings.nowMs);
+  const previous = previousRange(range);
+  const [all, live] = await Promise.all([source.days(subject, previous.from, range.to), source.realtime(subject)]);
+  const inRange = all.filter((d) => d.day >= range.from && d.day <= range.to);
+  const before = all.filter((d) => d.day >= previous.from && d.day <= previous.to);
+  const event = query.event !== undefined && query.event.length <= EVENT_MAX ? query.event : undefined;
+  const property = event !== undefined && query.property !== undefined && query.property.length <= PROPERTY_NAME_MAX ? query.property : undefined;
+  return {
+    domain,
+    query,
+    range,
+    previous,
+    headline: headlineOf(inRange),
+    previousHeadline: headlineOf(before),
+    series: chartSeries(inRange, range, settings.nowMs),
+    panels: PANELS.map((spec) => {
+      const tab = chosenTab(spec, query[spec.param]);
+      return { spec, tab, rows: panelRows(inRange, tab.metric) };
+    }),
+    events: eventsPanel(inRange, event, property),
+    realtime: live.visitors,
+    hourlyDays: settings.hourlyDays,
+    geoCredit: settings.geoCredit,
+  };
+}
