@@ -285,3 +285,49 @@ test('no API route accepts a page cookie instead of a key', async () => {
     assert.ok(!r.text.includes('example.com'), `${path}: nothing private`);
   }
 });
+
+test('the stats page: one hashed script, reads only from itself; stored labels with markup show as text; downloads are never run', async () => {
+  const { call, makeUser, page, counters, app } = await world();
+  const alice = await makeUser('alice');
+  assert.equal((await call('POST', '/api/v1/websites', { key: alice.key, body: { domain: 'public.example.com' } })).status, 201);
+  const evil = '<script>alert(1)</script>';
+  const sent = await call('POST', '/api/event', {
+    key: null,
+    raw: JSON.stringify({ page: `https://public.example.com/${encodeURIComponent(evil)}?utm_source=${encodeURIComponent(evil)}&utm_campaign=%22%3E%3Cimg%20src%3Dx%3E`, referrer: `https://x.example.net/${evil}` }),
+    headers: { 'x-forwarded-for': '192.0.2.9' },
+  });
+  assert.equal(sent.status, 202);
+  assert.equal((await call('POST', '/api/event', { key: null, raw: JSON.stringify({ page: 'https://public.example.com/', event: { name: evil, properties: { [evil]: evil } } }), headers: { 'x-forwarded-for': '192.0.2.9' } })).status, 202);
+  // A URL's path reaches the counters percent-encoded; labels that came another way (an import) may hold markup as it is.
+  const site = (await call('GET', '/api/v1/websites', { key: alice.key })).body.data[0].id;
+  counters.record(`website:${site}`, { add: { pageviews: 1 }, labels: { page: '/<script>alert(2)</script>', city: 'US:<script>alert(3)</script>' } }, { owner: alice.id });
+  await counters.flush();
+  const views = ['', '?locations=city', '?utm=utm_campaign', `?event=${encodeURIComponent(evil)}`, `?event=${encodeURIComponent(evil)}&property=${encodeURIComponent(evil)}`, `?period=${encodeURIComponent(evil)}`];
+  for (const query of views) {
+    const r = await page(`/stats/public.example.com${query}`);
+    assert.equal(r.status, 200, query);
+    const csp = assertSecurePage(r, 'no-referrer');
+    assert.equal(csp.get('script-src')?.length, 1, `${query}: one script, by its hash`);
+    assert.deepEqual(csp.get('connect-src'), ["'self'"], `${query}: the realtime line is read from the page's own origin, nothing else`);
+    assert.deepEqual(csp.get('img-src'), ['data:']);
+    assert.equal([...r.text.matchAll(/<script/g)].length, 1, `${query}: the stored markup is no script`);
+    assert.ok(!r.text.includes('<img src=x>') && !r.text.includes('"><img'), `${query}: nor an image`);
+  }
+  const home = (await page('/stats/public.example.com')).text;
+  assert.ok(home.includes('<td>&#60;script&#62;alert(1)&#60;/script&#62;</td>'), 'the UTM value, as text');
+  assert.ok(home.includes('>&#60;script&#62;alert(1)&#60;/script&#62;</a></td>'), 'the event name, as text');
+  assert.ok(home.includes('<td>/&#60;script&#62;alert(2)&#60;/script&#62;</td>'), 'the page path, as text');
+  assert.ok((await page('/stats/public.example.com?locations=city')).text.includes('<span>&#60;script&#62;alert(3)&#60;/script&#62;</span>'), 'a city, as text');
+  const campaign = (await page('/stats/public.example.com?utm=utm_campaign')).text;
+  assert.ok(campaign.includes('<td>&#34;&#62;&#60;img src=x&#62;</td>'), 'the campaign, as text');
+  for (const path of ['/stats/public.example.com/csv?name=utm_source&from=2026-11-21&to=2026-11-21', '/stats/public.example.com/export?from=2026-11-21&to=2026-11-21', '/stats/public.example.com/realtime']) {
+    const r = await app.request(path);
+    assert.equal(r.status, 200, path);
+    assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
+    assert.equal(r.headers.get('x-frame-options'), 'DENY', path);
+    assert.match(r.headers.get('content-security-policy') ?? '', /^default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'$/, path);
+    assert.equal(r.headers.get('cache-control'), 'no-store', path);
+  }
+  const csv = await (await app.request('/stats/public.example.com/csv?name=utm_source&from=2026-11-21&to=2026-11-21')).text();
+  assert.equal(csv, `value,count\r\n${evil},1\r\n`, 'a CSV keeps the text as counted (it is a download, not a page)');
+});
