@@ -260,6 +260,10 @@ test('the public pages in their other states answer documented responses', async
   await w.call('PUT', `/api/v1/websites/${w.ids.websites}`, { key: w.alice.key, body: { privacy: 1 } });
   await at('getStatsPage', '/stats/fixture.example.org', {}, 401);
   await at('getStatsPage', '/stats/FIXTURE.example.org', {}, 301);
+  for (const [id, path] of [['getStatsPageCsv', '/csv?name=page&from=2026-11-01&to=2026-11-21'], ['getStatsPageExport', '/export?from=2026-11-01&to=2026-11-21'], ['getStatsPageRealtime', '/realtime']] as const) {
+    await at(id, `/stats/fixture.example.org${path}`, {}, 401);
+    await at(id, `/stats/FIXTURE.example.org${path}`, {}, 301);
+  }
   await at('signInStatsPage', '/stats/FIXTURE.example.org', form({ key: 'nope' }), 301);
   await at('signInStatsPage', '/stats/fixture.example.org', { ...form({ key: 'nope' }), headers: { ...form({}).headers, origin: 'https://elsewhere.example' } }, 403);
   for (let i = 0; i < 10; i++) await at('signInStatsPage', '/stats/fixture.example.org', form({ key: 'nope' }), 401);

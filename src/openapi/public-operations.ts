@@ -6,6 +6,7 @@ import { QR_IMAGE_SIZES, snapQrSize } from '../qr/image-sizes.ts';
 import type { Components } from './components.ts';
 import { headerRef, ref } from './components.ts';
 import { inputSchema, shapeSchema } from './json-schema.ts';
+import { STATS_PAGE_QUERY } from './stats-page-operations.ts';
 import type { Body, Method, OpSpec, Param, Reply } from './operation.ts';
 
 const page = (description: string): Reply => ({ description, type: 'text/html' });
@@ -51,11 +52,9 @@ export function trackingOperations(c: Components): OpSpec[] {
       description: 'Add `<script defer src="BASE_URL/js/script.js"></script>` to the tracked site.',
     }),
     open(tag, 'getStatsPage', 'get', '/stats/:domain', 'The statistics page of a website', { '200': page('The page.'), '401': page('The sign-in form.'), ...domainPage }, {
-      description: 'Public for privacy 0; the owner (privacy 1) or anyone with the page password (privacy 2) sign in through the POST of the same path.',
-      query: [
-        { name: 'from', description: 'First day, YYYY-MM-DD; the last 30 days by default.', schema: { type: 'string' } },
-        { name: 'to', description: 'Last day, YYYY-MM-DD.', schema: { type: 'string' } },
-      ],
+      description:
+        'Public for privacy 0; the owner (privacy 1) or anyone with the page password (privacy 2) sign in through the POST of the same path. Works without JavaScript: presets, tabs and events are links, the custom range a GET form; a range the page cannot use shows the last 30 days with a notice.',
+      query: STATS_PAGE_QUERY,
     }),
     open(
       tag,
