@@ -12,7 +12,7 @@ const DAY = 86_400_000;
 /** Whether a URL's period parameter is `period`. */
 const periodIs = (period: string) => (url: URL) => url.searchParams.get('period') === period;
 
-/** The headline figure named `name` ("Total pageviews"), as the page shows it. */
+/** The headline figure named `name` ("Pageviews"), as the page shows it. */
 const figure = (page: Page, name: string) => page.locator('.figure', { has: page.getByText(name, { exact: true }) }).locator('b').textContent();
 
 if (!chromiumPresent()) {
@@ -63,11 +63,11 @@ if (!chromiumPresent()) {
         assert.equal((await page.goto(`${server.url}/stats/${sites.public}`))?.status(), 200);
         await screenshot(page, 'stats-page-30-days', screen);
         await assertNoHorizontalOverflow(page, `30 days, ${at}`);
-        assert.equal(await figure(page, 'Total pageviews'), String(40 + Number(total(sites.public))));
+        assert.equal(await figure(page, 'Pageviews'), String(40 + Number(total(sites.public))));
         assert.match((await page.locator('svg.chart').first().getAttribute('aria-label')) ?? '', /per day$/);
 
         await Promise.all([page.waitForURL(periodIs('today')), page.getByRole('link', { name: 'Today', exact: true }).click()]);
-        assert.equal(await figure(page, 'Total pageviews'), total(sites.public));
+        assert.equal(await figure(page, 'Pageviews'), total(sites.public));
         assert.equal(await page.locator('input[name="from"]').inputValue(), new Date().toISOString().slice(0, 10));
         assert.match((await page.locator('svg.chart').first().getAttribute('aria-label')) ?? '', /per hour$/, 'one day: an hourly chart');
         const table = page.locator('details', { hasText: 'The chart as a table' });
@@ -78,14 +78,14 @@ if (!chromiumPresent()) {
         await assertNoHorizontalOverflow(page, `today, ${at}`);
 
         await Promise.all([page.waitForURL(periodIs('7d')), page.getByRole('link', { name: 'Last 7 days' }).click()]);
-        assert.equal(await figure(page, 'Total pageviews'), String(40 + Number(total(sites.public))), 'three days ago is in the last 7 days');
+        assert.equal(await figure(page, 'Pageviews'), String(40 + Number(total(sites.public))), 'three days ago is in the last 7 days');
         await Promise.all([page.waitForURL(periodIs('yesterday')), page.getByRole('link', { name: 'Yesterday' }).click()]);
-        assert.equal(await figure(page, 'Total pageviews'), '0');
+        assert.equal(await figure(page, 'Pageviews'), '0');
         // The custom form, as a person fills it.
         await page.locator('input[name="from"]').fill(earlier);
         await page.locator('input[name="to"]').fill(earlier);
         await Promise.all([page.waitForURL(periodIs('custom')), page.getByRole('button', { name: 'Show' }).click()]);
-        assert.equal(await figure(page, 'Total pageviews'), '40');
+        assert.equal(await figure(page, 'Pageviews'), '40');
         assert.ok(await page.locator('section', { has: page.getByRole('heading', { name: 'Pages' }) }).getByText('/old-page').isVisible());
         await page.close();
       });

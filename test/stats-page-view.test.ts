@@ -53,7 +53,7 @@ test('presets change the range, as links that need no script, and the custom for
     assert.ok(r.text.includes(`name="from" value="${from}"`) && r.text.includes(`name="to" value="${to}"`), `${query}: the form shows ${from} to ${to}`);
     const marked = [...r.text.matchAll(/<a href="[^"]*" aria-current="page">([^<]+)<\/a>/g)].map((m) => m[1]);
     assert.deepEqual(marked, current ? [current] : [], `${query}: the preset marked`);
-    assert.ok(figures(r.text).includes(`Total pageviews=${pageviews}`), `${query}: ${figures(r.text).join(', ')}`);
+    assert.ok(figures(r.text).includes(`Pageviews=${pageviews}`), `${query}: ${figures(r.text).join(', ')}`);
   }
   const home = await page('?locations=city&period=7d');
   for (const [period, name] of [['today', 'Today'], ['12mo', 'Last 12 months']]) {
@@ -106,15 +106,15 @@ test('headline figures carry their change on the previous period, and nothing is
   const week = await page('?period=7d');
   assert.ok(week.text.includes('Changes are on the previous period, 2026-11-08 to 2026-11-14.'));
   const figure = (html: string, name: string) => new RegExp(`<span class="name">${name}</span><b>([^<]+)</b><span class="change ([a-z]+)">(.*?)</span></div>`).exec(html)?.slice(1);
-  assert.deepEqual(figure(week.text, 'Unique visitors'), ['18', 'up', '<span aria-hidden="true">↑</span> 350%<span class="sr"> more than the previous period</span>']);
-  assert.deepEqual(figure(week.text, 'Total pageviews')?.slice(0, 2), ['40', 'up']);
-  assert.match(figure(week.text, 'Total pageviews')![2]!, /↑<\/span> 100%/);
+  assert.deepEqual(figure(week.text, 'Visitors'), ['18', 'up', '<span aria-hidden="true">↑</span> 350%<span class="sr"> more than the previous period</span>']);
+  assert.deepEqual(figure(week.text, 'Pageviews')?.slice(0, 2), ['40', 'up']);
+  assert.match(figure(week.text, 'Pageviews')![2]!, /↑<\/span> 100%/);
   assert.deepEqual(figure(week.text, 'Views per visit')?.slice(0, 2), ['2.22', 'down']);
   assert.match(figure(week.text, 'Views per visit')![2]!, /↓<\/span> 56%<span class="sr"> less than/, '2.22 after 5: 56% less');
   const today = await page('?period=today');
-  assert.deepEqual(figure(today.text, 'Unique visitors')?.slice(0, 2), ['10', 'up'], '10 after 8 yesterday');
+  assert.deepEqual(figure(today.text, 'Visitors')?.slice(0, 2), ['10', 'up'], '10 after 8 yesterday');
   const first = await page('?period=last-month');
-  assert.deepEqual(figure(first.text, 'Unique visitors'), ['0', 'none', '–<span class="sr"> no previous figure to compare with</span>']);
+  assert.deepEqual(figure(first.text, 'Visitors'), ['0', 'none', '–<span class="sr"> no previous figure to compare with</span>']);
   assert.ok(first.text.includes('<span class="name">Views per visit</span><b>–</b>'), 'no views per visit without visits');
   assert.ok(!/bounce/i.test(week.text), 'no bounce rate: bounces are not counted (see the docs)');
 });

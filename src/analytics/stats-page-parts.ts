@@ -56,8 +56,8 @@ export function totalsCard(domain: string, now: Headline, before: Headline, prev
     ? `<p class="muted">The hours of this day are no longer kept (hourly detail is kept for ${countText(hourlyDays)} days): the chart shows the day's totals.</p>`
     : '';
   const compared = previous.from === previous.to ? previous.from : `${previous.from} to ${previous.to}`;
-  return `<section class="card" aria-label="Totals"><div class="totals">${figure('Unique visitors', now.visitors, before.visitors, countText)}${figure('Total pageviews', now.pageviews, before.pageviews, countText)}${figure('Views per visit', now.viewsPerVisit, before.viewsPerVisit, countText)}</div>
-<p class="muted">Changes are on the previous period, ${escapeHtml(compared)}.</p>${gone}${chart}${chartTable(series.labels, lines, column)}</section>`;
+  return `<section class="card" aria-label="Totals"><div class="totals">${figure('Visitors', now.visitors, before.visitors, countText)}${figure('Pageviews', now.pageviews, before.pageviews, countText)}${figure('Views per visit', now.viewsPerVisit, before.viewsPerVisit, countText)}</div>
+<p class="muted">A visitor counts once a day; views per visit are pageviews per visitor and day. Changes are on the previous period, ${escapeHtml(compared)}.</p>${gone}${chart}${chartTable(series.labels, lines, column)}</section>`;
 }
 
 /** A table of rows under its column headers; `cell` draws a row's label (already escaped). */
