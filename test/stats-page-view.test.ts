@@ -93,7 +93,7 @@ test('one day gets an hourly chart with its table; long ranges a monthly one; a 
   assert.ok(month.text.includes('<th>Day</th>') && month.text.includes('<td>2026-11-01</td>'));
 
   const old = await page('?from=2025-01-10&to=2025-01-10');
-  assert.ok(old.text.includes(`hourly detail is kept for ${config.statsHourlyDays} days`), 'the hours of a day past STATS_HOURLY_DAYS are gone, and the page says so');
+  assert.ok(old.text.includes(`This day has no hourly detail (hourly detail is kept for the last ${config.statsHourlyDays} days)`), 'the hours of a day past STATS_HOURLY_DAYS are gone, and the page says so');
   assert.ok(old.text.includes('<tr><td>2025-01-10</td><td class="n">9</td><td class="n">4</td></tr>'), 'the day\'s totals instead');
 });
 

@@ -52,9 +52,9 @@ export function totalsCard(domain: string, now: Headline, before: Headline, prev
   const peak = Math.max(0, ...series.pageviews);
   const desc = `${countText(now.pageviews)} pageviews and ${countText(now.visitors)} visitors from ${series.labels[0] ?? ''} to ${series.labels.at(-1) ?? ''}; at most ${countText(peak)} pageviews ${per.replace('per ', 'in one ')}.`;
   const chart = lineChart(series.labels, lines, title, WIDE, desc).replace('class="chart"', 'class="chart wide"') + lineChart(series.labels, lines, title, NARROW, desc).replace('class="chart"', 'class="chart narrow"');
-  const gone = series.hoursGone
-    ? `<p class="muted">The hours of this day are no longer kept (hourly detail is kept for ${countText(hourlyDays)} days): the chart shows the day's totals.</p>`
-    : '';
+  // Retention thins days past STATS_HOURLY_DAYS (0: never); imported days may have come without hours.
+  const kept = hourlyDays > 0 ? ` (hourly detail is kept for the last ${countText(hourlyDays)} days)` : '';
+  const gone = series.hoursGone ? `<p class="muted">This day has no hourly detail${kept}: the chart shows the day's totals.</p>` : '';
   const compared = previous.from === previous.to ? previous.from : `${previous.from} to ${previous.to}`;
   return `<section class="card" aria-label="Totals"><div class="totals">${figure('Visitors', now.visitors, before.visitors, countText)}${figure('Pageviews', now.pageviews, before.pageviews, countText)}${figure('Views per visit', now.viewsPerVisit, before.viewsPerVisit, countText)}</div>
 <p class="muted">A visitor counts once a day; views per visit are pageviews per visitor and day. Changes are on the previous period, ${escapeHtml(compared)}.</p>${gone}${chart}${chartTable(series.labels, lines, column)}</section>`;

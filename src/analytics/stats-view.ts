@@ -1,3 +1,4 @@
+import { mergeCounts } from '../stats/counts.ts';
 import type { StoredDays } from './stats-series.ts';
 import { chartSeries, headlineOf } from './stats-series.ts';
 import type { PageQuery } from './stats-links.ts';
@@ -39,6 +40,8 @@ export async function statsView(source: StatsSource, id: number, domain: string,
   const before = all.filter((d) => d.day >= previous.from && d.day <= previous.to);
   const event = query.event !== undefined && query.event.length <= EVENT_MAX ? query.event : undefined;
   const property = event !== undefined && query.property !== undefined && query.property.length <= PROPERTY_NAME_MAX ? query.property : undefined;
+  // The range's days summed once: each panel then reads one set of counts, not a year of them.
+  const summed = [{ day: range.to, counts: mergeCounts(inRange.map((d) => d.counts)) }];
   return {
     domain,
     query,
@@ -49,9 +52,9 @@ export async function statsView(source: StatsSource, id: number, domain: string,
     series: chartSeries(inRange, range, settings.nowMs),
     panels: PANELS.map((spec) => {
       const tab = chosenTab(spec, query[spec.param]);
-      return { spec, tab, rows: panelRows(inRange, tab.metric) };
+      return { spec, tab, rows: panelRows(summed, tab.metric) };
     }),
-    events: eventsPanel(inRange, event, property),
+    events: eventsPanel(summed, event, property),
     realtime: live.visitors,
     hourlyDays: settings.hourlyDays,
     geoCredit: settings.geoCredit,
