@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION } from '../store.ts';
+import type { EventRecord, NewEvent, Outbox, PlacedEvent, StoredRecord, Tx } from '../store.ts';
+import type { Db } from './reads.ts';
+import { recordOf, rowValues, ROW_COLUMNS } from './rows.ts';
+import type { Row } from './rows.ts';
+import type { TablePlan } from './tables.ts';
+
+// A cursor is "<transaction id>:<id>": events are read in the order of the transaction that wrote
+// them (xid8, never wrapping), then of their ids, and only those of transactions older than every
+// one still running (pg_snapshot_xmin), so a transaction that took ids earlier but commits later
+// is never passed over: its events wait, and then come in its place.
+const FIRST = '0:0';
+// Past every id: "after (xid, MAX)" is "from the next transaction on".
+const LAST_ID = '9223372036854775807';
+const SETTLED = 't.tx < pg_snapshot_xmin(pg_current_snapshot())';
+
+function parse(cursor: string | null): [string, string] {
+  const m = /^(\d{1,20}):(\d{1,19})$/.exec(cursor ?? FIRST);
+  return m ? [m[1]!, m[2]!] : ['0', '0'];
+}
+
+/** Appends events in one statement (the database numbers them and notes their transaction); those of users gone meanwhile are dropped. How many were stored. */
+export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const values = events.map((e) => rowValues(plan, { id: 0, ...e }));
+  const keys = plan.keys.map((k) => `, "${k.column}"`).join('');
+  const casts = plan.keys.map((_, i) => `, $${i + 3}::text[]`).join('');
+  const names = plan.keys.map((_, i) => `, x.k${i}`).join('');
+  const aliases = plan.keys.map((_, i) => `, k${i}`).join('');
+  const { rowCount } = await db(
+    `INSERT INTO ${plan.table} (user_id, data${keys})
+     SELECT x.u, x.d${names} FROM unnest($1::bigint[], $2::jsonb[]${casts}) WITH ORDINALITY AS x(u, d${aliases}, n)
+     WHERE EXISTS (SELECT 1 FROM users WHERE id = x.u) ORDER BY x.n`,
+    [values.map((v) => v.userId), values.map((v) => v.data), ...plan.keys.map((_, i) => values.map((v) => v.keys[i]))],
+  );
+  return rowCount ?? 0;
+}
+
+/** Events after `cursor` that no running transaction can still precede, in order. */
+async function eventsAfterIn(db: Db, cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]> {
+  const [tx, id] = parse(cursor);
+  const byOwner = owner === undefined ? '' : ' AND t.user_id = $4::bigint';
+  const values: unknown[] = [tx, id, Math.max(0, Math.floor(limit))];
+  if (owner !== undefined) values.push(owner);
+  const { rows } = await db<Row & { tx: string }>(
+    `SELECT ${ROW_COLUMNS}, t.tx::text AS tx FROM events t
+     WHERE (t.tx, t.id) > ($1::text::xid8, $2::bigint) AND ${SETTLED}${byOwner}
+     ORDER BY t.tx, t.id LIMIT $3`,
+    values,
+  );
+  return rows.map((r) => ({ cursor: `${r.tx}:${r.id}`, event: recordOf<EventRecord>(r) }));
+}
+
+/** What the PostgreSQL outbox needs of its store. */
+export interface PgOutboxDeps {
+  read: Db;
+  /** One transaction, retried on a serialization failure. */
+  inTransaction<R>(work: (db: Db) => Promise<R>): Promise<R>;
+  /** A store transaction over `db`, and what it wrote once `fn` is done (it throws what failed inside). */
+  withTx<R>(db: Db, fn: (tx: Tx) => Promise<R>): Promise<{ result: R; touched: ReadonlySet<string> }>;
+  /** Tells other processes, inside the transaction, which collections it wrote. */
+  publishIn(db: Db, touched: readonly string[]): Promise<void>;
+  /** Counts this process's committed write of these collections. */
+  wrote(touched: readonly string[]): void;
+}
+
+/**
+ * The PostgreSQL outbox: events in transaction order (see the cursor above), routing by one process
+ * at a time (the `outbox` row locked FOR UPDATE SKIP LOCKED), deliveries claimed by one process
+ * each (FOR UPDATE SKIP LOCKED, then a lease in the row that runs out by the database's clock).
+ */
+export class PgOutbox implements Outbox {
+  constructor(private readonly deps: PgOutboxDeps) {}
+
+  async eventsAfter(cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]> {
+    return eventsAfterIn(this.deps.read, cursor, limit, owner);
+  }
+
+  async cursorOf(eventId: string): Promise<string | null> {
+    const { rows } = await this.deps.read<{ tx: string; id: number }>('SELECT tx::text AS tx, id FROM events WHERE k_event_id = $1 ORDER BY id DESC LIMIT 1', [eventId]);
+    return rows[0] ? `${rows[0].tx}:${rows[0].id}` : null;
+  }
+
+  async endCursor(): Promise<string> {
+    // Everything of a transaction older than the oldest running one is in; the rest comes later.
+    const { rows } = await this.deps.read<{ tx: string }>('SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::numeric - 1)::text AS tx');
+    return `${rows[0]!.tx}:${LAST_ID}`;
+  }
+
+  async route(limit: number, fn: (tx: Tx, events: readonly EventRecord[]) => Promise<void>): Promise<number | null> {
+    const outcome = await this.deps.inTransaction(async (db) => {
+      let { rows } = await db<{ data: { routed?: string } }>(`SELECT data FROM ${OUTBOX_COLLECTION} WHERE id = 1 FOR UPDATE SKIP LOCKED`);
+      if (!rows[0]) {
+        // Locked by another router, or missing (a fresh or replaced store): inserting tells which.
+        ({ rows } = await db<{ data: { routed?: string } }>(`INSERT INTO ${OUTBOX_COLLECTION} (id, data) VALUES (1, '{}') ON CONFLICT (id) DO NOTHING RETURNING data`));
+        if (!rows[0]) return null;
+      }
+      const events = await eventsAfterIn(db, rows[0].data.routed ?? null, limit);
+      if (events.length === 0) return { n: 0, touched: [] as string[] };
+      const { touched } = await this.deps.withTx(db, (tx) => fn(tx, events.map((e) => e.event)));
+      await db(`UPDATE ${OUTBOX_COLLECTION} SET data = jsonb_set(data, '{routed}', to_jsonb($1::text)) WHERE id = 1`, [events.at(-1)!.cursor]);
+      const written = [...touched];
+      if (written.length > 0) await this.deps.publishIn(db, written);
+      return { n: events.length, touched: written };
+    });
+    if (outcome === null) return null;
+    this.deps.wrote(outcome.touched);
+    return outcome.n;
+  }
+
+  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]> {
+    if (limit <= 0) return [];
+    const lease = randomUUID();
+    return this.deps.inTransaction(async (db) => {
+      const { rows } = await db<Row>(
+        `WITH heads AS (SELECT DISTINCT ON (k_queue) id FROM ${DELIVERIES_COLLECTION} WHERE k_queue IS NOT NULL ORDER BY k_queue, id)
+         SELECT ${ROW_COLUMNS} FROM ${DELIVERIES_COLLECTION} t JOIN heads h ON h.id = t.id
+         WHERE t.k_queue IS NOT NULL
+           AND (t.data ->> 'nextAt')::bigint <= $1::bigint
+           AND coalesce((t.data ->> 'leaseUntil')::bigint, 0) < (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+           AND (coalesce((t.data ->> 'manual')::boolean, false)
+             OR EXISTS (SELECT 1 FROM webhooks w WHERE w.id = (t.data ->> 'webhookId')::bigint AND coalesce((w.data ->> 'active')::boolean, true)))
+         ORDER BY t.id LIMIT $2
+         FOR UPDATE OF t SKIP LOCKED`,
+        [now, limit],
+      );
+      if (rows.length === 0) return [];
+      const { rows: leased } = await db<Row>(
+        `UPDATE ${DELIVERIES_COLLECTION} t SET data = t.data || jsonb_build_object('lease', $2::text, 'leaseUntil', (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $3::bigint)
+         WHERE t.id = ANY($1::bigint[]) RETURNING ${ROW_COLUMNS}`,
+        [rows.map((r) => r.id), lease, Math.round(leaseMs)],
+      );
+      return leased.map((r) => recordOf<StoredRecord>(r)).sort((a, b) => a.id - b.id);
+    });
+  }
+
+  async prune(before: string): Promise<void> {
+    await this.deps.inTransaction(async (db) => {
+      await db(`DELETE FROM ${DELIVERIES_COLLECTION} WHERE k_created < $1`, [before]);
+      const { rows } = await db<{ routed: string | null }>(`SELECT data ->> 'routed' AS routed FROM ${OUTBOX_COLLECTION} WHERE id = 1`);
+      const [tx, id] = parse(rows[0]?.routed ?? null);
+      await db(`DELETE FROM ${EVENTS_COLLECTION} t WHERE t.k_created < $1 AND (t.tx, t.id) <= ($2::text::xid8, $3::bigint)`, [before, tx, id]);
+    });
+  }
+}
