@@ -17,9 +17,9 @@ export interface ExportHeader {
 /** An export: a header, the user (public fields only) and every owned collection, statistics included. */
 export type ExportFile = { $export: ExportHeader; users: Record<string, unknown>[] } & Record<string, unknown>;
 
-/** The owned collections of the table, in table order. */
+/** The owned collections of the table one user's export carries, in table order: not the event outbox. */
 export function ownedCollections(resources: readonly Resource[]): string[] {
-  return [...new Set(resources.filter((r) => r.owned).map((r) => r.collection))];
+  return [...new Set(resources.filter((r) => r.owned && !r.transient).map((r) => r.collection))];
 }
 
 /** How many records an export of `user` holds. */

@@ -26,7 +26,8 @@ export interface ImportReport {
 
 /** Owned rows in an order where every row comes after the rows it refers to; statistics last. */
 export function importOrder(resources: readonly Resource[]): Resource[] {
-  const rows = resources.filter((r) => r.owned);
+  // The event outbox never comes with an export (export.ts, ownedCollections).
+  const rows = resources.filter((r) => r.owned && !r.transient);
   const names = new Set(rows.map((r) => r.collection));
   const out: Resource[] = [];
   const placed = new Set<string>([STATS_COLLECTION]);

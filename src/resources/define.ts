@@ -4,11 +4,12 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
 import type { DailyCounters } from '../stats/daily-counters.ts';
-import type { Condition, Sort, StoredRecord, Store, Tx, Where } from '../store/store.ts';
+import type { Condition, Sort, StoredRecord, Store, StoreReads, Tx, Where } from '../store/store.ts';
 import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
 import type { OwnershipProofs } from '../ownership/proofs.ts';
+import type { EventStreams } from '../events/event-streams.ts';
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -50,6 +51,10 @@ export interface Services {
   limits: MakeLimiter;
   /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */
   proofs: OwnershipProofs;
+  /** The webhook deliveries of this process (src/webhooks/dispatcher.ts): told when there is work to do now. */
+  webhooks: { kick(): void };
+  /** The live event streams of this process. */
+  streams: EventStreams;
 }
 
 /** What a hook knows about the request it serves. */
@@ -84,6 +89,10 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   owned: boolean;
   /** Not in the reference: ours, marked as an extension in the docs. */
   extension?: boolean;
+  /** Kept only for a while (the event outbox): no export carries its records, nor does an import bring any. */
+  transient?: boolean;
+  /** The events its records' writes append to the outbox, whatever writes them (src/events/emitting-store.ts). */
+  events?: RowEvents<R>;
   fields: F;
   /** Fields required on create; the others are optional, with `defaults` applied. Absent: no create route. */
   create?: { required: readonly (keyof F & string)[]; defaults?: { [K in keyof F]?: v.InferOutput<F[K]> } };
@@ -151,6 +160,15 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   check?(fields: Record<string, unknown>, ctx: HookContext, tx: Tx, existing?: R): Awaitable<void>;
   /** Removes what refers to a deleted record (cascade), inside the same transaction. */
   onDelete?(tx: Tx, record: R, ctx: HookContext): Awaitable<void>;
+}
+
+/** The event types of a row's creates, updates and deletes, and what an event says of the record. */
+export interface RowEvents<R extends StoredRecord = StoredRecord> {
+  created?: string;
+  updated?: string;
+  deleted?: string;
+  /** The event's `data`: the record as receivers see it (no secrets), read inside the write's transaction. */
+  data(record: R, reads: StoreReads, config: Config): Awaitable<Record<string, unknown>>;
 }
 
 /** What `prepare` returns: fields to store and values for the response only. */

@@ -14,6 +14,7 @@ import { mainHostnames } from '../links/main-host.ts';
 import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
 import { date, int, linkStatsShape, str } from './shapes.ts';
+import { linkEventData } from '../events/event-data.ts';
 
 const NOT_YOUR_DOMAIN = 'Invalid domain: it is not one of your branded domains.';
 
@@ -114,6 +115,7 @@ export const links = defineResource<typeof linkFields, Link>({
   owned: true,
   extension: true,
   fields: linkFields,
+  events: { created: 'link.created', updated: 'link.updated', deleted: 'link.deleted', data: linkEventData },
   create: { required: ['url'] },
   update: { required: [], resets: LINK_RESETS },
   paths: { list: '/api/urls', get: '/api/url/:id', create: '/api/url/add', update: '/api/url/:id/update', remove: '/api/url/:id/delete' },
