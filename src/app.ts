@@ -46,6 +46,11 @@ import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
 import { withStoreDeadline } from './store/deadline.ts';
+import { withEvents } from './events/emitting-store.ts';
+import { EventStreams } from './events/event-streams.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { webhookRoutes } from './routes/link-api/webhooks.ts';
+import { eventStreamRoutes } from './routes/link-api/event-stream.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -66,6 +71,10 @@ export interface AppParts {
   readiness?: Readiness;
   /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
   proofs?: OwnershipProofs;
+  /** The webhook deliveries of this process (the server starts and stops them); default: one that runs only when kicked or drained. */
+  webhooks?: WebhookDispatcher;
+  /** The live event streams (the server ends them before closing); default: new ones on the store. */
+  streams?: EventStreams;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -83,7 +92,12 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
   const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, proofs };
+  const resources = parts.resources ?? RESOURCES;
+  // Every write through the app appends the events of what it changed, in its own transaction.
+  const store = withEvents(parts.store, resources, { config: parts.config, clock });
+  const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config: parts.config, clock, log });
+  const streams = parts.streams ?? new EventStreams(store, { perUser: parts.config.eventStreamsPerUser, databaseMs: Math.round(parts.config.databaseTimeout * 1000) });
+  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, proofs, webhooks, streams };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store);
@@ -118,6 +132,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
+    webhookRoutes(s),
+    eventStreamRoutes(s),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.

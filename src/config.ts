@@ -95,6 +95,16 @@ export interface Config {
   maxConnections: number | 'auto';
   /** Open connections of one client address at most (trusted proxies excepted); 0 disables. */
   maxClientConnections: number;
+  /** Whether webhooks may go to private and loopback addresses (a LAN, tests); on by default in test mode only. */
+  webhookPrivateTargets: boolean;
+  /** Seconds one webhook delivery may take, connection to last byte. */
+  webhookTimeout: number;
+  /** Webhook deliveries in flight at once, per process. */
+  webhookConcurrency: number;
+  /** Days events and the delivery log are kept (the event stream resumes within them). */
+  eventRetentionDays: number;
+  /** Event streams (GET /api/events/stream) one user may have open at once, per process. */
+  eventStreamsPerUser: number;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
@@ -166,6 +176,11 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'minBodyRate', env: 'MIN_BODY_RATE', kind: 'int', fallback: '1024', help: 'Slowest accepted request body, bytes per second on average once HEADERS_TIMEOUT has passed; a slower one gets 408 and its connection is closed; 0 disables' },
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
   { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
+  { key: 'webhookPrivateTargets', env: 'WEBHOOK_PRIVATE_TARGETS', kind: 'bool', fallback: undefined, help: 'Let webhooks go to private, loopback and link-local addresses (a LAN, tests); off by default, on by default with TEST_MODE' },
+  { key: 'webhookTimeout', env: 'WEBHOOK_TIMEOUT', kind: 'seconds', fallback: '10', help: 'Seconds a webhook delivery may take, from connecting to the last byte of the answer, before it counts as failed and is retried' },
+  { key: 'webhookConcurrency', env: 'WEBHOOK_CONCURRENCY', kind: 'int', fallback: '8', help: 'Webhook deliveries in flight at once, per process (one at a time per webhook, in order)' },
+  { key: 'eventRetentionDays', env: 'EVENT_RETENTION_DAYS', kind: 'int', fallback: '7', help: 'Days events and webhook delivery logs are kept; an event stream resumes (Last-Event-ID) within them. At least 2, as deliveries are retried for 24 hours' },
+  { key: 'eventStreamsPerUser', env: 'EVENT_STREAMS_PER_USER', kind: 'int', fallback: '5', help: 'Event streams (GET /api/events/stream) one user may have open at once, per process; more get 429' },
   { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
 ];
 
@@ -380,6 +395,10 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
     throw new ConfigError(`Invalid WORKERS: ${config.workers} workers need DATABASE_URL, as the JSON data files belong to one process (set WORKERS=1, or keep the data in PostgreSQL)`);
   }
   config.redisPrefix ??= `shortlink:${config.databaseSchema}:`;
+  // Tests deliver webhooks to a receiver on this machine; production refuses private addresses unless told.
+  config.webhookPrivateTargets ??= config.testMode;
+  if (config.webhookConcurrency === 0) throw new ConfigError('Invalid WEBHOOK_CONCURRENCY: "0" must be at least 1 delivery');
+  if (config.eventRetentionDays < 2) throw new ConfigError(`Invalid EVENT_RETENTION_DAYS: "${config.eventRetentionDays}" must be at least 2 days, as deliveries are retried for 24 hours`);
   if (config.domainCheck === 'dns' && config.serverIp.length === 0) throw new ConfigError('Invalid SERVER_IP: required when DOMAIN_CHECK=dns');
   config.baseUrlExplicit = config.baseUrl !== undefined;
   config.baseUrl ??= `http://localhost:${config.port}`;

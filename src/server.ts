@@ -31,6 +31,8 @@ import { openStore, storeLabel } from './store/open.ts';
 import { startRateLimits } from './limits/start-limits.ts';
 import type { RateLimits } from './limits/start-limits.ts';
 import type { Store } from './store/store.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { EventStreams } from './events/event-streams.ts';
 
 /** A server that is listening. */
 export interface RunningServer {
@@ -81,7 +83,10 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     // The key is kept only as a hash: this line is the one chance to copy it.
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}  (shown once: keep it now; users:rotate-key --email admin@localhost makes a new one)`);
     const readiness = storeReadiness(store, config, limits.checks);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness };
+    // Webhook deliveries and event streams belong to the process: started after the store, stopped before it.
+    const webhooks = new WebhookDispatcher({ store, config, clock, log: options.log });
+    const streams = new EventStreams(store, { perUser: config.eventStreamsPerUser, databaseMs: Math.round(config.databaseTimeout * 1000) });
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, webhooks, streams };
     const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
     let app = testControl?.app;
     if (!app) {
@@ -91,6 +96,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
       app = createApp({ ...parts, counters });
     }
     const server = await listen(app, config, options.log);
+    webhooks.start();
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
     const url = localUrl(config.host, port);
@@ -98,10 +104,13 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
+        // Open event streams would keep server.close() waiting for ever.
+        streams.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await webhooks.stop();
         limits?.close();
         await store.close();
       })());

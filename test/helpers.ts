@@ -10,6 +10,8 @@ import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
 import { OwnershipProofs } from '../src/ownership/proofs.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
+import { silentLogger } from '../src/log.ts';
+import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
 import { openTestStore } from './backend.ts';
 
@@ -47,7 +49,9 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   const counters = parts.counters ?? new DailyCounters(store, { clock: parts.clock ?? clock, random });
   // No test asks the real DNS or web: a proof of ownership finds nothing unless a test publishes it.
   const proofs = parts.proofs ?? new OwnershipProofs(store, { resolveTxt: noTxtRecords, fetch: async () => new Response('not found', { status: 404 }) });
-  const app = createApp({ store, config, clock, random, ...parts, counters, proofs });
+  // Not started: a test delivers webhooks when it says so (webhooks.drain()), or starts it.
+  const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config, clock: parts.clock ?? clock, log: silentLogger });
+  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, webhooks });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -81,7 +85,7 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { id: user.id, key };
   }
 
-  return { app, store, config, clock, counters, call, makeUser };
+  return { app, store, config, clock, counters, webhooks, call, makeUser };
 }
 
 let secret: Promise<string> | undefined;

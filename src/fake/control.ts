@@ -14,6 +14,8 @@ import { adminRoutes } from '../routes/test-admin.ts';
 import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import type { EventStreams } from '../events/event-streams.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
 export interface TestParts {
@@ -25,6 +27,9 @@ export interface TestParts {
   random: ResettableRandom;
   /** Where rate limits count (default: memory). */
   limits?: MakeLimiter;
+  /** The webhook deliveries (default: new ones on the store, driven by the movable clock). */
+  webhooks?: WebhookDispatcher;
+  streams?: EventStreams;
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */
@@ -50,6 +55,8 @@ export class TestControl {
   private inner: Hono<AppEnv>;
   // One counter buffer for the control's life: a new one per rebuild would stay registered with the store.
   private readonly counters: DailyCounters;
+  /** One dispatcher for the control's life too, driven by its clock: a moved clock makes retries due. */
+  readonly webhooks: WebhookDispatcher;
   private readonly initial: Fixtures;
 
   /** A control over the store's current content, which resets go back to. */
@@ -66,6 +73,7 @@ export class TestControl {
     parts.log.warn('TEST_MODE is on: POST /__admin/reset, /__admin/seed and /__admin/clock are enabled; never use it in production');
     this.initial = initial;
     this.counters = new DailyCounters(parts.store, { clock: parts.clock, random: parts.random, log: parts.log });
+    this.webhooks = parts.webhooks ?? new WebhookDispatcher({ store: parts.store, config: parts.config, clock: parts.clock, log: parts.log });
     this.inner = this.build();
     this.app = new Hono<AppEnv>();
     this.app.route('/', adminRoutes(this, parts.store, parts.log));
@@ -73,7 +81,17 @@ export class TestControl {
   }
 
   private build(): Hono<AppEnv> {
-    return createApp({ ...this.parts, counters: this.counters });
+    return createApp({ ...this.parts, counters: this.counters, webhooks: this.webhooks });
+  }
+
+  /** The clock was set or moved: deliveries due by it now go at once. */
+  clockMoved(): void {
+    this.webhooks.kick();
+  }
+
+  /** Sends every webhook delivery due now (new events included) and resolves once each attempt ended. */
+  deliverWebhooks(): Promise<void> {
+    return this.webhooks.drain();
   }
 
   /** Back to the start: the initial records, clock and random source, and a fresh app. */

@@ -13,13 +13,20 @@ import { splash } from './splash.ts';
 import { users } from './users.ts';
 import { websites } from '../analytics/websites.ts';
 import { statsDays } from '../stats/stats-row.ts';
+import { webhooks } from './webhooks.ts';
+import { deliveriesRow, eventsRow } from './outbox-rows.ts';
 
 /** The resource table: every resource of both APIs, one row each. */
-export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, statsDays];
+export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, webhooks, eventsRow, deliveriesRow, statsDays];
 
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {
   return [...new Set(rows.map((r) => r.collection))];
+}
+
+/** The collections exports carry (`export --all`, and what `import --all` takes): all but the transient ones (the event outbox). */
+export function exportedCollections(rows: readonly Resource[]): string[] {
+  return collectionsOf(rows.filter((r) => !r.transient));
 }
 
 /** What the store keeps of each collection of the table: its indexes, unique or not. */
