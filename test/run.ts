@@ -8,7 +8,7 @@ import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // PostgreSQL-only files (postgres, postgres-server, instances, cluster, global-limits: the last needs
-// TEST_REDIS_URL too) are not listed: they run in the first pass,
+// TEST_REDIS_URL too; and webhooks-process, whose PostgreSQL half is such) are not listed: they run in the first pass,
 // read TEST_DATABASE_URL themselves, and print one skip line without it.
 // What runs twice: what reads and writes the store in ways a backend decides: the records of every
 // resource through the API (uniques, cascades, ownership, lists with their search, sort and paging),
@@ -22,11 +22,12 @@ const BOTH_BACKENDS = [
   'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
   'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'domain-ownership', 'website-ownership',
+  'webhooks', 'webhook-delivery', 'event-stream',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
 // file started last would leave one lane running alone at the end. Wall times measured one file at a time.
-const LONGEST = ['global-limits', 'postgres-server', 'instances', 'store-lock', 'cli-move', 'process', 'crash', 'cluster', 'openapi-contract', 'hostile-strings', 'cli-data', 'fuzz', 'docker', 'fake-package', 'demo'];
+const LONGEST = ['global-limits', 'postgres-server', 'instances', 'webhooks-process', 'store-lock', 'cli-move', 'process', 'crash', 'cluster', 'openapi-contract', 'hostile-strings', 'cli-data', 'fuzz', 'docker', 'fake-package', 'demo'];
 const weight = (file: string) => {
   const at = LONGEST.indexOf(file.slice(5, -8));
   return at < 0 ? LONGEST.length : at;
