@@ -111,6 +111,9 @@ export async function world(overrides: Partial<Config> = {}) {
   assert.equal(file.status, 200, file.text);
   ids.files = file.body.id;
   ids.stats = ids.websites!;
+  ids.webhooks = await add('/api/webhooks', { url: 'https://hooks.example.com/fixture', events: ['*'] });
+  const ping = await t.call('POST', `/api/webhooks/${ids.webhooks}/test`, { key: alice.key });
+  assert.equal(ping.status, 202, ping.text);
   const values: Record<string, string> = {
     campaignid: String(campaign),
     linkid: String(ids.url),
@@ -124,6 +127,7 @@ export async function world(overrides: Partial<Config> = {}) {
     userid: String(alice.id),
     domain: 'fixture.example.org',
     filename: 'notes.txt',
+    deliveryId: String(ping.body.id),
   };
   /** The value of a path parameter in `path`: `id` by the segment that names the resource. */
   const param = (path: string, name: string): string => {

@@ -22,12 +22,27 @@ export interface StreamSink {
   heartbeat(): Promise<void>;
   /** True once the client is gone. */
   readonly gone: boolean;
+  /** Aborted when the client goes: a stream waiting for news stops waiting. */
+  readonly signal: AbortSignal;
 }
 
 /** Events read per page. */
 const PAGE = 100;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref?.();
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 /**
  * The live event streams of this process (`GET /api/events/stream`): each follows the outbox for its
@@ -90,7 +105,7 @@ export class EventStreams {
         beatAt = now;
         await sink.heartbeat();
       }
-      await sleep(pollMs);
+      await sleep(pollMs, sink.signal);
     }
   }
 

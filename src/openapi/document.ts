@@ -10,6 +10,7 @@ import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
 import { ownershipOperations } from './ownership-operations.ts';
+import { webhookOperations } from './webhook-operations.ts';
 
 /** The server's name, as its documents and its API index give it. */
 export const SERVER_NAME = 'Short links and website analytics';
@@ -33,6 +34,7 @@ const TAG_NOTES: Record<string, string> = {
   Plans: 'The plans users can be on (no plan limits are enforced).',
   Tracking: 'What tracked websites and their visitors use: the script, the event endpoint, the statistics page. No key.',
   'Public pages': 'Short links, QR images and campaign pages as visitors see them, and the server\'s own pages. No key.',
+  Events: 'The live stream of what happens to your records: the events webhooks get, as Server-Sent Events.',
 };
 
 /** The operations of the whole server: the rows of the table, then the routes outside the generic ones. */
@@ -42,7 +44,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), ...ownershipOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

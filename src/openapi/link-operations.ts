@@ -22,6 +22,7 @@ const TITLES: Readonly<Record<string, readonly [string, string]>> = {
   splash: ['Splash pages', 'splash page'],
   file: ['Files', 'file'],
   website: ['Websites', 'website'],
+  webhook: ['Webhooks', 'webhook'],
 };
 
 /** The docs tag and singular noun of a row. */
