@@ -89,9 +89,10 @@ export class TestControl {
     this.webhooks.kick();
   }
 
-  /** Sends every webhook delivery due now (new events included) and resolves once each attempt ended. */
-  deliverWebhooks(): Promise<void> {
-    return this.webhooks.drain();
+  /** Sends every webhook delivery due now (new events included, the clicks buffered so far too) and resolves once each attempt ended. */
+  async deliverWebhooks(): Promise<void> {
+    await this.counters.flush();
+    await this.webhooks.drain();
   }
 
   /** Back to the start: the initial records, clock and random source, and a fresh app. */

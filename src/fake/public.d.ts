@@ -100,7 +100,10 @@ export interface FakeServer {
   config: FakeConfig;
   reset(): Promise<void>;
   seed(fixtures: Fixtures | string): Promise<SeedCounts>;
+  /** The fake's clock: it stands still until set or advanced; moving it makes the webhook retries it passes due at once. */
   clock: { now(): number; set(at: string | number): void; advance(ms: number): void };
+  /** Sends every webhook delivery due now (events of writes made so far included) and resolves once each attempt ended. */
+  deliverWebhooks(): Promise<void>;
   close(): Promise<void>;
 }
 
