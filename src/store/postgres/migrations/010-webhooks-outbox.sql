@@ -47,8 +47,16 @@ CREATE TABLE outbox (
   data jsonb NOT NULL
 );
 
--- A page of webhooks answers its total from the kept counts (006); events and deliveries, written
--- at every change, are counted only when a delivery log is paged.
-CREATE TRIGGER webhooks_counted_insert AFTER INSERT ON webhooks REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_added();
-CREATE TRIGGER webhooks_counted_delete AFTER DELETE ON webhooks REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_removed();
-CREATE TRIGGER webhooks_counted_move AFTER UPDATE OF user_id ON webhooks FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id) EXECUTE FUNCTION kept_counts_moved();
+-- Every table's counts are kept (006): a page of webhooks (and of a delivery log's owner) answers its
+-- total without counting rows.
+DO $$
+DECLARE
+  t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['webhooks', 'events', 'deliveries', 'outbox'] LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_added()', t || '_counted_insert', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_removed()', t || '_counted_delete', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE OF user_id ON %I FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id) EXECUTE FUNCTION kept_counts_moved()', t || '_counted_move', t);
+  END LOOP;
+END
+$$;
