@@ -53,6 +53,8 @@ export class WebhookDispatcher {
   /** The last pass started: passes run one after another, never two at once. */
   private tail: Promise<unknown> = Promise.resolve();
   private kicked = false;
+  /** Attempts started so far (drain compares it). */
+  private attemptsStarted = 0;
   private seen = '';
   private sweptAt = 0;
   private prunedAt = 0;
@@ -102,12 +104,16 @@ export class WebhookDispatcher {
   /** Routes and delivers until nothing is due now, waiting for every attempt (tests, the fake backend's flush). */
   async drain(): Promise<void> {
     for (let i = 0; i < 100_000; i++) {
-      const started = await this.enqueue(() => this.pass());
-      // Done when a pass found nothing due and nothing is under way (whose end could make more due).
-      if (started === 0 && this.inFlight.size === 0) break;
-      await Promise.all([...this.inFlight]);
+      const before = this.attemptsStarted;
+      await this.enqueue(() => this.pass());
+      // Attempts end and kick passes of their own, which may start more: wait until all is quiet.
+      while (this.inFlight.size > 0 || this.kicked) {
+        await Promise.all([...this.inFlight]);
+        await this.tail;
+      }
+      // Done when nothing started since this pass began: it, and every pass after it, found nothing due.
+      if (this.attemptsStarted === before) break;
     }
-    await this.tail;
   }
 
   /** Stops looking for work and waits for the attempts under way (each ends by WEBHOOK_TIMEOUT). */
@@ -138,6 +144,7 @@ export class WebhookDispatcher {
     const free = config.webhookConcurrency - this.inFlight.size;
     if (free <= 0 || this.stopped) return 0;
     const claimed = (await bounded(() => store.outbox.claimDeliveries(clock.now(), this.leaseMs, free))) as Delivery[];
+    this.attemptsStarted += claimed.length;
     for (const d of claimed) {
       const attempt: Promise<void> = this.attempt(d)
         .catch((err: unknown) => this.options.log.error('webhook delivery: its outcome could not be kept; it is sent again when its lease ends', { delivery: d.id, error: String(err) }))

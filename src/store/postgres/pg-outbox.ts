@@ -6,19 +6,25 @@ import { recordOf, rowValues, ROW_COLUMNS } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { TablePlan } from './tables.ts';
 
-// A cursor is "<transaction id>:<id>": events are read in the order of the transaction that wrote
-// them (xid8, never wrapping), then of their ids, and only those of transactions older than every
-// one still running (pg_snapshot_xmin), so a transaction that took ids earlier but commits later
-// is never passed over: its events wait, and then come in its place.
-const FIRST = '0:0';
-// Past every id: "after (xid, MAX)" is "from the next transaction on".
-const LAST_ID = '9223372036854775807';
-const SETTLED = 't.tx < pg_snapshot_xmin(pg_current_snapshot())';
-
-function parse(cursor: string | null): [string, string] {
-  const m = /^(\d{1,20}):(\d{1,19})$/.exec(cursor ?? FIRST);
-  return m ? [m[1]!, m[2]!] : ['0', '0'];
+// A cursor is an event's `pos` (migration 010): its place in the order events became durable,
+// given at COMMIT under a lock (PLACE_EVENTS_SQL), so a reader that has seen a place has seen every
+// place before it; "0" is before every event.
+function parse(cursor: string | null): string {
+  return cursor !== null && /^\d{1,19}$/.test(cursor) ? cursor : '0';
 }
+
+// One lock per schema (two keys: this use, and the schema): servers on other schemas never wait on it.
+const PLACE_LOCK = "pg_advisory_xact_lock(hashtext('shortlink events'), hashtext(current_schema()))";
+
+/**
+ * The last statement of a transaction that appended events, sent with its COMMIT: it takes the
+ * schema's placing lock (held until that COMMIT ends) and gives the transaction's rows their places,
+ * in id order. The next transaction to place events waits for this one's COMMIT, so places become
+ * visible in their order, and a reader never passes over one that commits late.
+ */
+export const PLACE_EVENTS_SQL =
+  `SELECT ${PLACE_LOCK}; ` +
+  `UPDATE events e SET pos = p.pos FROM (SELECT id, nextval('events_pos_seq') AS pos FROM (SELECT id FROM events WHERE pos IS NULL ORDER BY id) o) p WHERE e.id = p.id`;
 
 /** Appends events in one statement (the database numbers them and notes their transaction); those of users gone meanwhile are dropped. How many were stored. */
 export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
@@ -37,19 +43,13 @@ export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly N
   return rowCount ?? 0;
 }
 
-/** Events after `cursor` that no running transaction can still precede, in order. */
+/** Events placed after `cursor`, in order. */
 async function eventsAfterIn(db: Db, cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]> {
-  const [tx, id] = parse(cursor);
-  const byOwner = owner === undefined ? '' : ' AND t.user_id = $4::bigint';
-  const values: unknown[] = [tx, id, Math.max(0, Math.floor(limit))];
+  const byOwner = owner === undefined ? '' : ' AND t.user_id = $3::bigint';
+  const values: unknown[] = [parse(cursor), Math.max(0, Math.floor(limit))];
   if (owner !== undefined) values.push(owner);
-  const { rows } = await db<Row & { tx: string }>(
-    `SELECT ${ROW_COLUMNS}, t.tx::text AS tx FROM events t
-     WHERE (t.tx, t.id) > ($1::text::xid8, $2::bigint) AND ${SETTLED}${byOwner}
-     ORDER BY t.tx, t.id LIMIT $3`,
-    values,
-  );
-  return rows.map((r) => ({ cursor: `${r.tx}:${r.id}`, event: recordOf<EventRecord>(r) }));
+  const { rows } = await db<Row & { pos: string }>(`SELECT ${ROW_COLUMNS}, t.pos::text AS pos FROM events t WHERE t.pos > $1::bigint${byOwner} ORDER BY t.pos LIMIT $2`, values);
+  return rows.map((r) => ({ cursor: r.pos, event: recordOf<EventRecord>(r) }));
 }
 
 /** What the PostgreSQL outbox needs of its store. */
@@ -66,7 +66,7 @@ export interface PgOutboxDeps {
 }
 
 /**
- * The PostgreSQL outbox: events in transaction order (see the cursor above), routing by one process
+ * The PostgreSQL outbox: events in the order of their places (see the cursor above), routing by one process
  * at a time (the `outbox` row locked FOR UPDATE SKIP LOCKED), deliveries claimed by one process
  * each (FOR UPDATE SKIP LOCKED, then a lease in the row that runs out by the database's clock).
  */
@@ -78,14 +78,14 @@ export class PgOutbox implements Outbox {
   }
 
   async cursorOf(eventId: string): Promise<string | null> {
-    const { rows } = await this.deps.read<{ tx: string; id: number }>('SELECT tx::text AS tx, id FROM events WHERE k_event_id = $1 ORDER BY id DESC LIMIT 1', [eventId]);
-    return rows[0] ? `${rows[0].tx}:${rows[0].id}` : null;
+    const { rows } = await this.deps.read<{ pos: string | null }>('SELECT pos::text AS pos FROM events WHERE k_event_id = $1 AND pos IS NOT NULL ORDER BY id DESC LIMIT 1', [eventId]);
+    return rows[0]?.pos ?? null;
   }
 
   async endCursor(): Promise<string> {
-    // Everything of a transaction older than the oldest running one is in; the rest comes later.
-    const { rows } = await this.deps.read<{ tx: string }>('SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::numeric - 1)::text AS tx');
-    return `${rows[0]!.tx}:${LAST_ID}`;
+    // A place taken but not yet committed is above it: it comes to whoever reads after it.
+    const { rows } = await this.deps.read<{ pos: string }>('SELECT coalesce(max(pos), 0)::text AS pos FROM events');
+    return rows[0]!.pos;
   }
 
   async route(limit: number, fn: (tx: Tx, events: readonly EventRecord[]) => Promise<void>): Promise<number | null> {
@@ -99,6 +99,7 @@ export class PgOutbox implements Outbox {
       const events = await eventsAfterIn(db, rows[0].data.routed ?? null, limit);
       if (events.length === 0) return { n: 0, touched: [] as string[] };
       const { touched } = await this.deps.withTx(db, (tx) => fn(tx, events.map((e) => e.event)));
+      if (touched.has(EVENTS_COLLECTION)) await db(PLACE_EVENTS_SQL);
       await db(`UPDATE ${OUTBOX_COLLECTION} SET data = jsonb_set(data, '{routed}', to_jsonb($1::text)) WHERE id = 1`, [events.at(-1)!.cursor]);
       const written = [...touched];
       if (written.length > 0) await this.deps.publishIn(db, written);
@@ -139,8 +140,7 @@ export class PgOutbox implements Outbox {
     await this.deps.inTransaction(async (db) => {
       await db(`DELETE FROM ${DELIVERIES_COLLECTION} WHERE k_created < $1`, [before]);
       const { rows } = await db<{ routed: string | null }>(`SELECT data ->> 'routed' AS routed FROM ${OUTBOX_COLLECTION} WHERE id = 1`);
-      const [tx, id] = parse(rows[0]?.routed ?? null);
-      await db(`DELETE FROM ${EVENTS_COLLECTION} t WHERE t.k_created < $1 AND (t.tx, t.id) <= ($2::text::xid8, $3::bigint)`, [before, tx, id]);
+      await db(`DELETE FROM ${EVENTS_COLLECTION} t WHERE t.k_created < $1 AND t.pos <= $2::bigint`, [before, parse(rows[0]?.routed ?? null)]);
     });
   }
 }

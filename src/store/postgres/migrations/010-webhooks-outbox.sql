@@ -2,9 +2,11 @@
 --
 -- webhooks: a user's receivers (URL, event types, signing secret, whether active) in `data`.
 -- events: one row per change a user's records went through, appended by the change's own
--- transaction. `tx` is that transaction's id: readers take events in (tx, id) order, and only those
--- of transactions older than every one still running, so an event whose id was taken before
--- another's but committed after it is never passed over (k_event_id finds one by its public id).
+-- transaction. `pos` is its place in the order events became durable: given by the transaction's
+-- last statement, sent with its COMMIT, under an advisory lock held until that COMMIT, so no
+-- transaction can take a place before another's and become visible after it (ids, taken when a
+-- row is inserted, can: a reader following ids would pass over an event that commits late).
+-- k_event_id finds an event by its public id.
 -- deliveries: one row per event and webhook (and per test or redelivery), pending until delivered
 -- or failed; k_queue holds the webhook's queue while it is pending, so the heads of the queues are
 -- found without reading what was delivered. k_created lets old events and deliveries go by range.
@@ -23,10 +25,13 @@ CREATE TABLE events (
   data jsonb NOT NULL,
   k_event_id text,
   k_created text,
-  tx xid8 NOT NULL DEFAULT pg_current_xact_id()
+  pos bigint
 );
-CREATE INDEX events_order_idx ON events (tx, id);
-CREATE INDEX events_user_id_idx ON events (user_id, tx, id);
+CREATE SEQUENCE events_pos_seq;
+CREATE INDEX events_pos_idx ON events (pos);
+CREATE INDEX events_user_id_idx ON events (user_id, pos);
+-- The rows of a transaction still to be placed (only ever its own: others' are not visible to it).
+CREATE INDEX events_unplaced_idx ON events (id) WHERE pos IS NULL;
 CREATE INDEX events_k_event_id_idx ON events (k_event_id);
 CREATE INDEX events_k_created_idx ON events (k_created);
 
