@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { importInto } from '../src/cli/import.ts';
 import { withEvents } from '../src/events/emitting-store.ts';
+import { prepareFixtures } from '../src/fixtures/prepare.ts';
+import type { UserRecord } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/table.ts';
 import type { Webhook } from '../src/resources/webhooks.ts';
 import type { EventRecord } from '../src/store/store.ts';
@@ -165,4 +168,20 @@ test('clicks and scans are one event per link (QR code) and statistics flush, wi
   assert.deepEqual((await clicked()).slice(2), [['link.clicked', { id: link.id, clicks: 2 }]]);
   await w.counters.flush();
   assert.equal((await clicked()).length, 3, 'a flush without clicks reports nothing');
+});
+
+test("an import of a user's export fires its records' events, then import.finished, in its one transaction", async () => {
+  const w = await app();
+  const store = withEvents(w.store, RESOURCES, { config: w.config, clock: w.clock });
+  const file = await prepareFixtures(
+    { links: [{ id: 7, userId: 9, alias: 'imported-a', url: 'https://example.com/a' }, { id: 8, userId: 9, alias: 'imported-b', url: 'https://example.com/b' }], qrs: [{ id: 3, userId: 9, alias: 'qrimport', type: 'text', data: 'hi', name: 'Imported' }] },
+    RESOURCES,
+    w.clock.now(),
+  );
+  const report = await importInto(store, file, (await w.store.get<UserRecord>('users', 1))!, RESOURCES);
+  assert.deepEqual(report.imported, { links: 2, qrs: 1 });
+  const events = await eventsOf(w, 1);
+  assert.deepEqual(events.map((e) => [e.type, e.data.alias ?? e.data.name ?? null]).sort(), [['import.finished', null], ['link.created', 'imported-a'], ['link.created', 'imported-b'], ['qr.created', 'Imported']]);
+  assert.equal(events.at(-1)!.type, 'import.finished', 'after the records');
+  assert.deepEqual(events[3]!.data, { source: 'export', imported: { links: 2, qrs: 1 }, notes: [] });
 });

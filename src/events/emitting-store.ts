@@ -27,8 +27,12 @@ export function withEvents(store: Store, rows: readonly Resource[], deps: { conf
   const transaction = <R>(fn: (tx: Tx) => Promise<R>): Promise<R> =>
     store.transaction(async (tx) => {
       const noted: Noted[] = [];
-      const result = await fn(recording(tx, watched, noted));
-      if (noted.length > 0) await tx.appendEvents(await eventsOf(noted, tx, deps));
+      // What was noted goes before an event the transaction appends itself (an import's import.finished).
+      const flush = async () => {
+        if (noted.length > 0) await tx.appendEvents(await eventsOf(noted.splice(0), tx, deps));
+      };
+      const result = await fn(recording(tx, watched, noted, flush));
+      await flush();
       return result;
     });
   const bound = new Map<PropertyKey, unknown>();
@@ -57,7 +61,7 @@ async function eventsOf(noted: readonly Noted[], tx: Tx, deps: { config: Config;
 }
 
 /** `tx` noting the creates, updates and deletes of watched collections. */
-function recording(tx: Tx, watched: ReadonlyMap<string, RowEvents>, noted: Noted[]): Tx {
+function recording(tx: Tx, watched: ReadonlyMap<string, RowEvents>, noted: Noted[], flush: () => Promise<void>): Tx {
   const note = (collection: string, kind: 'created' | 'updated' | 'deleted', record: StoredRecord) => {
     const events = watched.get(collection);
     const type = events?.[kind];
@@ -80,6 +84,10 @@ function recording(tx: Tx, watched: ReadonlyMap<string, RowEvents>, noted: Noted
       const record = await tx.update(c, id, patch);
       if (record) note(c, 'updated', record);
       return record;
+    },
+    appendEvents: async (events: Parameters<Tx['appendEvents']>[0]) => {
+      await flush();
+      await tx.appendEvents(events);
     },
     remove: async (c: string, id: number) => {
       const before = watched.get(c)?.deleted ? await tx.get(c, id) : undefined;
