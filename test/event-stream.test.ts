@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventStreams } from '../src/events/event-streams.ts';
-import { ADMIN_KEY, eventually, openTestStore, testApp } from './helpers.ts';
+import type { EventRecord } from '../src/store/store.ts';
+import { ADMIN_KEY, allOf, eventually, openTestStore, testApp } from './helpers.ts';
 
 /** One Server-Sent Event as a client reads it. */
 interface Sse {
@@ -155,4 +156,30 @@ test('a quiet stream sends heartbeats', async () => {
     await quiet.close();
   }
   streams.close();
+});
+
+test('events and delivery logs are kept EVENT_RETENTION_DAYS: past it they go, and a resume after a pruned event starts from now', async () => {
+  const w = await testApp({ rateLimit: 0, eventRetentionDays: 3, webhookPrivateTargets: true });
+  await w.call('POST', '/api/webhooks', { body: { url: 'http://127.0.0.1:9/unreachable', events: ['*'] } });
+  const first = await openStream(w);
+  await created(w, 1);
+  assert.ok(await eventually(() => first.events.length === 1, 5000));
+  await first.close();
+  await w.webhooks.drain();
+  assert.equal((await allOf(w.store, 'deliveries')).length, 1);
+  w.clock.advance(2 * 86_400_000);
+  await created(w, 2);
+  w.clock.advance(86_400_000 + 1);
+  await w.webhooks.drain();
+  // The first event (and its delivery) are past three days; the second is not.
+  assert.deepEqual((await allOf<EventRecord>(w.store, 'events')).map((e) => e.data.alias), ['streamed-2']);
+  assert.deepEqual((await allOf<{ event: { data: { alias: string } } } & EventRecord>(w.store, 'deliveries')).map((d) => d.event.data.alias), ['streamed-2']);
+  const resumed = await openStream(w, { lastEventId: first.events[0]!.id });
+  try {
+    await created(w, 3);
+    assert.ok(await eventually(() => resumed.events.length === 1, 5000));
+    assert.equal(JSON.parse(resumed.events[0]!.data).data.alias, 'streamed-3', 'from now: the kept event 2 is not sent again');
+  } finally {
+    await resumed.close();
+  }
 });

@@ -345,7 +345,7 @@ export interface Outbox {
    * after `leaseMs` (real time), so a delivery whose process died is taken up again.
    */
   claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]>;
-  /** Removes events and deliveries created before `before` (ISO 8601); events not routed yet stay. */
+  /** Removes events and deliveries created before `before` (ISO 8601), delivered or not; writes nothing when there are none. */
   prune(before: string): Promise<void>;
 }
 

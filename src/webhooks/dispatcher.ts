@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { formatDateTime } from '../clock.ts';
+import { parseDateTime } from '../resources/fields.ts';
 import type { Config } from '../config.ts';
 import { eventBody } from '../events/event-types.ts';
 import type { Logger } from '../log.ts';
@@ -101,8 +102,20 @@ export class WebhookDispatcher {
     return run;
   }
 
-  /** Routes and delivers until nothing is due now, waiting for every attempt (tests, the fake backend's flush). */
+  /** Drops events and deliveries older than EVENT_RETENTION_DAYS by the server's clock (a pass does it hourly). */
+  async prune(): Promise<void> {
+    const { store, clock, config } = this.options;
+    this.prunedAt = Date.now();
+    const before = new Date(clock.now() - config.eventRetentionDays * 86_400_000).toISOString();
+    await withStoreDeadline(config.databaseTimeout * 1000, () => store.outbox.prune(before));
+  }
+
+  /** Prunes, then routes and delivers until nothing is due now, waiting for every attempt (tests, the fake backend's flush). */
   async drain(): Promise<void> {
+    await this.enqueue(async () => {
+      await this.prune();
+      return 0;
+    });
     for (let i = 0; i < 100_000; i++) {
       const before = this.attemptsStarted;
       await this.enqueue(() => this.pass());
@@ -136,11 +149,10 @@ export class WebhookDispatcher {
     this.seen = this.versions();
     this.sweptAt = Date.now();
     const bounded = <R>(fn: () => Promise<R>) => withStoreDeadline(config.databaseTimeout * 1000, fn);
+    if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) await this.prune();
+    // Without a webhook there is nothing to route or send (and a webhook made later wants no older event).
+    if ((await bounded(() => store.count('webhooks'))) === 0) return 0;
     while ((await bounded(() => store.outbox.route(ROUTE_BATCH, (tx, events) => this.fanOut(tx, events)))) === ROUTE_BATCH);
-    if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
-      this.prunedAt = Date.now();
-      await bounded(() => store.outbox.prune(new Date(clock.now() - config.eventRetentionDays * 86_400_000).toISOString()));
-    }
     const free = config.webhookConcurrency - this.inFlight.size;
     if (free <= 0 || this.stopped) return 0;
     const claimed = (await bounded(() => store.outbox.claimDeliveries(clock.now(), this.leaseMs, free))) as Delivery[];
@@ -157,7 +169,10 @@ export class WebhookDispatcher {
     return claimed.length;
   }
 
-  /** A delivery per event and webhook of its user that asks for its type (inactive ones too: they are sent once it is active again). */
+  /**
+   * A delivery per event and webhook of its user that asks for its type and existed when it happened
+   * (inactive ones too: they are sent once it is active again).
+   */
   private async fanOut(tx: Tx, events: readonly EventRecord[]): Promise<void> {
     const byUser = new Map<number, Webhook[]>();
     for (const userId of new Set(events.map((e) => e.userId))) {
@@ -166,7 +181,7 @@ export class WebhookDispatcher {
     const now = this.options.clock.now();
     for (const e of events) {
       for (const hook of byUser.get(e.userId) ?? []) {
-        if (wants(hook, e.type)) await tx.insert(DELIVERIES_COLLECTION, newDelivery(e.userId, hook.id, { id: e.eventId, type: e.type, created: e.created, data: e.data }, now));
+        if (wants(hook, e.type) && Date.parse(e.created) >= parseDateTime(hook.date)) await tx.insert(DELIVERIES_COLLECTION, newDelivery(e.userId, hook.id, { id: e.eventId, type: e.type, created: e.created, data: e.data }, now));
       }
     }
   }

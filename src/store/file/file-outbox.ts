@@ -95,15 +95,13 @@ export class FileOutbox implements Outbox {
     return hook !== undefined && hook.active !== false;
   }
 
-  /** Removes what was created before `before`; events past the routing cursor stay. */
+  /** Removes what was created before `before` (no write when there is none). */
   async prune(before: string): Promise<void> {
+    const old = (c: string) => this.reads.inIdOrder(c, undefined).filter((r) => String(r.created) < before);
+    const gone = [...old(DELIVERIES_COLLECTION).map((r) => [DELIVERIES_COLLECTION, r.id] as const), ...old(EVENTS_COLLECTION).map((r) => [EVENTS_COLLECTION, r.id] as const)];
+    if (gone.length === 0) return;
     await this.transaction(async (tx) => {
-      const routed = Number((await tx.get<StoredRecord & { routed?: string }>(OUTBOX_COLLECTION, STATE_ID))?.routed ?? 0);
-      for (const d of this.reads.inIdOrder(DELIVERIES_COLLECTION, undefined)) if (String(d.created) < before) await tx.remove(DELIVERIES_COLLECTION, d.id);
-      for (const e of this.reads.inIdOrder(EVENTS_COLLECTION, undefined)) {
-        if (e.id > routed || String(e.created) >= before) break;
-        await tx.remove(EVENTS_COLLECTION, e.id);
-      }
+      for (const [c, id] of gone) await tx.remove(c, id);
     });
   }
 }

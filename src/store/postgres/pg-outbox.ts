@@ -89,6 +89,11 @@ export class PgOutbox implements Outbox {
   }
 
   async route(limit: number, fn: (tx: Tx, events: readonly EventRecord[]) => Promise<void>): Promise<number | null> {
+    // A read first: a server with nothing to route writes nothing (no transaction every sweep).
+    const { rows: ahead } = await this.deps.read<{ more: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM events WHERE pos > coalesce((SELECT (data ->> 'routed')::bigint FROM ${OUTBOX_COLLECTION} WHERE id = 1), 0)) AS more`,
+    );
+    if (!ahead[0]?.more) return 0;
     const outcome = await this.deps.inTransaction(async (db) => {
       let { rows } = await db<{ data: { routed?: string } }>(`SELECT data FROM ${OUTBOX_COLLECTION} WHERE id = 1 FOR UPDATE SKIP LOCKED`);
       if (!rows[0]) {
@@ -112,6 +117,11 @@ export class PgOutbox implements Outbox {
 
   async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]> {
     if (limit <= 0) return [];
+    const { rows: due } = await this.deps.read<{ some: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${DELIVERIES_COLLECTION} WHERE k_queue IS NOT NULL AND (data ->> 'nextAt')::bigint <= $1::bigint) AS some`,
+      [now],
+    );
+    if (!due[0]?.some) return [];
     const lease = randomUUID();
     return this.deps.inTransaction(async (db) => {
       const { rows } = await db<Row>(
@@ -137,10 +147,14 @@ export class PgOutbox implements Outbox {
   }
 
   async prune(before: string): Promise<void> {
+    const { rows } = await this.deps.read<{ old: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${DELIVERIES_COLLECTION} WHERE k_created < $1) OR EXISTS (SELECT 1 FROM ${EVENTS_COLLECTION} WHERE k_created < $1) AS old`,
+      [before],
+    );
+    if (!rows[0]?.old) return;
     await this.deps.inTransaction(async (db) => {
       await db(`DELETE FROM ${DELIVERIES_COLLECTION} WHERE k_created < $1`, [before]);
-      const { rows } = await db<{ routed: string | null }>(`SELECT data ->> 'routed' AS routed FROM ${OUTBOX_COLLECTION} WHERE id = 1`);
-      await db(`DELETE FROM ${EVENTS_COLLECTION} t WHERE t.k_created < $1 AND t.pos <= $2::bigint`, [before, parse(rows[0]?.routed ?? null)]);
+      await db(`DELETE FROM ${EVENTS_COLLECTION} WHERE k_created < $1`, [before]);
     });
   }
 }
