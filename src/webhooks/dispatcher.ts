@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.ts';
-import { formatDateTime } from '../clock.ts';
 import { parseDateTime } from '../resources/fields.ts';
 import type { Config } from '../config.ts';
 import { eventBody } from '../events/event-types.ts';
@@ -9,8 +8,8 @@ import type { Webhook } from '../resources/webhooks.ts';
 import { outsideStoreDeadline, withStoreDeadline } from '../store/deadline.ts';
 import { DELIVERIES_COLLECTION } from '../store/store.ts';
 import type { EventRecord, Store, Tx } from '../store/store.ts';
-import { afterFailure } from './backoff.ts';
-import { attemptOf, LOGGED_ATTEMPTS, newDelivery } from './deliveries.ts';
+import { newDelivery } from './deliveries.ts';
+import { recordOutcome } from './outcome.ts';
 import type { Delivery } from './deliveries.ts';
 import { webhookSender } from './send.ts';
 import type { AttemptResult, SendWebhook } from './send.ts';
@@ -204,38 +203,6 @@ export class WebhookDispatcher {
         'x-signature': signatureHeader(hook.secret, Math.floor(this.wall() / 1000), body),
       });
     }
-    await withStoreDeadline(config.databaseTimeout * 1000, () => this.record(d, result, !hook));
-  }
-
-  /** Keeps an attempt's outcome, if the delivery is still this attempt's (its lease unchanged). */
-  private async record(d: Delivery, result: AttemptResult, gone: boolean): Promise<void> {
-    const { store, clock, log } = this.options;
-    await store.transaction(async (tx) => {
-      const current = await tx.getForUpdate<Delivery>(DELIVERIES_COLLECTION, d.id);
-      if (!current || current.lease !== d.lease || current.state !== 'pending') return;
-      const now = clock.now();
-      const attempts = current.attempts + 1;
-      const base = { attempts, log: [...current.log, attemptOf(result, now)].slice(-LOGGED_ATTEMPTS), lease: null, leaseUntil: null, leaseOwner: null };
-      if (result.ok) {
-        await tx.update(DELIVERIES_COLLECTION, d.id, { ...base, state: 'delivered', deliveredAt: new Date(now).toISOString() });
-        return;
-      }
-      if (current.manual || gone) {
-        await tx.update(DELIVERIES_COLLECTION, d.id, { ...base, state: 'failed' });
-        return;
-      }
-      const next = afterFailure(now, attempts, current.retryUntil);
-      if (next.retry) {
-        await tx.update(DELIVERIES_COLLECTION, d.id, { ...base, retryUntil: next.until, nextAt: next.at });
-        return;
-      }
-      await tx.update(DELIVERIES_COLLECTION, d.id, { ...base, state: 'failed', retryUntil: next.until });
-      const hook = await tx.getForUpdate<Webhook>('webhooks', current.webhookId);
-      if (hook && hook.active !== false) {
-        const reason = `Deliveries failed for 24 hours (the last: ${result.error ?? 'failed'}); turned off. Turn it on again with "active": true.`;
-        await tx.update('webhooks', hook.id, { active: false, disabledReason: reason, disabledAt: formatDateTime(now) });
-        log.warn('a webhook was turned off: its deliveries failed for 24 hours', { webhook: hook.id, user: hook.userId });
-      }
-    });
+    await withStoreDeadline(config.databaseTimeout * 1000, () => recordOutcome(this.options, d, result, !hook));
   }
 }
