@@ -104,10 +104,15 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
-        // Open event streams would keep server.close() waiting for ever.
+        // Open event streams would keep server.close() waiting for ever; each ends within a poll,
+        // and its connection, idle then, is closed at the next look rather than at its keep-alive timeout.
         streams.close();
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          const idle = setInterval(() => server.closeIdleConnections(), 100);
+          server.close(() => {
+            clearInterval(idle);
+            resolve();
+          });
           server.closeIdleConnections();
         });
         await webhooks.stop();
