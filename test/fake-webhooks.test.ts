@@ -55,13 +55,19 @@ test('the fake delivers webhooks to a receiver on this machine, and its clock dr
 
 test('closing the server ends its open event streams at once instead of waiting for them', async () => {
   const fake = await startFakeServer();
-  const res = await fetch(`${fake.url}/api/events/stream`, { headers: { authorization: `Bearer ${FAKE_ADMIN_KEY}` } });
-  assert.equal(res.status, 200);
-  const reader = res.body!.getReader();
-  await reader.read();
-  const started = Date.now();
-  await fake.close();
-  assert.ok(Date.now() - started < 2000, `closed in ${Date.now() - started} ms`);
-  const rest = await reader.read().catch(() => ({ done: true }));
-  assert.equal(rest.done, true, 'the client sees the stream end');
+  let closed = false;
+  try {
+    const res = await fetch(`${fake.url}/api/events/stream`, { headers: { authorization: `Bearer ${FAKE_ADMIN_KEY}` } });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    await reader.read();
+    const started = Date.now();
+    await fake.close();
+    closed = true;
+    assert.ok(Date.now() - started < 2000, `closed in ${Date.now() - started} ms`);
+    const rest = await reader.read().catch(() => ({ done: true }));
+    assert.equal(rest.done, true, 'the client sees the stream end');
+  } finally {
+    if (!closed) await fake.close();
+  }
 });
