@@ -1,13 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { importInto } from '../src/cli/import.ts';
+import { checkAllExport, importAll } from '../src/cli/import-all.ts';
+import { storeCounts, writeAllExport } from '../src/cli/export-all.ts';
+import { exportUser } from '../src/cli/export.ts';
 import { withEvents } from '../src/events/emitting-store.ts';
 import { prepareFixtures } from '../src/fixtures/prepare.ts';
 import type { UserRecord } from '../src/resources/define.ts';
-import { RESOURCES } from '../src/resources/table.ts';
+import { exportedCollections, RESOURCES } from '../src/resources/table.ts';
 import type { Webhook } from '../src/resources/webhooks.ts';
 import type { EventRecord } from '../src/store/store.ts';
-import { allOf, ownedBy, snapshotOf, testApp } from './helpers.ts';
+import { allOf, openTestStore, ownedBy, snapshotOf, testApp } from './helpers.ts';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 
@@ -184,4 +187,26 @@ test("an import of a user's export fires its records' events, then import.finish
   assert.deepEqual(events.map((e) => [e.type, e.data.alias ?? e.data.name ?? null]).sort(), [['import.finished', null], ['link.created', 'imported-a'], ['link.created', 'imported-b'], ['qr.created', 'Imported']]);
   assert.equal(events.at(-1)!.type, 'import.finished', 'after the records');
   assert.deepEqual(events[3]!.data, { source: 'export', imported: { links: 2, qrs: 1 }, notes: [] });
+});
+
+test('export --all carries webhooks with their secrets and leaves the outbox out; import --all restores them', async () => {
+  const w = await app({ webhookPrivateTargets: true });
+  const made = (await w.call('POST', '/api/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['link.created'] } })).body;
+  await w.call('POST', '/api/url/add', { body: { url: 'https://example.com/', custom: 'moved' } });
+  await w.call('POST', `/api/webhooks/${made.id}/test`);
+  await w.webhooks.drain();
+  assert.ok((await allOf(w.store, 'events')).length > 0 && (await allOf(w.store, 'deliveries')).length > 0);
+
+  let text = '';
+  await writeAllExport(w.store, await storeCounts(w.store, exportedCollections(RESOURCES)), (piece) => void (text += piece), Date.now());
+  const raw = JSON.parse(text);
+  assert.equal(raw.webhooks[0].secret, made.secret);
+  assert.ok(!('events' in raw) && !('deliveries' in raw) && !('outbox' in raw), 'the outbox is not exported');
+  const target = await openTestStore();
+  await importAll(target, checkAllExport(raw, RESOURCES, 'all.json'));
+  assert.deepEqual(await allOf(target, 'webhooks'), await allOf(w.store, 'webhooks'));
+  assert.deepEqual(await allOf(target, 'events'), []);
+  const file = await exportUser(w.store, (await w.store.get<UserRecord>('users', 1))!, RESOURCES, Date.now());
+  assert.equal((file.webhooks as Webhook[])[0]!.secret, made.secret, "one user's export carries its webhooks too");
+  assert.ok(!('events' in file) && !('deliveries' in file));
 });

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Resource, RowEvents } from '../resources/define.ts';
-import type { NewEvent, Store, StoredRecord, Tx } from '../store/store.ts';
+import type { NewEvent, Store, StoreReads, StoredRecord, Tx } from '../store/store.ts';
 import { newEvent } from './event-types.ts';
 
 /** What a transaction did to a watched record, noted as it happened and turned into an event at its end. */
@@ -53,9 +53,21 @@ export function withEvents(store: Store, rows: readonly Resource[], deps: { conf
 /** The events of what a transaction noted, in the order it happened; a record without an owner reports to nobody. */
 async function eventsOf(noted: readonly Noted[], tx: Tx, deps: { config: Config; clock: Clock }): Promise<NewEvent[]> {
   const out: NewEvent[] = [];
+  // A bulk create of a thousand links on one branded domain reads that domain once.
+  const kept = new Map<string, Promise<StoredRecord | undefined>>();
+  const reads = {
+    get: <T extends StoredRecord>(c: string, id: number) => {
+      const key = `${c}:${id}`;
+      if (!kept.has(key)) kept.set(key, tx.get(c, id));
+      return kept.get(key) as Promise<T | undefined>;
+    },
+    lookup: tx.lookup.bind(tx),
+    find: tx.find.bind(tx),
+    count: tx.count.bind(tx),
+  } as StoreReads;
   for (const n of noted) {
     if (typeof n.record.userId !== 'number') continue;
-    out.push(newEvent(n.record.userId, n.type, await n.events.data(n.record, tx, deps.config), deps.clock));
+    out.push(newEvent(n.record.userId, n.type, await n.events.data(n.record, reads, deps.config), deps.clock));
   }
   return out;
 }
