@@ -71,7 +71,7 @@ export interface Config {
   reservedDomains: string[];
   /** Other host names that no branded domain may be, nor any of their subdomains (a hosting provider's names, public suffixes). */
   refusedDomains: string[];
-  /** Enables POST /__admin/reset, /__admin/seed and /__admin/clock (admin key), a settable clock and a seeded random source. */
+  /** Enables POST /__admin/reset, /__admin/seed, /__admin/clock and /__admin/webhooks/deliver (admin key), a settable clock and a seeded random source. */
   testMode: boolean;
   /** A fixtures file or directory loaded at start into an empty data directory. */
   seed: string | undefined;
@@ -181,7 +181,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'webhookConcurrency', env: 'WEBHOOK_CONCURRENCY', kind: 'int', fallback: '8', help: 'Webhook deliveries in flight at once, per process (one at a time per webhook, in order)' },
   { key: 'eventRetentionDays', env: 'EVENT_RETENTION_DAYS', kind: 'int', fallback: '7', help: 'Days events and webhook delivery logs are kept; an event stream resumes (Last-Event-ID) within them. At least 2, as deliveries are retried for 24 hours' },
   { key: 'eventStreamsPerUser', env: 'EVENT_STREAMS_PER_USER', kind: 'int', fallback: '5', help: 'Event streams (GET /api/events/stream) one user may have open at once, per process; more get 429' },
-  { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
+  { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock, /__admin/webhooks/deliver (admin key), settable clock, seeded aliases, webhooks allowed to private addresses' },
 ];
 
 const TRUE = new Set(['1', 'true', 'on', 'yes']);
