@@ -8,6 +8,8 @@ export interface ScenarioResult {
   label: string;
   records: string;
   rounds: Round[];
+  /** Records each request writes (bulk requests). */
+  perRequest?: number;
 }
 
 /** Medians over a scenario's rounds. */
@@ -23,6 +25,8 @@ export interface Summary {
   rssMb: number;
   bad: number;
   rounds: number;
+  /** Records written per second (a bulk scenario's req/s times its records per request). */
+  recordsPerSecond?: number;
 }
 
 /** Measures outside the load rounds. */
@@ -59,6 +63,7 @@ export function summarize(results: readonly ScenarioResult[]): Summary[] {
     rssMb: Math.max(...r.rounds.map((x) => x.rssMb)),
     bad: r.rounds.reduce((s, x) => s + x.bad, 0),
     rounds: r.rounds.length,
+    ...(r.perRequest ? { recordsPerSecond: median(r.rounds.map((x) => x.rps * r.perRequest!)) } : {}),
   }));
 }
 
@@ -111,6 +116,9 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
     // Issue 14: the PostgreSQL backend, in the same run as the file store.
     ratio('PostgreSQL redirect with click vs file store redirect', 'pg-redirect', 'redirect', 0.7, '%'),
     minTarget('PostgreSQL durable create (POST /api/qr/add), one process', rpsOf(rows, 'pg-create-10k'), 3000, 'req/s'),
+    // Issue 27: links through the bulk create, one process, on each backend.
+    minTarget('Bulk create (POST /api/url/bulk), file store, one process', rows.find((r) => r.id === 'bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
+    minTarget('Bulk create (POST /api/url/bulk), PostgreSQL, one process', rows.find((r) => r.id === 'pg-bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
   ];
 }
 
@@ -130,7 +138,7 @@ export function render(rows: readonly Summary[], extras: Extras, targets: readon
     rows.map((r) => [
       r.label,
       r.records,
-      fixed(r.rps),
+      r.recordsPerSecond ? `${fixed(r.rps)} (${fixed(r.recordsPerSecond)} links/s)` : fixed(r.rps),
       fixed(r.p50, 1),
       fixed(r.p99, 1),
       `${fixed((r.rps / base) * 100)}%`,

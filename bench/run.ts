@@ -48,6 +48,8 @@ const logLevel = flags['log-level']!;
 const only = flags.only ? new Set(flags.only.split(',')) : null;
 const profileDir = join(ROOT, 'bench', 'profiles');
 const WARMUP_WRITES = 200;
+// Bulk requests of the warm-up: enough for the JIT, few records.
+const BULK_WARMUP_REQUESTS = 20;
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 /**
@@ -80,7 +82,7 @@ async function seed(): Promise<void> {
   await seedDataDir(paths.event, {});
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
-  const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 } };
+  const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 }, 'pg-bulk': {} };
   for (const name of ['pg-list', 'pg-links', 'pg-event']) pgCounts[`${name}-w`] = pgCounts[name]!;
   for (const server of new Set(chosen.map((s) => s.server).filter((name) => name.startsWith('pg-')))) {
     seededSchemas.push(schemas[server]!);
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
     extras.rss100kLinksIdleMb = rssMb(links.pid);
   }
 
-  const results: ScenarioResult[] = chosen.map((s) => ({ id: s.id, label: s.label, records: s.records.toLocaleString('en'), rounds: [] }));
+  const results: ScenarioResult[] = chosen.map((s) => ({ id: s.id, label: s.label, records: s.records.toLocaleString('en'), rounds: [], perRequest: s.perRequest }));
   const warm = new Set<string>();
   const grownTo: number[] = [];
   for (let r = 1; r <= rounds; r++) {
@@ -156,18 +158,18 @@ async function main(): Promise<void> {
         const copy = join(root, `${s.id}-round-${r}`);
         await copyDir(s.freshFrom, copy);
         proc = await startProc(serverSpec(s.server, copy, nodeArgsFor(s.server), logLevel, flags.compare));
-        // A short fixed warm-up, so the collection barely grows before the measured round.
-        await runRound(proc, s.load, { connections, duration: 0, amount: WARMUP_WRITES });
+        // A short fixed warm-up, so the collection barely grows before the measured round (a bulk request writes many).
+        await runRound(proc, s.load, { connections: s.connections ?? connections, duration: 0, amount: s.perRequest ? BULK_WARMUP_REQUESTS : WARMUP_WRITES });
       } else if (!warm.has(s.id)) {
-        await runRound(proc!, s.load, { connections, duration: warmup });
+        await runRound(proc!, s.load, { connections: s.connections ?? connections, duration: warmup });
         warm.add(s.id);
       }
-      const round = await runRound(proc!, s.load, { connections, duration });
+      const round = await runRound(proc!, s.load, { connections: s.connections ?? connections, duration });
       results[i]!.rounds.push(round);
       log(`round ${r}/${rounds} ${s.id}: ${round.rps.toFixed(0)} req/s, p50 ${round.p50} ms, p99 ${round.p99} ms, CPU ${round.cpu.toFixed(0)}% (client ${round.clientCpu.toFixed(0)}%), RSS ${round.rssMb.toFixed(0)} MB${round.bad ? `, ${round.bad} bad` : ''}`);
       if (s.freshFrom) {
         // Each round starts again from the seeded size; show how far the collection grew during it.
-        grownTo[i] = Math.max(grownTo[i] ?? 0, s.records + WARMUP_WRITES + round.requests);
+        grownTo[i] = Math.max(grownTo[i] ?? 0, s.records + (s.perRequest ? (BULK_WARMUP_REQUESTS + round.requests) * s.perRequest : WARMUP_WRITES + round.requests));
         await proc!.stop(flags.profile === s.id ? 'SIGTERM' : 'SIGKILL');
         await rm(join(root, `${s.id}-round-${r}`), { recursive: true, force: true });
         await settle();

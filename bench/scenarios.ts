@@ -21,6 +21,10 @@ export interface Scenario {
   load: Load;
   /** Started from a fresh copy of this seeded directory (or file) before every round, so writes do not pile up. */
   freshFrom?: string;
+  /** Records each request writes (a bulk request's links): the table shows them per second too. */
+  perRequest?: number;
+  /** Connections of this scenario's load, in place of --connections (a bulk request is a large unit of work). */
+  connections?: number;
 }
 
 /** Paths of the seeded data inside the run's temporary folder. */
@@ -41,6 +45,18 @@ const PAGES = SIZES.list / 25;
 /** Clicks go to a hot set spread over all 100,000 links (traffic is skewed; each clicked link also gets a statistics record). */
 export const HOT_LINKS = 2000;
 const NEW_QR = JSON.stringify({ type: 'text', data: 'Hello bench', name: 'Bench QR' });
+
+/** Links per bulk request, and how many different bodies a round cycles through. */
+export const BULK = { links: 1000, variants: 300, connections: 4 } as const;
+let bulkBodies = 0;
+/**
+ * A bulk create body of BULK.links links whose URLs no other body of this run has: a URL sent
+ * twice would be answered as the link it already is (create-or-return), not stored again.
+ */
+const bulkBody = () => {
+  const at = bulkBodies++;
+  return JSON.stringify({ urls: Array.from({ length: BULK.links }, (_, i) => ({ url: `https://example.com/bulk/${process.pid}/${at}/${i}` })) });
+};
 
 /** Every scenario, in table order. */
 export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
@@ -75,6 +91,16 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
       load: { method: 'GET', path: '/qrs', variants: PAGES, vary: (n) => ({ path: `/qrs?_page=${page(n)}&_per_page=25` }), expect: 200 },
     },
     ...SIZES.create.map(create),
+    {
+      id: 'bulk-create',
+      label: `POST /api/url/bulk (${BULK.links.toLocaleString('en')} links, durable)`,
+      records: SIZES.create[0],
+      server: 'bulk-create',
+      freshFrom: p.create(SIZES.create[0]),
+      perRequest: BULK.links,
+      connections: BULK.connections,
+      load: { method: 'POST', path: '/api/url/bulk', headers: { ...AUTH, ...JSON_TYPE }, variants: BULK.variants, vary: () => ({ body: bulkBody() }), expect: 200 },
+    },
     {
       id: 'json-server-create',
       label: 'json-server POST /qrs',
@@ -114,7 +140,7 @@ export const PG_WORKERS = availableParallelism();
 export function pgSchemas(): Record<string, string> {
   const tag = `bench_${process.pid}`;
   return {
-    'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create`,
+    'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create`, 'pg-bulk': `${tag}_bulk`,
     // The WORKERS=N servers: schemas of their own, seeded alike, so neither run sees the other's rows.
     'pg-list-w': `${tag}_list_w`, 'pg-links-w': `${tag}_links_w`, 'pg-event-w': `${tag}_event_w`,
   };
@@ -131,7 +157,7 @@ function postgresScenarios(files: readonly Scenario[]): Scenario[] {
   // The same loads on WORKERS=<cores> (issue 15): one port, a worker per core.
   const many = (s: Scenario): Scenario => ({ ...s, id: `${s.id}-w${PG_WORKERS}`, label: s.label.replace('PostgreSQL', `PostgreSQL, ${PG_WORKERS} workers,`), server: `${s.server}-w` });
   const one = [pg('list', 'pg-list', SIZES.list), pg('redirect', 'pg-links', SIZES.links), pg('event', 'pg-event', 1)];
-  return [one[0]!, pg('create-10k', 'pg-create', 10_000), ...one.slice(1), ...one.map(many)];
+  return [one[0]!, pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), ...one.map(many)];
 }
 
 /** How to start the server a scenario names, given the directory (or file) it serves. */

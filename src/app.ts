@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { KeyIndex } from './auth/key-index.ts';
+import { KeyIndex, scopedKeysIn } from './auth/key-index.ts';
+import { KeyUses } from './auth/key-uses.ts';
+import { RouteScopes } from './auth/route-scopes.ts';
+import { AuditLog } from './audit/audit-log.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -9,10 +12,13 @@ import { ApiError } from './errors.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
+import { idempotencyKeys } from './http/idempotency.ts';
+import { ANSWERS_WITH_SECRETS } from './idempotency/keys.ts';
 import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
 import { renderErrorPage, wantsPage } from './http/error-page.ts';
 import { MethodTable } from './http/method-table.ts';
+import { permitted } from './http/permit.ts';
 import { PasswordAttempts } from './http/password-attempts.ts';
 import { memoryLimiters } from './http/rate-limit.ts';
 import type { MakeLimiter } from './http/rate-limit.ts';
@@ -30,6 +36,8 @@ import { docsRoutes } from './routes/docs.ts';
 import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
+import { linkStatsExportRoutes } from './routes/link-api/link-stats-export.ts';
+import { bulkRoutes, isBulkPath } from './routes/link-api/bulk.ts';
 import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
 import { MULTIPART_ALLOWANCE, tooLarge } from './files/upload-body.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
@@ -42,6 +50,8 @@ import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
 import { loginPageRoutes } from './routes/pages/login-pages.ts';
 import { campaignPageRoutes } from './routes/pages/campaign-pages.ts';
 import { qrImageRoutes } from './routes/pages/qr-images.ts';
+import { sharedRenderer } from './qr/renderer.ts';
+import type { QrRenderer } from './qr/renderer.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
@@ -67,6 +77,12 @@ export interface AppParts {
   secret?: Uint8Array;
   /** Where rate limits count (see startRateLimits); default: this process's memory. */
   limits?: MakeLimiter;
+  /** The audit log's buffer (the server's prunes on a schedule; test mode keeps one across rebuilds); default: a new one on the store, not pruning. */
+  audit?: AuditLog;
+  /** The scoped keys' last uses (test mode keeps one across rebuilds); default: new ones on the store. */
+  keyUses?: KeyUses;
+  /** The threads that draw QR images; default: this process's pool for the settings (sharedRenderer). */
+  renderer?: QrRenderer;
   /** What /ready asks (the store, and Redis when the limits count there); default: the store. */
   readiness?: Readiness;
   /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
@@ -80,7 +96,7 @@ export interface AppParts {
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
 
 /** Paths under /api that need no key. */
-const PUBLIC_API = new Set(['/api', '/api/', '/api/register', '/api/event']);
+export const PUBLIC_API: ReadonlySet<string> = new Set(['/api', '/api/', '/api/register', '/api/event']);
 
 /** Builds the whole HTTP app (both APIs) from injected parts; no globals, no environment. */
 export function createApp(parts: AppParts): Hono<AppEnv> {
@@ -91,16 +107,21 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const counters = parts.counters ?? new DailyCounters(parts.store, { clock, random, log });
   const secret = parts.secret ?? randomBytes(32);
   const limits = parts.limits ?? memoryLimiters(clock);
+  const audit = parts.audit ?? new AuditLog(parts.store, { clock, log, retentionDays: parts.config.auditRetentionDays });
+  const keyUses = parts.keyUses ?? new KeyUses(parts.store, clock, log);
+  const renderer = parts.renderer ?? sharedRenderer(parts.config);
   const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
   const resources = parts.resources ?? RESOURCES;
   // Every write through the app appends the events of what it changed, in its own transaction.
   const store = withEvents(parts.store, resources, { config: parts.config, clock });
   const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config: parts.config, clock, log });
   const streams = parts.streams ?? new EventStreams(store, { perUser: parts.config.eventStreamsPerUser, databaseMs: Math.round(parts.config.databaseTimeout * 1000) });
-  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, proofs, webhooks, streams };
+  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, renderer, proofs, audit, keyUses, webhooks, streams };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
-  const keys = new KeyIndex(s.store);
+  const keys = new KeyIndex(s.store, scopedKeysIn(s.resources));
+  // Which scope each route needs, derived from the rows' paths; checked after the rate limit.
+  const scopes = new RouteScopes(s.resources);
   // One count of wrong passwords for protected links and stats pages alike.
   const attempts = new PasswordAttempts(s.config, s.clock);
   const linkAuth = authenticator(s, { keys, failures, limiter: limits('link', s.config.rateLimit, windowMs) });
@@ -116,7 +137,13 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
-  app.on(BODY_METHODS, '*', (c, next) => (c.req.path.startsWith(UPLOAD_PREFIX) ? uploadLimit(c, next) : bodyLimit(c, next)));
+  // A bulk request carries up to 1,000 links: BULK_BODY_LIMIT bounds it instead.
+  const bulkLimit = requestBodyLimit(s.config.bulkBodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bulkBodyLimit} bytes (BULK_BODY_LIMIT).`); });
+  app.on(BODY_METHODS, '*', (c, next) => {
+    const path = c.req.path;
+    if (path.startsWith(UPLOAD_PREFIX)) return uploadLimit(c, next);
+    return isBulkPath(path) ? bulkLimit(c, next) : bodyLimit(c, next);
+  });
   // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/ready', readyRoute(parts.readiness ?? storeReadiness(s.store, s.config)));
@@ -127,6 +154,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     campaignRoutes(s),
     channelRoutes(s),
     linkRoutes(s),
+    linkStatsExportRoutes(s),
+    bulkRoutes(s),
     wrapperRoutes(s),
     planRoutes(s),
     domainVerificationRoutes(s),
@@ -168,10 +197,14 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     });
   }
   // Every route of an area is mounted here, and each one under /api (but the public ones) gets its
-  // API's key check and rate limit in front of its handler: request → auth → limiter → handler.
+  // API's key check, rate limit and scope check in front of its handler, and writes their audit
+  // entry: request → auth → limiter → scope → idempotency → handler → audit. Every POST of the
+  // link API (authenticated: keys are per user) honours Idempotency-Key, but those answering a new key.
+  const idempotent = idempotencyKeys(s);
   for (const r of routes) {
     const authenticate = authFor(r.path);
-    app.on(r.method, r.path, authenticate ? guarded(authenticate, r.handler) : r.handler);
+    const handler = r.method === 'POST' && authenticate === linkAuth && !ANSWERS_WITH_SECRETS.has(r.path) ? idempotent(r.handler) : r.handler;
+    app.on(r.method, r.path, authenticate ? guarded(authenticate, permitted(s, scopes, r.method, r.path, handler)) : r.handler);
   }
 
   app.notFound((c) => {

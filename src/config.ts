@@ -50,6 +50,8 @@ export interface Config {
   openRegistration: boolean;
   logLevel: LogLevel;
   bodyLimit: number;
+  /** Largest body of a bulk request (POST /api/url/bulk…), bytes: its own limit, in place of bodyLimit on those routes. */
+  bulkBodyLimit: number;
   /** Largest uploaded file (the Files API), bytes: its own limit, in place of bodyLimit on the upload route. */
   fileMaxBytes: number;
   /** Which peers may tell the client IP in X-Forwarded-For: none, a number of hops, or a list of proxy addresses/CIDRs. */
@@ -83,6 +85,14 @@ export interface Config {
   redisPrefix: string;
   /** What rate limits do while Redis (or PostgreSQL) cannot count. */
   rateLimitOnError: LimitOnError;
+  /** Threads drawing QR images in each process, or 'auto' (see renderThreadCount). */
+  renderThreads: number | 'auto';
+  /** QR images that may wait for a render thread in each process; one more answers 503. */
+  renderQueue: number;
+  /** Uncached QR images per window (RATE_LIMIT_WINDOW) and client IP; 0 disables. */
+  renderRateLimit: number;
+  /** Bytes of rendered QR images each process keeps. */
+  renderCacheBytes: number;
   /** Seconds a client has to send a request's headers (and, for a body, the grace before MIN_BODY_RATE applies). */
   headersTimeout: number;
   /** Seconds a whole request (headers and body) may take to arrive. */
@@ -95,6 +105,12 @@ export interface Config {
   maxConnections: number | 'auto';
   /** Open connections of one client address at most (trusted proxies excepted); 0 disables. */
   maxClientConnections: number;
+  /** Days the audit log keeps its entries; 0 keeps them forever. */
+  auditRetentionDays: number;
+  /** Days of daily statistics kept before today (older days are removed); 0 keeps them for ever. */
+  statsRetentionDays: number;
+  /** Days of hourly detail (the `_hour` metrics) kept before today, older days keeping their daily totals; 0 keeps it for ever. */
+  statsHourlyDays: number;
   /** Whether webhooks may go to private and loopback addresses (a LAN, tests); on by default in test mode only. */
   webhookPrivateTargets: boolean;
   /** Seconds one webhook delivery may take, connection to last byte. */
@@ -121,7 +137,7 @@ export class UnknownOptionError extends ConfigError {
   }
 }
 
-type Kind = 'seconds' | 'workers' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
+type Kind = 'seconds' | 'workers' | 'threads' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
 interface Setting {
   key: keyof Config;
@@ -142,20 +158,21 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'databaseTimeout', env: 'DATABASE_TIMEOUT', kind: 'seconds', fallback: '5', help: 'Seconds a request waits for the database in all (every connection, statement and retry it needs) before it is answered 503 with Retry-After; also the statement timeout of PostgreSQL. Fractions allowed (0.5)' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
   { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
-  { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and key on the link-management API; 0 disables' },
+  { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and user on the link-management API, all of its keys together; 0 disables' },
   { key: 'rateLimitWindow', env: 'RATE_LIMIT_WINDOW', kind: 'int', fallback: '60', help: 'Length of the rate-limit window, seconds' },
-  { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and key on the analytics API; 0 disables' },
+  { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and user on the analytics API, all of its keys together; 0 disables' },
   { key: 'authFailureLimit', env: 'AUTH_FAILURE_LIMIT', kind: 'int', fallback: '20', help: 'Failed authentications per window and client IP before that IP\'s bad keys get 429 (a valid key always passes); 0 disables' },
-  { key: 'passwordAttemptLimit', env: 'PASSWORD_ATTEMPT_LIMIT', kind: 'int', fallback: '10', help: 'Wrong passwords per window and client IP on protected links and stats pages before 429; 0 disables' },
-  { key: 'passwordAttemptLinkLimit', env: 'PASSWORD_ATTEMPT_LINK_LIMIT', kind: 'int', fallback: '50', help: 'Wrong passwords per window on one protected link or stats page, from all clients together, before 429; 0 disables' },
+  { key: 'passwordAttemptLimit', env: 'PASSWORD_ATTEMPT_LIMIT', kind: 'int', fallback: '10', help: 'Wrong passwords per window and client IP on protected links, files and stats pages before 429; 0 disables' },
+  { key: 'passwordAttemptLinkLimit', env: 'PASSWORD_ATTEMPT_LINK_LIMIT', kind: 'int', fallback: '50', help: 'Wrong passwords per window on one protected link, file or stats page, from all clients together, before 429; 0 disables' },
   { key: 'passwordAttemptWindow', env: 'PASSWORD_ATTEMPT_WINDOW', kind: 'int', fallback: '300', help: 'Length of the password-attempt window, seconds' },
   { key: 'openRegistration', env: 'OPEN_REGISTRATION', kind: 'bool', fallback: 'off', help: 'Allow POST /api/register without a key' },
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
+  { key: 'bulkBodyLimit', env: 'BULK_BODY_LIMIT', kind: 'int', fallback: String(8 * 1024 * 1024), help: 'Largest accepted body of a bulk request (POST /api/url/bulk, /api/url/bulk/update, /api/url/bulk/delete; up to 1,000 links), bytes; those routes take it in place of BODY_LIMIT' },
   { key: 'fileMaxBytes', env: 'FILE_MAX_BYTES', kind: 'int', fallback: String(5 * 1024 * 1024), help: 'Largest file accepted by POST /api/files/upload/:filename, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger)' },
   { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'trust-proxy', fallback: 'off', help: 'Proxies whose X-Forwarded-For gives the client IP: off, on (one hop), a number of hops, or comma-separated proxy IPs/CIDRs (see Behind a proxy)' },
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
-  { key: 'errorStatus', env: 'ERROR_STATUS', kind: 'error-status', fallback: 'real', help: 'HTTP status of link-management API errors: real (400, 401, 404, …) or 200, as the real product answers, for clients that stop on any other status; the body is `{"error":1,"message":…}` either way, and the analytics API keeps real statuses' },
+  { key: 'errorStatus', env: 'ERROR_STATUS', kind: 'error-status', fallback: 'real', help: 'HTTP status of link-management API errors: real (400, 401, 404, …) or 200 for the errors a client fixes by changing its request, as the real product answers, for clients that stop on any other status (429, 503, 409 and 500 keep theirs); the body is `{"error":1,"message":…}` either way, and the analytics API keeps real statuses' },
   { key: 'logoFetch', env: 'LOGO_FETCH', kind: 'bool', fallback: 'on', help: 'Fetch QR logos given as URLs (public addresses only) when rendering QR images' },
   { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
   { key: 'snapshotBytes', env: 'SNAPSHOT_BYTES', kind: 'int', fallback: String(64 * 1024 * 1024), help: 'Journal bytes between two JSON snapshots (whichever of SNAPSHOT_EVERY and this comes first)' },
@@ -170,12 +187,19 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'redisUrl', env: 'REDIS_URL', kind: 'redis-url', fallback: undefined, help: 'redis://[user:password@]host:port[/db] of a Redis or Valkey: rate-limit windows counted there (default: in PostgreSQL with DATABASE_URL, else in memory)' },
   { key: 'redisPrefix', env: 'REDIS_PREFIX', kind: 'string', fallback: undefined, help: 'Prefix of every Redis key, so several servers can share one Redis (default shortlink:<DATABASE_SCHEMA>:)' },
   { key: 'rateLimitOnError', env: 'RATE_LIMIT_ON_ERROR', kind: 'on-error', fallback: 'open', help: 'While Redis (or PostgreSQL) cannot count rate limits: open lets requests pass without X-RateLimit headers, closed answers 503 with Retry-After' },
+  { key: 'renderThreads', env: 'RENDER_THREADS', kind: 'threads', fallback: 'auto', help: 'Threads that draw QR images in each process (the event loop never does), or auto: one less than the cores, shared among the WORKERS processes, at least 1 (1 on 2 cores)' },
+  { key: 'renderQueue', env: 'RENDER_QUEUE', kind: 'int', fallback: '16', help: 'QR images that may wait for a render thread in each process; beyond them /qr/<alias> answers 503 with Retry-After' },
+  { key: 'renderRateLimit', env: 'RENDER_RATE_LIMIT', kind: 'int', fallback: '60', help: 'QR images rendered (not answered from the cache) per window and client IP before 429; 0 disables' },
+  { key: 'renderCacheBytes', env: 'RENDER_CACHE_BYTES', kind: 'int', fallback: String(32 * 1024 * 1024), help: 'Bytes of rendered QR images each process keeps (sizes are drawn at 11 fixed steps from 64 to 2048 px); 0 keeps none' },
   { key: 'headersTimeout', env: 'HEADERS_TIMEOUT', kind: 'int', fallback: '10', help: "Seconds a client has to send a request's headers before its connection is closed (408)" },
   { key: 'requestTimeout', env: 'REQUEST_TIMEOUT', kind: 'int', fallback: '120', help: 'Seconds a whole request, headers and body, may take to arrive before its connection is closed (408)' },
   { key: 'keepAliveTimeout', env: 'KEEP_ALIVE_TIMEOUT', kind: 'int', fallback: '5', help: 'Seconds an idle keep-alive connection stays open' },
   { key: 'minBodyRate', env: 'MIN_BODY_RATE', kind: 'int', fallback: '1024', help: 'Slowest accepted request body, bytes per second on average once HEADERS_TIMEOUT has passed; a slower one gets 408 and its connection is closed; 0 disables' },
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'connections', fallback: 'auto', help: "Open connections per process at most, or auto: what the open-file limit allows beside the server's own files. At the cap the oldest connection waiting for a request is closed for the new one, or the new one is refused at once" },
   { key: 'maxClientConnections', env: 'MAX_CLIENT_CONNECTIONS', kind: 'int', fallback: '128', help: 'Open connections per process from one client address at most (trusted proxies of TRUST_PROXY excepted); more are refused at once; 0 disables' },
+  { key: 'auditRetentionDays', env: 'AUDIT_RETENTION_DAYS', kind: 'int', fallback: '90', help: 'Days the audit log of API writes (GET /api/audit) keeps its entries; older ones are removed every hour; 0 keeps them forever' },
+  { key: 'statsRetentionDays', env: 'STATS_RETENTION_DAYS', kind: 'int', fallback: '0', help: 'Days of statistics kept before today, for websites, links, QR codes, campaigns and files alike: older days are removed at start and once a day; 0 keeps them forever' },
+  { key: 'statsHourlyDays', env: 'STATS_HOURLY_DAYS', kind: 'int', fallback: '90', help: 'Days before today whose hourly statistics (pageviews_hour, visitors_hour) are kept; older days keep their daily totals and breakdowns; 0 keeps them forever' },
   { key: 'webhookPrivateTargets', env: 'WEBHOOK_PRIVATE_TARGETS', kind: 'bool', fallback: undefined, help: 'Let webhooks go to private, loopback and link-local addresses (a LAN, tests); off by default, on by default with TEST_MODE' },
   { key: 'webhookTimeout', env: 'WEBHOOK_TIMEOUT', kind: 'seconds', fallback: '10', help: 'Seconds a webhook delivery may take, from connecting to the last byte of the answer, before it counts as failed and is retried' },
   { key: 'webhookConcurrency', env: 'WEBHOOK_CONCURRENCY', kind: 'int', fallback: '8', help: 'Webhook deliveries in flight at once, per process (one at a time per webhook, in order)' },
@@ -197,6 +221,11 @@ function parseValue(s: Setting, raw: string): unknown {
     case 'workers': {
       if (raw === 'auto') return raw;
       if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1024) throw bad('is not a number of workers (1-1024) or auto');
+      return Number(raw);
+    }
+    case 'threads': {
+      if (raw === 'auto') return raw;
+      if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 256) throw bad('is not a number of threads (1-256) or auto');
       return Number(raw);
     }
     case 'connections': {

@@ -5,6 +5,8 @@ export class ApiError extends Error {
     message: string,
     /** Per-field messages, for the analytics API's 422 body. */
     readonly fields?: Record<string, string[]>,
+    /** More of the link-management API's body, beside `error` and `message` (a bulk request's per-item results). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
   }

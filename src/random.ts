@@ -5,8 +5,23 @@ export interface RandomSource {
   bytes(n: number): Uint8Array;
 }
 
-/** Cryptographically random bytes. */
-export const cryptoRandom: RandomSource = { bytes: (n) => randomBytes(n) };
+// Bytes are drawn from the system a pool at a time: a bulk request makes a thousand aliases, and a
+// randomBytes call each cost more than the rest of making them. Each byte is handed out once.
+const POOL_BYTES = 4096;
+let pool = randomBytes(POOL_BYTES);
+let used = 0;
+
+/** Cryptographically random bytes (views of a pool drawn from the system's generator; never handed out twice). */
+export const cryptoRandom: RandomSource = {
+  bytes: (n) => {
+    if (n > POOL_BYTES) return randomBytes(n);
+    if (used + n > POOL_BYTES) {
+      pool = randomBytes(POOL_BYTES);
+      used = 0;
+    }
+    return pool.subarray(used, (used += n));
+  },
+};
 
 /** A deterministic source: SHA-256 of the seed and a counter, so the same seed gives the same aliases. */
 export function seededRandom(seed: string | number): RandomSource {

@@ -6,6 +6,8 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { cookieSecret } from './auth/cookie-secret.ts';
+import { KeyUses } from './auth/key-uses.ts';
+import { AuditLog } from './audit/audit-log.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -15,6 +17,7 @@ import { testModeParts } from './fake/test-mode.ts';
 import type { RawFixtures } from './fixtures/read.ts';
 import { seedOnStart } from './fixtures/seed.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
+import { StatsRetention } from './stats/retention.ts';
 import { withAccessLog } from './http/access-log.ts';
 import { withErrorGuard } from './http/error-guard.ts';
 import { guardConnections } from './http/connection-guard.ts';
@@ -83,11 +86,18 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     // The key is kept only as a hash: this line is the one chance to copy it.
     if (generated) (options.print ?? console.log)(`Admin API key: ${generated}  (shown once: keep it now; users:rotate-key --email admin@localhost makes a new one)`);
     const readiness = storeReadiness(store, config, limits.checks);
+    // One audit buffer and one record of key uses for the process, whatever app it serves (test mode rebuilds its app).
+    const audit = new AuditLog(store, { clock, log: options.log, retentionDays: config.auditRetentionDays });
+    audit.startPruning();
+    const keyUses = new KeyUses(store, clock, options.log);
     // Webhook deliveries and event streams belong to the process: started after the store, stopped before it.
     const webhooks = new WebhookDispatcher({ store, config, clock, log: options.log });
     const streams = new EventStreams(store, { perUser: config.eventStreamsPerUser, databaseMs: Math.round(config.databaseTimeout * 1000) });
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, webhooks, streams };
-    const testControl = test ? await TestControl.create({ ...parts, ...test }) : undefined;
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses, webhooks, streams };
+    // Off the request path: soon after the start, then once a day; stopped before the store closes.
+    const retention = new StatsRetention(store, clock, config, options.log);
+    store.beforeClose(() => retention.stop());
+    const testControl = test ? await TestControl.create({ ...parts, ...test, retention }) : undefined;
     let app = testControl?.app;
     if (!app) {
       // Today's visitor ledger is taken up before the first visit can count anyone afresh.
@@ -96,6 +106,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
       app = createApp({ ...parts, counters });
     }
     const server = await listen(app, config, options.log);
+    retention.start();
     webhooks.start();
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;

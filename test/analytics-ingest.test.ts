@@ -113,8 +113,8 @@ test('stats API: bad metric, dates and page are 422 (unknown sort_by, sort, sear
   const { stats, makeUser } = await scripted();
   const cases: [string, Record<string, string[]>][] = [
     ['', { name: ['The name field is required.'], from: ['The from field is required.'], to: ['The to field is required.'] }],
-    ['name=bounces&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, landing_page, language, os, page, pageviews, pageviews_hour, referrer, resolution, visitors, visitors_hour.'] }],
-    ['name=PAGE&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, landing_page, language, os, page, pageviews, pageviews_hour, referrer, resolution, visitors, visitors_hour.'] }],
+    ['name=bounces&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, event_property, landing_page, language, os, page, pageviews, pageviews_hour, referrer, resolution, visitors, visitors_hour.'] }],
+    ['name=PAGE&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, event_property, landing_page, language, os, page, pageviews, pageviews_hour, referrer, resolution, visitors, visitors_hour.'] }],
     ['name=page&from=21-11-2026&to=2026-11-22', { from: ['The from does not match the format Y-m-d.'] }],
     ['name=page&from=2026-02-30&to=2026-11-22', { from: ['The from is not a valid date.'] }],
     ['name=page&from=2026-11-22&to=2026-11-21', { to: ['The to must be a date after or equal to from.'] }],

@@ -70,3 +70,17 @@ test('the script falls back to fetch with keepalive; it honours Do-Not-Track onl
   assert.equal(runScript({ dnt: true }).sent.length, 1, 'without data-dnt the snippet did not ask');
   assert.equal(runScript({ dataDnt: 'true' }).sent.length, 1, 'no DNT signal: tracked');
 });
+
+test("the script's track() takes a name and properties, or an object with properties; the name/value/unit form is unchanged", () => {
+  const { sent, pa } = runScript();
+  const track = pa.track as (event: unknown, props?: unknown) => void;
+  track('Signup', { plan: 'pro', seats: 2, trial: true, skipped: null, nan: Number.NaN, when: { y: 1 } });
+  assert.deepEqual(sent[1]?.body.event, { name: 'Signup', value: null, unit: null, properties: { plan: 'pro', seats: 2, trial: true, nan: 'NaN', when: '[object Object]' } });
+  track({ name: 'Purchase', value: 9.5, unit: 'eur', properties: { plan: 'team' } });
+  assert.deepEqual(sent[2]?.body.event, { name: 'Purchase', value: 9.5, unit: 'eur', properties: { plan: 'team' } });
+  track('Plain');
+  track('Empty', {});
+  assert.deepEqual([sent[3]?.body.event, sent[4]?.body.event], [{ name: 'Plain', value: null, unit: null }, { name: 'Empty', value: null, unit: null }], 'no properties: none sent');
+  track('', { plan: 'pro' });
+  assert.equal(sent.length, 5, 'an event without a name is not sent');
+});

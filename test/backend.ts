@@ -5,6 +5,7 @@
  */
 import { after } from 'node:test';
 import pg from 'pg';
+import { AUDIT } from '../src/audit/audit-log.ts';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import type { Resource } from '../src/resources/define.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
@@ -50,25 +51,38 @@ export async function openTestStore(rows: readonly Resource[] = RESOURCES): Prom
 }
 
 /**
+ * Another store on the same data, as a second server process has: on PostgreSQL a store of its own
+ * (its pool, its caches) on the same schema; the file store is one process's, so it is the same one.
+ */
+export async function secondStoreOf(store: Store, rows: readonly Resource[] = RESOURCES): Promise<Store> {
+  const schema = schemaOf.get(store);
+  if (!schema) return store;
+  const second = await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 3, listen: false });
+  stores.push(second);
+  return second;
+}
+
+/**
  * Everything a store holds, as one string, to prove that a refused request stored nothing. On
  * PostgreSQL one query hashes every table of the store's schema (reading each collection through
- * the interface after every request of a fuzz run would make it ten times slower).
+ * the interface after every request of a fuzz run would make it ten times slower). The audit log
+ * is left out: it records refused writes too, by design (audit.test.ts checks what it holds).
  */
 export async function fingerprint(store: Store, collections: readonly string[]): Promise<string> {
   const schema = schemaOf.get(store);
   if (!schema) {
     const all: unknown[] = [];
-    for (const c of collections) for await (const batch of store.scan(c)) all.push(c, batch);
+    for (const c of collections) if (c !== AUDIT) for await (const batch of store.scan(c)) all.push(c, batch);
     return JSON.stringify(all);
   }
   const db = await adminClient();
   let sql = hashQueries.get(schema);
   if (!sql) {
-    const { rows } = await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'visitor_ledger' ORDER BY 1", [schema]);
+    const { rows } = await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename NOT IN ('visitor_ledger', $2) ORDER BY 1", [schema, AUDIT]);
     // kept_counts is compared by what it says (each owner's sum), not by its rows: a fold in the
     // background replaces rows by their sum and changes nothing.
     const source = (name: string) =>
-      name === 'kept_counts' ? `(SELECT tbl, owner, sum(n) AS n FROM "${schema}".kept_counts GROUP BY tbl, owner HAVING sum(n) <> 0) t` : `"${schema}"."${name}" t`;
+      name === 'kept_counts' ? `(SELECT tbl, owner, sum(n) AS n FROM "${schema}".kept_counts WHERE tbl <> '${AUDIT}' GROUP BY tbl, owner HAVING sum(n) <> 0) t` : `"${schema}"."${name}" t`;
     const parts = rows.map((r) => `SELECT '${r.name}:' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM ${source(r.name)}`);
     hashQueries.set(schema, (sql = `SELECT string_agg(h, ';') AS h FROM (${parts.join(' UNION ALL ')}) AS x(h)`));
   }
@@ -82,6 +96,34 @@ export async function waitsOnLock(store: Store): Promise<boolean> {
   if (!schema) return false;
   const { rows } = await (await adminClient()).query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [`shortlink-server/${schema}`]);
   return (rows[0]?.n ?? 0) > 0;
+}
+
+/**
+ * Runs `fn` while another session holds the transaction-scoped advisory lock `name` keys in the
+ * store's schema (hashtext(name || schema), as the store takes it): what the store does meanwhile
+ * sees another process at it. On the file store, `fn` simply runs.
+ */
+export async function whileLockedElsewhere<T>(store: Store, name: string, fn: () => Promise<T>): Promise<T> {
+  const schema = schemaOf.get(store);
+  if (!schema) return fn();
+  const other = new pg.Client({ connectionString: url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock(hashtext($1 || $2))', [name, schema]);
+    return await fn();
+  } finally {
+    await other.query('ROLLBACK').catch(() => {});
+    await other.end();
+  }
+}
+
+/** How many PostgreSQL transactions wrote these rows of a table (distinct xmin); the file store has no such thing (0). */
+export async function transactionsOf(store: Store, table: string, ids: readonly number[]): Promise<number> {
+  const schema = schemaOf.get(store);
+  if (!schema) return 0;
+  const { rows } = await (await adminClient()).query<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM "${schema}"."${table}" WHERE id = ANY($1::bigint[])`, [ids]);
+  return rows[0]?.n ?? 0;
 }
 
 async function adminClient(): Promise<pg.Client> {

@@ -8,7 +8,7 @@ import { allOf, ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.ts';
@@ -59,6 +59,7 @@ async function makeSourceDir(): Promise<string> {
   await app.request(`/qr/${(await store.get('qrs', qr))!.alias}/scan`, { headers: ua });
   await app.request('/r/launch', { headers: ua });
   await app.request('/api/event', { method: 'POST', headers: ua, body: JSON.stringify({ page: 'https://alice.example/pricing' }) });
+  await post('/api/keys', { name: 'reader', scopes: ['links:read'] });
   assert.equal(domain, 1);
   await store.close(); // flushes the counters
   return dir;
@@ -106,6 +107,8 @@ test('export → import into another user of another server → export: the same
   assert.equal(file.$export.email, 'alice@example.com');
   assert.deepEqual(Object.keys(file.users[0]).sort(), ['admin', 'avatar', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
   assert.ok(!exported.stdout.includes('keyHash') && !exported.stdout.includes('"password":"!"'), 'neither the key nor the account password');
+  // Nor the scoped keys and the audit log: the server's records about the account, carried by export --all only.
+  assert.deepEqual([file.api_keys, file.audit], [undefined, undefined]);
   assert.deepEqual(file.links.map((l: { alias: string }) => l.alias), ['alpha', 'beta']);
   const statsOf = (f: { stats: { subject: string; counts: { clicks?: number; pageviews?: number } }[] }) => Object.fromEntries(f.stats.map((s) => [s.subject, s.counts.clicks ?? s.counts.pageviews]));
   assert.deepEqual(statsOf(file), { 'link:1': 4, 'link:2': 1, 'qr:1': 1, 'campaign:1': 1, 'website:1': 1 });
@@ -145,6 +148,7 @@ test("import into another user of the same server: taken aliases and slugs get a
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stdout, /Exported \d+ records of alice@example.com to /);
   assert.match(out.stderr, /Exporting alice@example.com \d+\/\d+ \(100%\)/);
+  assert.equal((await stat(file)).mode & 0o777, 0o600, 'it holds password hashes: readable by its owner only');
   const r = await runCli(['import', file, '--email', 'dave@example.com', '--progress', '--data-dir', dir]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /Importing into dave@example.com \d+\/\d+ \(100%\)/);

@@ -64,9 +64,14 @@ async function sourceDir(): Promise<string> {
   assert.equal((await app.request('/beta', { headers: { ...ua, host: 'go.alice.example' } })).status, 302);
   await app.request(`/qr/${(await store.get('qrs', qr))!.alias}/scan`, { headers: ua });
   await app.request('/api/event', { method: 'POST', headers: ua, body: JSON.stringify({ page: 'https://alice.example/pricing' }) });
-  await store.close(); // flushes the counters
+  const key = await app.request('/api/keys', { method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'reader', scopes: ['links:read'] }) });
+  scopedKey = ((await key.json()) as { apikey: string }).apikey;
+  await store.close(); // flushes the counters and the audit log
   return dir;
 }
+
+/** Alice's scoped key (links:read), made in the source directory: it must work wherever the data moves. */
+let scopedKey = '';
 
 /** A fresh PostgreSQL schema's settings for a CLI or server process; dropped after this file's tests. */
 const schemas: string[] = [];
@@ -163,6 +168,12 @@ async function checkServer(dir: string, env: Record<string, string>): Promise<vo
     assert.match(await right.text(), /url=\/secret/);
     const bad = await fetch(`${server.url}/api/urls`, { headers: { authorization: 'Bearer sk_not_a_key_000000000000000' } });
     assert.equal(bad.status, 401);
+    // The scoped key came along, with its scopes; so did the audit log.
+    const scoped = { authorization: `Bearer ${scopedKey}` };
+    assert.equal((await fetch(`${server.url}/api/urls`, { headers: scoped })).status, 200, 'the scoped key works');
+    assert.equal((await fetch(`${server.url}/api/url/add`, { method: 'POST', headers: { ...scoped, 'content-type': 'application/json' }, body: '{"url":"https://example.com/x"}' })).status, 403);
+    const audit = await (await fetch(`${server.url}/api/audit?limit=100`, { headers })).json();
+    assert.deepEqual(audit.data.entries.map((e: { route: string }) => e.route).slice(0, 2), ['/api/keys', '/api/v1/websites']);
   } finally {
     server.child.kill('SIGTERM');
     await server.exit;
@@ -171,7 +182,7 @@ async function checkServer(dir: string, env: Record<string, string>): Promise<vo
 
 test('file → file: export --all, import --all into an empty data directory, export again: equal; a server on it takes the old key and redirects', async () => {
   const first = (await source()).export;
-  assert.match(first.stdout, /^Exported \d+ records \(3 users, 3 links, 1 qrs, 1 pixels, 1 campaigns, 1 channels, 1 domains, 1 websites, \d+ stats\) to /);
+  assert.match(first.stdout, /^Exported \d+ records \(3 users, 3 links, 1 qrs, 1 pixels, 1 campaigns, 1 channels, 1 domains, 1 websites, 1 api_keys, 10 audit, \d+ stats\) to /);
   assert.ok(!/keyHash|scrypt/.test(first.stdout), 'no hash on the terminal');
   assert.equal((await stat(first.path)).mode & 0o777, 0o600, 'the export holds hashes: only its owner reads it');
   const file = first.file;
@@ -288,7 +299,7 @@ for (const backend of ['file', 'postgres'] as const) {
 test('export --all and import --all: help and command-line errors', async () => {
   const help = (name: string) => DATA_COMMANDS.find((c) => c.name === name)!;
   assert.match(help('export').usage, /^export --email <email> \| --all /);
-  assert.match(help('export').details!, /--all writes the whole store[\s\S]*Moving to PostgreSQL/);
+  assert.match(help('export').details!, /--all writes the whole store[\s\S]*docs\/postgresql.md#moving-to-postgresql/);
   assert.match(help('import').details!, /--all reads a file of `export --all` into an EMPTY store/);
   const dir = await tmp();
   const cases: [string[], number, RegExp][] = [

@@ -112,7 +112,7 @@ test('the OpenAPI document describes the setting it runs with', () => {
   const ok = openApiDocument({ resources: RESOURCES, config: loadConfig({ ERROR_STATUS: '200' }) });
   const add = (d: typeof real) => d.paths['/api/url/add']!.post!.responses as Record<string, any>;
   assert.ok(add(real)['400'], 'meaningful statuses are documented by default');
-  assert.deepEqual(Object.keys(add(ok)), ['200', '429', '503'], 'what a client retries keeps its status');
+  assert.deepEqual(Object.keys(add(ok)), ['200', '409', '429', '503'], 'what a client retries keeps its status (409: its Idempotency-Key still running)');
   assert.ok(add(ok)['429'].headers['Retry-After'] && add(ok)['503'].headers['Retry-After']);
   const schema = add(ok)['200'].content['application/json'].schema;
   assert.deepEqual(schema.anyOf[1], { $ref: '#/components/schemas/LinkError' });

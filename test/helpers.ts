@@ -1,10 +1,13 @@
 import { createApp } from '../src/app.ts';
 import type { AppParts } from '../src/app.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
+import { KeyUses } from '../src/auth/key-uses.ts';
+import { AuditLog } from '../src/audit/audit-log.ts';
 import { generateApiKey } from '../src/auth/keys.ts';
 import { ensureAdmin } from '../src/bootstrap.ts';
 import { fixtureUser } from '../src/fixtures/prepare.ts';
 import { fixedClock } from '../src/clock.ts';
+import type { Clock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
@@ -43,15 +46,18 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt' }), ...overrides };
   const store = parts.store ?? (await openTestStore(parts.resources));
   const clock = fixedClock('2026-11-21T10:00:00Z');
-  await ensureAdmin(store, clock, ADMIN_KEY);
+  await addAdmin(store, clock);
   const random = parts.random ?? seededRandom(1);
   // Made here, so a test can wait for a flush (on PostgreSQL one takes real time).
   const counters = parts.counters ?? new DailyCounters(store, { clock: parts.clock ?? clock, random });
+  // Made here too, so a test can store the audit log's buffered entries and the keys' noted uses when it wants.
+  const audit = parts.audit ?? new AuditLog(store, { clock: parts.clock ?? clock, retentionDays: config.auditRetentionDays });
+  const keyUses = parts.keyUses ?? new KeyUses(store, parts.clock ?? clock);
   // No test asks the real DNS or web: a proof of ownership finds nothing unless a test publishes it.
   const proofs = parts.proofs ?? new OwnershipProofs(store, { resolveTxt: noTxtRecords, fetch: async () => new Response('not found', { status: 404 }) });
   // Not started: a test delivers webhooks when it says so (webhooks.drain()), or starts it.
   const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config, clock: parts.clock ?? clock, log: silentLogger });
-  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, webhooks });
+  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, audit, keyUses, webhooks });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -63,7 +69,8 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
       headers['content-type'] ??= 'application/json';
     }
     const res = await app.request(path, { method, headers, body });
-    const text = await res.text();
+    // An event stream never ends: its first piece stands for its body, and the stream is closed.
+    const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? await firstPiece(res) : await res.text();
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
@@ -85,12 +92,41 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { id: user.id, key };
   }
 
-  return { app, store, config, clock, counters, webhooks, call, makeUser };
+  return { app, store, config, clock, counters, audit, keyUses, webhooks, call, makeUser };
+}
+
+let admin: Omit<StoredRecord, 'id'> | undefined;
+
+/**
+ * The admin of a test app, as a server's first start makes it: ensureAdmin for the process's first
+ * app, a copy of that record for the next ones. Each ensureAdmin hashed a random password (scrypt,
+ * ~40 ms of CPU), over a thousand times a run, and proved nothing the first one had not.
+ */
+async function addAdmin(store: Store, clock: Clock): Promise<void> {
+  if (admin === undefined) {
+    const before = await store.count('users');
+    await ensureAdmin(store, clock, ADMIN_KEY);
+    if (before === 0) {
+      const { id: _made, ...record } = (await allOf(store, 'users'))[0]!;
+      admin = record;
+    }
+    return;
+  }
+  // As ensureAdmin: only into a store without users.
+  if ((await store.count('users')) === 0) await store.transaction((tx) => tx.insert('users', { ...admin }));
 }
 
 let secret: Promise<string> | undefined;
 /** The scrypt hash of 'secret-pw', made once per test process. */
 const secretHash = () => (secret ??= hashPassword('secret-pw'));
+
+/** The first piece of a response's body as text, then the body cancelled. */
+async function firstPiece(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value);
+}
 
 /** Resolves once `check` holds, trying every 20 ms for up to `ms` (a timer-driven flush on a busy machine); false if it never did. */
 export async function eventually(check: () => Promise<boolean> | boolean, ms = 5000): Promise<boolean> {

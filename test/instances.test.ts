@@ -156,6 +156,11 @@ if (DATABASE_URL) describe('PostgreSQL: several instances on one database', () =
     });
     // The visit's one-per-visitor labels are counted once too.
     for (const s of [a, b]) assert.equal(JSON.parse(await rows(s, 'landing_page')).reduce((n: number, [, count]: [string, number]) => n + count, 0), 1);
+    // The realtime view is the same on both: every pageview, the one visitor once, whichever process counted them.
+    for (const s of [a, b]) {
+      const live = await api(s.url, 'GET', `/api/v1/stats/${site.body.data.id}/realtime`);
+      assert.deepEqual(live.body, { data: { visitors: 1, pageviews: 10, pages: [{ value: '/p0', count: 4 }, { value: '/p1', count: 3 }, { value: '/p2', count: 3 }] }, status: 200 });
+    }
   });
 
   test('the listening connections cut: caches kept at most 0.5 s meanwhile, and invalidation works again once they are back', async () => {

@@ -8,11 +8,19 @@ import { DATABASE_URL } from './pg-server.ts';
 /** The Redis of these tests (`.ci/run` sets it), or undefined when they are skipped. */
 export const REDIS_URL = process.env.TEST_REDIS_URL;
 
-/** Whether both services the many-process tests need are given; prints one skip line for `what` when not. */
-export function servicesOrSkip(what: string): boolean {
-  if (DATABASE_URL && REDIS_URL) return true;
-  console.log(`# ${what} skipped (TEST_DATABASE_URL and TEST_REDIS_URL must both be set)`);
+/** Whether the database the many-process tests need is given (npm test always gives one, its own when none is named); prints one skip line for `what` when not. */
+export function databaseOrSkip(what: string): boolean {
+  if (DATABASE_URL) return true;
+  console.log(`# ${what} skipped (TEST_DATABASE_URL is not set)`);
   return false;
+}
+
+/** The skip reason of a test that needs Redis too, printed once as one line; false when TEST_REDIS_URL names one. */
+export function redisOrSkip(what: string): string | false {
+  if (REDIS_URL) return false;
+  const reason = `${what} skipped (TEST_REDIS_URL is not set)`;
+  console.log(`# ${reason}`);
+  return reason;
 }
 
 /** A response on a connection of its own: status, headers, body text. */

@@ -2,8 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { passwordWork } from '../src/auth/passwords.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
+import { QrRenderer } from '../src/qr/renderer.ts';
 import { RESOURCES } from '../src/resources/table.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
+import type { StoredRecord } from '../src/store/store.ts';
+import { IDEMPOTENCY_COLLECTION, KEEP_MS } from '../src/idempotency/keys.ts';
+import { requestHashOf } from '../src/http/idempotency.ts';
 import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
 import type { Call, Reply } from './helpers.ts';
 import { Contract, operationsOf, world } from './openapi-world.ts';
@@ -84,15 +88,45 @@ async function probe(w: World, o: DocOp, what: string, url: string, opts: Call =
   if (what === 'as documented') assert.ok(reply.status < 400, `${o.method} ${o.path} as documented: ${reply.status} ${reply.text.slice(0, 300)}`);
 }
 
+const takesIdempotencyKey = (o: DocOp) => (o.op.parameters ?? []).some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key');
+
+/**
+ * The answers Idempotency-Key decides: a key that is no key (400), one used again with another
+ * body (422), and one whose request still runs (409; its claim put in the store as a request in
+ * flight leaves it). An operation without a body is sent one the second time.
+ */
+async function idempotencyProbes(w: World, o: DocOp, type: string | undefined): Promise<void> {
+  const key = `probe-${String(o.op.operationId)}`;
+  const url = urlOf(w, o);
+  const withKey = (call: Call, k = key): Call => ({ ...call, headers: { ...call.headers, 'Idempotency-Key': k } });
+  const running: Call = type ? bodyCall(type, {}) : {};
+  await probe(w, o, 'an idempotency key too long', url, withKey(running, 'k'.repeat(256)));
+  await probe(w, o, 'an idempotency key, first use', url, withKey(running));
+  await probe(w, o, 'the idempotency key with another body', url, withKey(type ? bodyCall(type, { other: 1 }) : { raw: 'other', headers: { 'content-type': 'text/plain' } }));
+  const { items } = await w.store.find<StoredRecord>(IDEMPOTENCY_COLLECTION, { conditions: [{ field: 'key', equals: key }] });
+  const now = w.clock.now();
+  const request = requestHashOf(o.method.toUpperCase(), url, new TextEncoder().encode(running.raw ?? ''));
+  await w.store.transaction((tx) => tx.insert(IDEMPOTENCY_COLLECTION, { userId: items[0]!.userId, key: `${key}-running`, request, created: now, expires: now + KEEP_MS, answer: null }));
+  await probe(w, o, 'the idempotency key of a request in flight', url, withKey(running, `${key}-running`));
+}
+
+
+// A GET changes nothing another operation's probes depend on: the GETs share one world (its limit
+// on failed keys raised, as every GET probes an unknown key). Every other operation gets a fresh
+// one, so that a delete or an update never meets another's leftovers; a world is a fresh store
+// (on PostgreSQL, a migrated schema) and a dozen records.
+const reading = await world({ authFailureLimit: 1000 });
 for (const o of operations) {
   test(`${o.method.toUpperCase()} ${o.path}`, async () => {
-    const w = o === operations[0] ? first : await world();
+    const w = o === operations[0] ? first : o.method === 'get' ? reading : await world();
     const media = mediaOf(o);
     if (secured(o)) {
       await probe(w, o, 'no key', urlOf(w, o), { key: null });
       await probe(w, o, 'unknown key', urlOf(w, o), { key: 'sk_nope' });
+      await probe(w, o, 'scope missing', urlOf(w, o), { key: w.lacking(o), ...(media ? bodyCall(media[0], media[1].example ?? {}) : {}) });
+      await probe(w, o, 'address refused', urlOf(w, o), { key: w.elsewhere });
     }
-    if (o.op.responses['403'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
+    if (o.op['x-admin'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
     if (o.path.includes('{')) await probe(w, o, 'missing record', urlOf(w, o, {}, true), media ? bodyCall(media[0], media[1].example ?? {}) : {});
     for (const p of (o.op.parameters ?? []).filter((x: { in: string; schema: { enum?: unknown } }) => x.in === 'path' && x.schema.enum)) {
       await probe(w, o, `bad ${p.name}`, urlOf(w, o).replace(`/${w.param(o.path, p.name)}/`, '/not-a-kind/'));
@@ -131,6 +165,8 @@ for (const o of operations) {
     for (const [type, other] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { example?: unknown }>).slice(1)) {
       await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[String(o.op.operationId)] ?? other.example ?? body ?? {}));
     }
+    // Last: the first use of a key runs the request (an assignment done, a key rotated).
+    if (takesIdempotencyKey(o)) await idempotencyProbes(w, o, media?.[0]);
   });
 }
 
@@ -253,6 +289,24 @@ test('the public pages in their other states answer documented responses', async
   const register = await closed.call('POST', '/api/register', { key: null, body: { username: 'someone', email: 's@example.com', password: 'secret-pw' } });
   contract.check(byId('register'), register, 'registration off');
   assert.equal(register.status, 404);
+});
+
+test('the QR image answers documented responses when its render queue or its client is over the limit', async () => {
+  const renderer = new QrRenderer({ threads: 1, queue: 0 });
+  try {
+    const t = await testApp({ renderRateLimit: 2 }, { renderer });
+    const made = await t.call('POST', '/api/qr/add', { body: { type: 'text', data: 'busy' } });
+    const at = async (size: number) => {
+      const reply = await t.call('GET', `${new URL(made.body.link).pathname}?size=${size}`, { key: null });
+      contract.check(byId('getQrImage'), reply, 'busy');
+      return reply.status;
+    };
+    // No room to wait: one of two images at once is drawn, the other refused; both counted for the client.
+    assert.deepEqual((await Promise.all([at(2048), at(1536)])).sort(), [200, 503]);
+    assert.equal(await at(1024), 429);
+  } finally {
+    await renderer.close();
+  }
 });
 
 test('every documented response was produced by some request', () => {

@@ -83,7 +83,7 @@ export async function world(overrides: Partial<Config> = {}) {
   const resolveTxt = async (name: string) => txt.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' }));
   const store = await openTestStore();
   const proofs = new OwnershipProofs(store, { resolveTxt, fetch: async () => new Response(null, { status: 404 }) });
-  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, fileMaxBytes: 4096, ...overrides }, { store, proofs });
+  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, bulkBodyLimit: 4096, fileMaxBytes: 4096, ...overrides }, { store, proofs });
   const alice = await t.makeUser('alice');
   const proof = await proofs.txtRecord('fixture.example.org', (await store.get<UserRecord>('users', alice.id))!);
   txt.set(proof.name, [[proof.value]]);
@@ -114,6 +114,20 @@ export async function world(overrides: Partial<Config> = {}) {
   ids.webhooks = await add('/api/webhooks', { url: 'https://hooks.example.com/fixture', events: ['*'] });
   const ping = await t.call('POST', `/api/webhooks/${ids.webhooks}/test`, { key: alice.key });
   assert.equal(ping.status, 202, ping.text);
+  // Scoped keys: one to name in /api/keys/{id}, and keys without an operation's scope, or from elsewhere.
+  const scoped = async (owner: string, scopes: string[], ips?: string[]) => {
+    const r = await t.call('POST', '/api/keys', { key: owner, body: { name: 'Fixture key', scopes, ...(ips ? { ips } : {}) } });
+    assert.equal(r.status, 200, r.text);
+    return r.body as { id: number; apikey: string };
+  };
+  ids.keys = (await scoped(alice.key, ['links:read'])).id;
+  const narrow = {
+    user: (await scoped(alice.key, ['audit:read'])).apikey,
+    auditless: (await scoped(alice.key, ['links:read'])).apikey,
+    admin: (await scoped(ADMIN_KEY, ['links:read'])).apikey,
+    // app.request() has no client address: a key limited to some is refused.
+    elsewhere: (await scoped(alice.key, ['*'], ['203.0.113.0/24'])).apikey,
+  };
   const values: Record<string, string> = {
     campaignid: String(campaign),
     linkid: String(ids.url),
@@ -137,6 +151,8 @@ export async function world(overrides: Partial<Config> = {}) {
     return String(ids[segment] ?? assert.fail(`no fixture for ${path}`));
   };
   /** The key an operation is called with: the admin's for admin operations, else the user's. */
-  const keyFor = (o: DocOp) => (o.op.responses['403'] ? ADMIN_KEY : alice.key);
-  return { ...t, alice, ids, param, keyFor, txt };
+  const keyFor = (o: DocOp) => (o.op['x-admin'] ? ADMIN_KEY : alice.key);
+  /** A key of the same user without the scope the operation needs. */
+  const lacking = (o: DocOp) => (o.op['x-admin'] ? narrow.admin : o.op.security?.[0]?.bearer?.[0] === 'audit:read' ? narrow.auditless : narrow.user);
+  return { ...t, alice, ids, param, keyFor, lacking, elsewhere: narrow.elsewhere, txt };
 }

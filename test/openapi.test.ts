@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { RouteScopes } from '../src/auth/route-scopes.ts';
+import { SCOPES } from '../src/auth/scopes.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
 import { openApiPath } from '../src/openapi/operation.ts';
 import { isReferenceOperation } from '../src/openapi/reference.ts';
@@ -10,6 +12,7 @@ import { testApp } from './helpers.ts';
 
 const { app, config, call } = await testApp({ openRegistration: true });
 const doc = openApiDocument({ resources: RESOURCES, config });
+const scopes = new RouteScopes(RESOURCES);
 const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
 test('the validator refuses a broken document', async () => {
@@ -97,7 +100,10 @@ test('authenticated operations use the bearer scheme and document the rate-limit
     const security = op.security as unknown[];
     const responses = op.responses as Record<string, { headers?: Record<string, unknown> }>;
     if (path.startsWith('/api/') && !['/api/', '/api/register', '/api/event'].includes(path)) {
-      assert.deepEqual(security, [{ bearer: [] }], `${method} ${path}`);
+      // The one scope a key needs for it, as the server checks it.
+      const hono = path.replace(/\{(\w+)\}/g, ':$1');
+      assert.deepEqual(security, [{ bearer: [scopes.of(method, hono)!.scope] }], `${method} ${path}`);
+      assert.match(String((responses['403'] as { description?: string } | undefined)?.description), /lacks the scope/, `${method} ${path} 403`);
       for (const status of ['200', '201', '404', '429']) {
         if (responses[status]) assert.ok(responses[status].headers?.['X-RateLimit-Remaining'], `${method} ${path} ${status}`);
       }
@@ -136,4 +142,16 @@ test('GET /openapi.json answers the document; GET /docs lists every path and ope
     assert.ok(page.text.includes(`id="${String(op.operationId)}"`), `docs has ${method} ${path}`);
   }
   assert.match(page.text, /curl -X POST &#39;http:\/\/sho\.rt\/api\/qr\/add&#39;/);
+});
+
+test('the document and /docs name the scope each operation needs, mark admin operations, and list every scope', async () => {
+  const page = (await call('GET', '/docs', { key: null })).text;
+  for (const scope of SCOPES) assert.ok(page.includes(`<code class="nw">${scope}</code>`), scope);
+  const article = (id: string) => page.slice(page.indexOf(`<article id="${id}">`), page.indexOf('</article>', page.indexOf(`<article id="${id}">`)));
+  assert.match(article('createLink'), /scope <code class="nw">links:write<\/code><\/span>/);
+  assert.match(article('listUser'), /scope <code class="nw">\*<\/code> · admin only/);
+  assert.match(article('rotateAccountKey'), /scope <code class="nw">\*<\/code><\/span>/);
+  assert.equal(doc.paths['/api/users']?.get?.['x-admin'], true);
+  assert.equal(doc.paths['/api/account/rotate-key']?.post?.['x-admin'], undefined);
+  assert.deepEqual(doc.paths['/api/v1/stats/{id}']?.get?.security, [{ bearer: ['stats:read'] }]);
 });

@@ -193,13 +193,15 @@ if (URL) describe('PostgreSQL kept counts', () => {
       const errors: string[] = [];
       const code = await runMigrate(['--database-url', URL!, '--database-schema', schema, '--recount'], (l) => out.push(l), (l) => errors.push(l));
       assert.deepEqual([code, errors], [0, []]);
-      assert.match(out.join('\n'), /^The database schema is at version \d+: nothing to do\.\nRecounted 16 tables; corrected: links 8 → 4, users 2 → 1$/);
+      // Every table but the statistics' has its counts kept (the first test of this file).
+      const tables = [...(store as unknown as { plans: Map<string, unknown> }).plans.keys()].filter((name) => name !== STATS).length;
+      assert.match(out.join('\n'), new RegExp(`^The database schema is at version \\d+: nothing to do\\.\\nRecounted ${tables} tables; corrected: links 8 → 4, users 2 → 1$`));
       assert.deepEqual(await bothWays(store, schema, 'links', [owner]), { answered: [4, 4], counted: [4, 4] });
       assert.deepEqual(await keptRows(schema, 'links'), [[owner, 4]]);
       // Again: nothing left to correct.
       out.length = 0;
       assert.equal(await runMigrate(['--database-url', URL!, '--database-schema', schema, '--recount'], (l) => out.push(l), (l) => errors.push(l)), 0);
-      assert.equal(out[1], 'Recounted 16 tables: every kept count matched the rows.');
+      assert.equal(out[1], `Recounted ${tables} tables: every kept count matched the rows.`);
     } finally {
       await store.close();
     }

@@ -307,6 +307,8 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
     try {
       const link = await api(server.url, 'POST', '/api/url/add', { url: 'https://example.com/doubt', custom: 'doubt' });
       assert.equal(link.status, 200);
+      // The create's audit entry is written a second later: once it is, nothing else will commit.
+      assert.ok(await waitFor(async () => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".audit`))[0]!.n === 1, 3000), 'the audit entry is stored');
       const CLICKS = 7;
       // Only the flush commits from here on (redirects read with single statements).
       proxy.loseCommits(true);

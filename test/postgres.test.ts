@@ -128,6 +128,49 @@ if (URL) describe('PostgreSQL store', () => {
     }
   });
 
+  test('links inserted together cannot take a file\'s alias, even one written at the same time (migration 009\'s statement trigger)', async () => {
+    const store = await open(freshSchema());
+    try {
+      const owner = await store.transaction((tx) => tx.insert('users', user(1)));
+      const link = (alias: string) => ({ userId: owner.id, alias, domainId: null, url: `https://example.com/${alias}`, type: 'direct', splashId: null, overlayId: null, password: null });
+      const file = (alias: string) => ({ userId: owner.id, alias, domainId: null, name: alias, filename: `${alias}.txt` });
+      await store.transaction((tx) => tx.insert('files', file('held')));
+      const [a, held, b] = await store.transaction((tx) => tx.insertMany('links', [link('a-1'), link('held'), link('b-1')]));
+      assert.ok(held instanceof ConflictError && held.collection === 'links' && held.index === 'alias', String(held));
+      assert.deepEqual([(a as { alias: string }).alias, (b as { alias: string }).alias], ['a-1', 'b-1']);
+      // A file written while the links' transaction is open waits for it, then sees the link.
+      const links = store.transaction(async (tx) => {
+        const stored = await tx.insertMany('links', [link('c-1'), link('race-1')]);
+        await sleep(150);
+        return stored;
+      });
+      const racing = (async () => {
+        await sleep(30);
+        return store.transaction((tx) => tx.insert('files', file('race-1')));
+      })();
+      const [l, f] = await Promise.allSettled([links, racing]);
+      assert.equal(l.status, 'fulfilled');
+      assert.ok(f.status === 'rejected' && f.reason instanceof ConflictError && f.reason.collection === 'files', String((f as PromiseRejectedResult).reason));
+      // And links written while a file's transaction is open wait for it, then see the file.
+      const fileFirst = store.transaction(async (tx) => {
+        await tx.insert('files', file('race-2'));
+        await sleep(150);
+      });
+      const after = (async () => {
+        await sleep(30);
+        return store.transaction((tx) => tx.insertMany('links', [link('d-1'), link('race-2'), link('e-1')]));
+      })();
+      await fileFirst;
+      const results = await after;
+      assert.ok(results[1] instanceof ConflictError, String(results[1]));
+      assert.deepEqual(results.filter((r) => !(r instanceof ConflictError)).map((r) => (r as { alias: string }).alias), ['d-1', 'e-1']);
+      assert.equal(await store.count('links'), 6);
+      assert.equal(await store.count('files'), 2);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('a deadlock between two transactions is resolved by running the loser again', async () => {
     const store = await open(freshSchema());
     try {

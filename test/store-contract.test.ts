@@ -260,6 +260,57 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await store.find('links', { owner: 9 }), { total: 0, items: [] });
     });
 
+    test('getMany and lookupMany answer what get and lookup would, in one read, outside and inside a transaction', async () => {
+      await seedLinks();
+      const same = { userId: 1, domainId: null, url: 'https://a.example/same', type: 'direct', splashId: null, overlayId: null, password: null };
+      await store.transaction((tx) => tx.insert('links', { ...same, alias: 'same-1', title: 'A' }));
+      await store.transaction((tx) => tx.insert('links', { ...same, alias: 'same-2', title: 'B' }));
+      const got = await store.getMany('links', [2, 99, 4, 2, 1.5]);
+      assert.deepEqual([...got.keys()].sort(), [2, 4]);
+      assert.deepEqual(got.get(4), await store.get('links', 4));
+      const sameKey = keyOf('links', 'same', same as unknown as StoredRecord);
+      const found = await store.lookupMany('links', 'alias', ['0:b-one', '4:c-three', '0:nothing', '0:b-one']);
+      assert.deepEqual([...found.keys()].sort(), ['0:b-one', '4:c-three']);
+      assert.equal(found.get('4:c-three')?.id, 3);
+      assert.equal((await store.lookupMany('links', 'same', [sameKey])).get(sameKey)?.title, 'B', 'a plain index: the latest, as lookup');
+      assert.equal((await store.lookupMany('links', 'alias', [])).size, 0);
+      await assert.rejects(store.lookupMany('links', 'nope', ['x']), /unknown index links\.nope/);
+      await store.transaction(async (tx) => {
+        await tx.insert('links', { userId: 2, alias: 'in-tx', domainId: null, url: 'https://a.example/tx' });
+        assert.equal((await tx.lookupMany('links', 'alias', ['0:in-tx'])).get('0:in-tx')?.url, 'https://a.example/tx');
+        assert.deepEqual([...(await tx.getMany('links', [1, 3])).keys()].sort(), [1, 3]);
+      });
+    });
+
+    test('insertMany stores in order and answers a ConflictError for each record a unique index refused, keeping the others', async () => {
+      await store.transaction(async (tx) => {
+        await tx.insert('users', user(1));
+        await tx.insert('users', user(2));
+      });
+      const odd = { avatar: 'NUL \u0000, \u0001, a lone \ud800 and "quotes" \\ backslashes', nested: { list: ['\u0000', 1.5, null] } };
+      const results = await store.transaction((tx) => tx.insertMany('users', [user(3), user(4, { email: 'USER1@example.com' }), user(5), user(6, { username: 'USER5' }), user(7, odd)]));
+      assert.equal(results.length, 5);
+      const [a, b, c, d, e] = results;
+      assert.deepEqual(plain(await store.get('users', (e as StoredRecord).id)), plain({ id: (e as StoredRecord).id, ...user(7, odd) }), 'text PostgreSQL cannot hold comes back as written');
+      assert.ok(b instanceof ConflictError && b.collection === 'users' && b.index === 'email', 'a key another record holds');
+      assert.ok(d instanceof ConflictError && d.index === 'username', 'a key an earlier record of the same call holds');
+      const stored = [a, c, e] as StoredRecord[];
+      assert.deepEqual(stored.map((r) => r.username), ['user3', 'user5', 'user7']);
+      assert.ok(stored[0]!.id < stored[1]!.id && stored[1]!.id < stored[2]!.id, 'ids follow the order given');
+      for (const r of stored) assert.deepEqual(await store.get('users', r.id), r);
+      assert.equal(await store.count('users'), 5);
+      // Inside a transaction that then fails, none of them stays.
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.insertMany('users', [user(8), user(9)]);
+          throw new Error('changed my mind');
+        }),
+        /changed my mind/,
+      );
+      assert.equal(await store.lookup('users', 'email', 'user8@example.com'), undefined);
+      assert.equal(await store.count('users'), 5);
+    });
+
     test('a unique index refuses a second record (insert, update, put) with ConflictError and stores nothing', async () => {
       await store.transaction(async (tx) => {
         await tx.insert('users', user(1));
@@ -319,6 +370,16 @@ for (const backend of BACKENDS) {
       assert.equal(await store.transaction((tx) => tx.removeWhere('links', { owner: 2 })), 2);
       assert.equal(await store.transaction((tx) => tx.removeWhere('links', { owner: 2 })), 0);
       assert.deepEqual(ids((await store.find('links')).items), [1]);
+    });
+
+    test('a below condition matches number fields under the value, never text or absent ones', async () => {
+      await seedLinks();
+      await store.transaction((tx) => tx.insert('links', { userId: 1, alias: 'text-clicks', domainId: null, url: 'https://a.example/t', clicks: '5' }));
+      assert.deepEqual(ids((await store.find('links', { conditions: [{ field: 'clicks', below: 10 }] })).items), [2]);
+      assert.equal(await store.count('links', { conditions: [{ field: 'clicks', below: 100.5 }] }), 4);
+      assert.equal(await store.count('links', { conditions: [{ field: 'nothing', below: 1e9 }] }), 0);
+      assert.equal(await store.transaction((tx) => tx.removeWhere('links', { conditions: [{ field: 'clicks', below: 11 }] })), 3);
+      assert.deepEqual(ids((await store.find('links')).items), [5, 4]);
     });
 
     test('version and revision change with every committed write', async () => {

@@ -210,3 +210,22 @@ test('export --all carries webhooks with their secrets and leaves the outbox out
   assert.equal((file.webhooks as Webhook[])[0]!.secret, made.secret, "one user's export carries its webhooks too");
   assert.ok(!('events' in file) && !('deliveries' in file));
 });
+
+test('bulk creates, updates and deletes fire an event per link written, none for an item refused', async () => {
+  const w = await app();
+  const made = await w.call('POST', '/api/url/bulk', { body: { urls: [{ url: 'https://example.com/b1', custom: 'bulk-1' }, { url: 'not a url' }, { url: 'https://example.com/b2', custom: 'bulk-2' }] } });
+  assert.equal(made.status, 200, made.text);
+  const ids = made.body.results.filter((r: { error: number }) => r.error === 0).map((r: { id: number }) => r.id);
+  assert.equal(ids.length, 2);
+  assert.equal((await w.call('POST', '/api/url/bulk/update', { body: { urls: ids.map((id: number) => ({ id, description: 'changed' })) } })).status, 200);
+  assert.equal((await w.call('POST', '/api/url/bulk/delete', { body: { ids } })).status, 200);
+  const events = await eventsOf(w, 1);
+  assert.deepEqual(events.map((e) => [e.type, e.data.alias]), [
+    ['link.created', 'bulk-1'],
+    ['link.created', 'bulk-2'],
+    ['link.updated', 'bulk-1'],
+    ['link.updated', 'bulk-2'],
+    ['link.deleted', 'bulk-1'],
+    ['link.deleted', 'bulk-2'],
+  ]);
+});

@@ -10,6 +10,7 @@ export const METRICS = [
   'country',
   'device',
   'event',
+  'event_property',
   'landing_page',
   'language',
   'os',
@@ -40,7 +41,8 @@ const BY_DATE = new Set<Metric>(['pageviews', 'visitors']);
  * `city` has no rows.
  */
 export function metricRows(days: readonly { day: string; counts: DayCounts }[], metric: Metric): StatRow[] {
-  if (metric === 'city') return [];
+  // event_property needs its event and property: propertyRows (event-properties.ts).
+  if (metric === 'city' || metric === 'event_property') return [];
   if (BY_DATE.has(metric)) {
     return days.map((d) => ({ value: d.day, count: totalOf(d.counts, metric) })).filter((r) => r.count > 0);
   }

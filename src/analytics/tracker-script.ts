@@ -1,7 +1,8 @@
 /**
  * The tracking script served at /js/script.js. Embed it as
  * `<script src="https://<server>/js/script.js" data-dnt="true" defer></script>`: it sends a
- * pageview on load and on history navigation, offers `window.pa.track({name, value, unit})`,
+ * pageview on load and on history navigation, offers `window.pa.track('Signup', {plan: 'pro'})`
+ * (a custom event with properties) and `window.pa.track({name, value, unit, properties})`,
  * and with `data-dnt="true"` sends nothing when the browser asks not to be tracked. Bodies go
  * as text/plain, so neither sendBeacon nor fetch needs a CORS preflight.
  */
@@ -46,11 +47,28 @@ export const TRACKER_SCRIPT = `(function () {
   }
   window.addEventListener('popstate', pageview);
 
+  // Property values go as they are when the server takes them (text, finite numbers, booleans), else as text.
+  function properties(given) {
+    if (!given || typeof given !== 'object') return null;
+    var out = {};
+    var any = false;
+    for (var key in given) {
+      if (!Object.prototype.hasOwnProperty.call(given, key) || given[key] == null) continue;
+      var value = given[key];
+      out[key] = typeof value === 'boolean' || (typeof value === 'number' && isFinite(value)) ? value : String(value);
+      any = true;
+    }
+    return any ? out : null;
+  }
+
   window.pa = {
-    track: function (event) {
+    track: function (event, props) {
+      if (typeof event === 'string') event = { name: event, properties: props };
       if (!event || !event.name) return;
       var payload = base(document.referrer);
       payload.event = { name: String(event.name), value: typeof event.value === 'number' ? event.value : event.value == null ? null : String(event.value), unit: event.unit == null ? null : String(event.unit) };
+      var kept = properties(event.properties);
+      if (kept) payload.event.properties = kept;
       send(payload);
     }
   };

@@ -7,6 +7,7 @@ import { referrerLabel } from '../visits/referrer.ts';
 import { classifyUserAgent } from '../visits/user-agent.ts';
 import { stripQueryParams, utmCampaign } from '../visits/url-params.ts';
 import { continentLabel } from './continents.ts';
+import { EventProperties, propertyLabels } from './event-properties.ts';
 import { linesOf } from './form-fields.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
@@ -21,6 +22,7 @@ export const TrackedEvent = v.object({
       name: v.pipe(text(255), v.trim(), v.minLength(1, 'The event name cannot be empty.')),
       value: v.optional(v.nullable(v.union([v.number(), text(255)]))),
       unit: v.optional(v.nullable(text(64))),
+      properties: v.optional(EventProperties),
     }),
   ),
 });
@@ -50,6 +52,11 @@ export function resolutionLabel(raw: string | null | undefined): string {
   return m ? `${Number(m[1])}x${Number(m[2])}` : 'Unknown';
 }
 
+/** The page a pageview counts for: its path and query without the website's excluded parameters (and utm_*), clipped. */
+export function countedPage(event: TrackedEvent, rules: CountingRules): string {
+  return clip(stripQueryParams(event.page, linesOf(rules.exclude_params)) || '/');
+}
+
 /**
  * What one pageview adds to its website's day. Pageviews, pages and hourly pageviews count every
  * time; the visit's own breakdowns (landing page, referrer, browser, OS, device, country,
@@ -57,7 +64,7 @@ export function resolutionLabel(raw: string | null | undefined): string {
  * pageview, so each of them sums to the visitors.
  */
 export function pageviewTally(event: TrackedEvent, rules: CountingRules, headers: VisitHeaders, hour: string, seen: Sighting): Tally {
-  const page = clip(stripQueryParams(event.page, linesOf(rules.exclude_params)) || '/');
+  const page = countedPage(event, rules);
   const labels: Tally['labels'] = { page, pageviews_hour: hour, visitors_hour: seen.newThisHour ? hour : null };
   if (seen.newToday) {
     const ua = classifyUserAgent(headers.userAgent);
@@ -78,7 +85,8 @@ export function pageviewTally(event: TrackedEvent, rules: CountingRules, headers
   return { add: { pageviews: 1, visitors: seen.newToday ? 1 : 0 }, labels };
 }
 
-/** What a custom event adds: one more of its name (values and units are not aggregated). */
+/** What a custom event adds: one more of its name, and of each property's value (values and units are not aggregated). */
 export function customEventTally(event: NonNullable<TrackedEvent['event']>): Tally {
-  return { labels: { event: clip(event.name) } };
+  const name = clip(event.name);
+  return { labels: { event: name, ...propertyLabels(name, event.properties) } };
 }

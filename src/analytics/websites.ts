@@ -135,6 +135,7 @@ export const websites = defineResource<typeof websiteFields, Website>({
   name: 'website',
   collection: 'websites',
   api: 'analytics',
+  scope: 'websites',
   owned: true,
   fields: websiteFields,
   events: { created: 'website.created', data: websiteEventData },

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { systemClock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { prepareFixtures } from '../fixtures/prepare.ts';
@@ -10,7 +9,7 @@ import type { Store } from '../store/store.ts';
 import { exportSize, exportUser, serializeExport } from './export.ts';
 import { checkExportTarget } from './export-output.ts';
 import { importInto } from './import.ts';
-import { runExportAll, runImportAll } from './move-data.ts';
+import { runExportAll, runImportAll, toFile } from './move-data.ts';
 import { NO_PROGRESS, progressOn } from './progress.ts';
 import type { Progress } from './progress.ts';
 import { UsageError, common } from './users.ts';
@@ -67,7 +66,7 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
       '',
       '--all writes the whole store instead: every user with its API key hash and password hash, every record and every',
       'statistics day, all with their ids, for `import --all` into an empty store of either backend (JSON files or',
-      'PostgreSQL: see "Moving to PostgreSQL" in the README). Keep the file as safe as the data: it is written 0600.',
+      'PostgreSQL: see docs/postgresql.md#moving-to-postgresql). Keep the file as safe as the data: it is written 0600.',
       'Stop the server first; an export whose data changes while it is written fails.',
       '',
       "Where it goes: --output <file>, or stdout when it is redirected or piped (--all is never printed on a terminal). A file",
@@ -93,7 +92,8 @@ export const DATA_COMMANDS: readonly UserCommand[] = [
         io.write(text);
         return;
       }
-      await writeFile(values.output, text);
+      // A user's export holds the hashes of their protected links', files' and stats pages' passwords.
+      await toFile(values.output, async (sink) => sink(text));
       const { $export: _header, users: _users, ...data } = file;
       out(`Exported ${recordCount(data as Record<string, unknown[]>)} records of ${user.email} to ${values.output}`);
     },

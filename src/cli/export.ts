@@ -17,9 +17,9 @@ export interface ExportHeader {
 /** An export: a header, the user (public fields only) and every owned collection, statistics included. */
 export type ExportFile = { $export: ExportHeader; users: Record<string, unknown>[] } & Record<string, unknown>;
 
-/** The owned collections of the table one user's export carries, in table order: not the event outbox. */
+/** The owned collections of the table one user's export carries, in table order: not the server's records about the account (keys, audit log), nor the event outbox. */
 export function ownedCollections(resources: readonly Resource[]): string[] {
-  return [...new Set(resources.filter((r) => r.owned && !r.transient).map((r) => r.collection))];
+  return [...new Set(resources.filter((r) => r.owned && !r.wholeStoreOnly && !r.transient).map((r) => r.collection))];
 }
 
 /** How many records an export of `user` holds. */
@@ -31,7 +31,7 @@ export async function exportSize(store: Store, user: UserRecord, resources: read
 
 /**
  * Everything `user` owns, in the fixtures shape. The user's API key hash and password hash are
- * left out; link and stats-page passwords stay as their scrypt hashes, so what was protected is
+ * left out, and so are its scoped keys and audit log; link and stats-page passwords stay as their scrypt hashes, so what was protected is
  * still protected after an import.
  */
 export async function exportUser(store: Store, user: UserRecord, resources: readonly Resource[], nowMs: number, progress: Progress = NO_PROGRESS): Promise<ExportFile> {

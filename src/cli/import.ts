@@ -28,8 +28,8 @@ export interface ImportReport {
 
 /** Owned rows in an order where every row comes after the rows it refers to; statistics last. */
 export function importOrder(resources: readonly Resource[]): Resource[] {
-  // The event outbox never comes with an export (export.ts, ownedCollections).
-  const rows = resources.filter((r) => r.owned && !r.transient);
+  // Keys, the audit log and the event outbox never come with one user's export (export.ts, ownedCollections).
+  const rows = resources.filter((r) => r.owned && !r.wholeStoreOnly && !r.transient);
   const names = new Set(rows.map((r) => r.collection));
   const out: Resource[] = [];
   const placed = new Set<string>([STATS_COLLECTION]);

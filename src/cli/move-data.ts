@@ -21,7 +21,7 @@ const progressOf = (values: Values, io: CommandIo, label: string, total: number)
  * Writes the export into `path` through a temporary file renamed at the end, so a failed export
  * never leaves a file that looks whole. Mode 0600: it holds every key and password hash.
  */
-async function toFile(path: string, write: (sink: TextSink) => Promise<void>): Promise<void> {
+export async function toFile(path: string, write: (sink: TextSink) => Promise<void>): Promise<void> {
   const temp = `${path}.partial`;
   const stream = createWriteStream(temp, { mode: 0o600 });
   // Kept, not thrown from an event: the export stops at its next piece and says why.

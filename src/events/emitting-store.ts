@@ -61,9 +61,9 @@ async function eventsOf(noted: readonly Noted[], tx: Tx, deps: { config: Config;
       if (!kept.has(key)) kept.set(key, tx.get(c, id));
       return kept.get(key) as Promise<T | undefined>;
     },
-    lookup: tx.lookup.bind(tx),
-    find: tx.find.bind(tx),
-    count: tx.count.bind(tx),
+    lookup: (c: string, index: string, key: string) => tx.lookup(c, index, key),
+    find: (c: string, query?: Parameters<Tx['find']>[1]) => tx.find(c, query),
+    count: (c: string, where?: Parameters<Tx['count']>[1]) => tx.count(c, where),
   } as StoreReads;
   for (const n of noted) {
     if (typeof n.record.userId !== 'number') continue;

@@ -14,6 +14,9 @@ import { adminRoutes } from '../routes/test-admin.ts';
 import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import type { StatsRetention } from '../stats/retention.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { KeyUses } from '../auth/key-uses.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import type { EventStreams } from '../events/event-streams.ts';
 
@@ -27,6 +30,11 @@ export interface TestParts {
   random: ResettableRandom;
   /** Where rate limits count (default: memory). */
   limits?: MakeLimiter;
+  /** Statistics retention, run again whenever the clock is moved. */
+  retention?: StatsRetention;
+  /** The audit buffer and key uses, kept across rebuilds (a new one per rebuild would stay registered with the store). */
+  audit?: AuditLog;
+  keyUses?: KeyUses;
   /** The webhook deliveries (default: new ones on the store, driven by the movable clock). */
   webhooks?: WebhookDispatcher;
   streams?: EventStreams;
@@ -58,6 +66,8 @@ export class TestControl {
   /** One dispatcher for the control's life too, driven by its clock: a moved clock makes retries due. */
   readonly webhooks: WebhookDispatcher;
   private readonly initial: Fixtures;
+  /** The retention run the last clock move started: requests wait for it, so they read what the clock's time keeps. */
+  private pruning: Promise<unknown> = Promise.resolve();
 
   /** A control over the store's current content, which resets go back to. */
   static async create(parts: TestParts): Promise<TestControl> {
@@ -77,16 +87,14 @@ export class TestControl {
     this.inner = this.build();
     this.app = new Hono<AppEnv>();
     this.app.route('/', adminRoutes(this, parts.store, parts.log));
-    this.app.all('*', (c) => this.inner.fetch(c.req.raw, c.env));
+    this.app.all('*', async (c) => {
+      await this.pruning;
+      return this.inner.fetch(c.req.raw, c.env);
+    });
   }
 
   private build(): Hono<AppEnv> {
     return createApp({ ...this.parts, counters: this.counters, webhooks: this.webhooks });
-  }
-
-  /** The clock was set or moved: deliveries due by it now go at once. */
-  clockMoved(): void {
-    this.webhooks.kick();
   }
 
   /** Sends every webhook delivery due now (new events included, the clicks buffered so far too) and resolves once each attempt ended. */
@@ -98,6 +106,8 @@ export class TestControl {
   /** Back to the start: the initial records, clock and random source, and a fresh app. */
   async reset(): Promise<void> {
     this.counters.discard();
+    this.parts.audit?.discard();
+    this.parts.keyUses?.discard();
     this.parts.random.reset();
     this.parts.clock.reset();
     await this.parts.store.replaceAll(structuredClone(this.initial));
@@ -108,7 +118,22 @@ export class TestControl {
   async seed(fixtures: RawFixtures): Promise<SeedCounts> {
     // Counts buffered for records the fixtures replace must not be written over them later.
     await this.counters.flush();
+    await this.parts.audit?.flush();
     return seedFixtures(this.parts.store, fixtures, { resources: this.parts.resources, now: this.parts.clock.now() });
+  }
+
+  /**
+   * Runs statistics retention for the clock's new time (the days it no longer keeps go), after
+   * writing what the counters buffer (retention acts on what is stored), and sends the webhook
+   * retries the new time makes due; resolves when the retention is done.
+   */
+  async clockMoved(): Promise<void> {
+    // Webhook deliveries due by the new time go at once.
+    this.webhooks.kick();
+    const retention = this.parts.retention;
+    if (!retention) return;
+    this.pruning = this.counters.flush().then(() => retention.run());
+    await this.pruning;
   }
 
   /** The clock. */

@@ -3,6 +3,7 @@
  * See ./README.md for a complete node:test example.
  */
 import type { Hono } from 'hono';
+import { API_KEYS } from '../auth/api-key-record.ts';
 import { loadConfig } from '../config.ts';
 import type { Config } from '../config.ts';
 import type { RawFixtures } from '../fixtures/read.ts';
@@ -34,13 +35,28 @@ export interface FakeUser {
   password?: string;
   /** Default: the next free user id, in the order given. */
   id?: number;
+  /** Scoped keys of the user beside `apikey` (POST /api/keys makes them too): each refused where its scopes do not reach. */
+  keys?: FakeKey[];
+}
+
+/** A scoped API key of a fake user, with its plain key (stored hashed). */
+export interface FakeKey {
+  apikey: string;
+  /** What it may do: `links:read`, `qr:*`, `*`… (see GET /docs). */
+  scopes: string[];
+  /** Default: the scopes joined. */
+  name?: string;
+  /** `YYYY-MM-DD HH:MM:SS` UTC, on the fake's clock; default: never. */
+  expires?: string;
+  /** Addresses or CIDR ranges it may be used from (the fake's clients come from 127.0.0.1); default: anywhere. */
+  ips?: string[];
 }
 
 /** Rate limits of the fake, per window; an absent limit is off. */
 export interface FakeRateLimits {
-  /** Requests per key on the link-management API. */
+  /** Requests per user (all of its keys together) on the link-management API. */
   link?: number;
-  /** Requests per key on the analytics API. */
+  /** Requests per user (all of its keys together) on the analytics API. */
   analytics?: number;
   /** Tracking events per client IP on POST /api/event. */
   events?: number;
@@ -103,7 +119,11 @@ function usersOf(fixtures: RawFixtures, users: readonly FakeUser[]): RawFixtures
   if (users.length === 0) return fixtures;
   const given = Array.isArray(fixtures.users) ? (fixtures.users as { id?: unknown }[]) : [];
   let next = Math.max(0, ...given.map((u) => (typeof u.id === 'number' ? u.id : 0)), ...users.map((u) => u.id ?? 0)) + 1;
-  return { ...fixtures, users: [...given, ...users.map((u) => ({ ...u, id: u.id ?? next++ }))] };
+  const placed = users.map(({ keys, ...u }) => ({ user: { ...u, id: u.id ?? next++ }, keys: keys ?? [] }));
+  const givenKeys = Array.isArray(fixtures[API_KEYS]) ? (fixtures[API_KEYS] as { id?: unknown }[]) : [];
+  let nextKey = Math.max(0, ...givenKeys.map((k) => (typeof k.id === 'number' ? k.id : 0))) + 1;
+  const keys = placed.flatMap(({ user, keys: own }) => own.map((k) => ({ name: k.scopes.join(' '), ...k, id: nextKey++, userId: user.id })));
+  return { ...fixtures, users: [...given, ...placed.map((p) => p.user)], ...(keys.length > 0 ? { [API_KEYS]: [...givenKeys, ...keys] } : {}) };
 }
 
 function limitsOf(limits: FakeRateLimits | false | undefined): Partial<Config> {
@@ -139,15 +159,16 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     config: running.config,
     reset: () => control.reset(),
     seed: async (fixtures) => control.seed(typeof fixtures === 'string' ? await readFixtures(fixtures) : fixtures),
+    // Moving the clock runs statistics retention for the new time; the fake's requests wait for it.
     clock: {
       now: () => clock.now(),
       set: (at) => {
         clock.set(at);
-        control.clockMoved();
+        void control.clockMoved();
       },
       advance: (ms) => {
         clock.advance(ms);
-        control.clockMoved();
+        void control.clockMoved();
       },
     },
     deliverWebhooks: () => control.deliverWebhooks(),

@@ -35,6 +35,20 @@ export interface FakeUser {
   admin?: boolean;
   password?: string;
   id?: number;
+  /** Scoped keys of the user beside `apikey`, each refused (403) where its scopes do not reach. */
+  keys?: FakeKey[];
+}
+
+/** A scoped API key of a fake user, with its plain key (stored hashed). */
+export interface FakeKey {
+  apikey: string;
+  /** What it may do: `links:read`, `qr:*`, `*`… (see GET /docs). */
+  scopes: string[];
+  name?: string;
+  /** `YYYY-MM-DD HH:MM:SS` UTC, on the fake's clock; default: never. */
+  expires?: string;
+  /** Addresses or CIDR ranges it may be used from (the fake's clients come from 127.0.0.1). */
+  ips?: string[];
 }
 
 /** Rate limits per window; an absent limit is off. */
@@ -68,6 +82,10 @@ export interface FakeConfig {
   trustProxy: boolean | number | readonly string[];
   countryHeader: string;
   logoFetch: boolean;
+  /** Days of statistics kept before today (STATS_RETENTION_DAYS; default 0: for ever). Moving the clock applies it. */
+  statsRetentionDays: number;
+  /** Days of hourly statistics kept before today (STATS_HOURLY_DAYS; default 90, 0: for ever). */
+  statsHourlyDays: number;
 }
 
 /** How to start a fake; everything is optional. */
@@ -100,7 +118,7 @@ export interface FakeServer {
   config: FakeConfig;
   reset(): Promise<void>;
   seed(fixtures: Fixtures | string): Promise<SeedCounts>;
-  /** The fake's clock: it stands still until set or advanced; moving it makes the webhook retries it passes due at once. */
+  /** The fake's clock: it stands still until set or advanced. Moving it runs statistics retention for the new time (requests wait for it), the realtime view reads it, and the webhook retries it makes due go at once. */
   clock: { now(): number; set(at: string | number): void; advance(ms: number): void };
   /** Sends every webhook delivery due now (events of writes made so far included) and resolves once each attempt ended. */
   deliverWebhooks(): Promise<void>;

@@ -1,8 +1,9 @@
 import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
 import { bearerToken } from '../auth/keys.ts';
-import type { KeyIndex } from '../auth/key-index.ts';
+import type { Credential, KeyIndex } from '../auth/key-index.ts';
+import { allowedFrom, keyExpired } from '../auth/key-checks.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
-import type { Services, UserRecord } from '../resources/define.ts';
+import type { Services } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
 import { clientIp } from './client-ip.ts';
 import { clientBucket, limitHeaders, refuseOver } from './rate-limit.ts';
@@ -24,36 +25,55 @@ export interface AuthParts {
  */
 export type Authenticate = (c: Context<AppEnv>) => Promise<void> | undefined;
 
-/** Requires a valid, unexpired bearer key, then counts the request against the key's rate limit; once per request. */
+/** The answer to a scoped key used from an address outside its allow-list. */
+export const ADDRESS_REFUSED = 'This API key may not be used from this address.';
+
+/**
+ * Requires a valid, unexpired bearer key (a scoped key also from an address of its allow-list),
+ * then counts the request against the user's rate limit: every key of a user shares the user's
+ * budget, so more keys never mean more requests. Once per request.
+ */
 export function authenticator(s: Services, parts: AuthParts): Authenticate {
   const refuseKey = (c: Context<AppEnv>, failed: RateDecision | undefined): never => {
     refuseOver(c, failed, s.clock.now());
     c.header('WWW-Authenticate', 'Bearer');
     throw new ApiError(401, MESSAGES.invalidKey);
   };
-  const pass = (c: Context<AppEnv>, user: UserRecord, d: RateDecision): undefined => {
+  const refuseAddress = (c: Context<AppEnv>, failed: RateDecision | undefined): never => {
+    refuseOver(c, failed, s.clock.now());
+    throw new ApiError(403, ADDRESS_REFUSED);
+  };
+  // Only failures are counted and refused: behind a proxy (or a shared NAT) one client's bad keys
+  // would otherwise lock every good key out of the same IP. A key from outside its allow-list is one.
+  const failing = (c: Context<AppEnv>, refuse: (c: Context<AppEnv>, d: RateDecision | undefined) => never): Promise<void> => {
+    const failed = parts.failures?.hit(clientBucket(clientIp(c, s.config.trustProxy)));
+    return failed instanceof Promise ? failed.then((d) => refuse(c, d)) : refuse(c, failed);
+  };
+  const pass = (c: Context<AppEnv>, found: Credential, d: RateDecision): undefined => {
     limitHeaders(c, d);
     refuseOver(c, d, s.clock.now());
-    c.set('user', user);
+    c.set('user', found.user);
+    c.set('apiKey', found.key);
     return undefined;
   };
-  const admit = (c: Context<AppEnv>, user: UserRecord | null): Promise<void> | undefined => {
-    if (!user) {
-      // Only failures are counted and refused: behind a proxy (or a shared NAT) one client's bad
-      // keys would otherwise lock every good key out of the same IP.
-      const failed = parts.failures?.hit(clientBucket(clientIp(c, s.config.trustProxy)));
-      return failed instanceof Promise ? failed.then((d) => refuseKey(c, d)) : refuseKey(c, failed);
-    }
-    if (user.keyExpires && Date.parse(user.keyExpires.replace(' ', 'T') + 'Z') <= s.clock.now()) {
+  const admit = (c: Context<AppEnv>, found: Credential | null): Promise<void> | undefined => {
+    if (!found) return failing(c, refuseKey);
+    const { user, key } = found;
+    if (keyExpired(key ? key.expires : user.keyExpires, s.clock.now())) {
       c.header('WWW-Authenticate', 'Bearer error="invalid_token", error_description="The API key has expired"');
       throw new ApiError(401, MESSAGES.expiredKey);
     }
+    if (key) {
+      if (key.ips.length > 0 && !allowedFrom(key, clientIp(c, s.config.trustProxy))) return failing(c, refuseAddress);
+      s.keyUses.note(key.id);
+    }
     if (!parts.limiter) {
       c.set('user', user);
+      c.set('apiKey', key);
       return undefined;
     }
     const d = parts.limiter.hit(String(user.id));
-    return d instanceof Promise ? d.then((got) => pass(c, user, got)) : pass(c, user, d);
+    return d instanceof Promise ? d.then((got) => pass(c, found, got)) : pass(c, found, d);
   };
   return (c) => {
     if (c.get('user')) return; // a route with two handlers passes here twice
@@ -61,7 +81,7 @@ export function authenticator(s: Services, parts: AuthParts): Authenticate {
     if (!token) return admit(c, null);
     const known = parts.keys.known(token);
     if (known) return admit(c, known);
-    return parts.keys.lookup(token).then((user) => admit(c, user));
+    return parts.keys.lookup(token).then((found) => admit(c, found));
   };
 }
 

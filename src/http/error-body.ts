@@ -6,6 +6,7 @@ import type { ErrorStatus } from '../config.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { ConflictError, StoreUnavailableError } from '../store/store.ts';
+import { PoolFullError } from '../threads/worker-pool.ts';
 
 const lastWarned = new WeakMap<Logger, number>();
 
@@ -35,9 +36,9 @@ export function isLinkApiPath(path: string): boolean {
   return isApiPath(path) && !isAnalyticsPath(path) && path !== '/api/event';
 }
 
-/** The link-management API's error body: `{error: 1, message}`. */
+/** The link-management API's error body: `{error: 1, message}`, and what the error adds (`extra`). */
 export function linkErrorBody(err: ApiError): Record<string, unknown> {
-  return { error: 1, message: err.message };
+  return { error: 1, message: err.message, ...err.extra };
 }
 
 const ANALYTICS_MESSAGES: Record<number, string> = {
@@ -52,13 +53,17 @@ export function analyticsErrorBody(err: ApiError): Record<string, unknown> {
   return { message: ANALYTICS_MESSAGES[err.status] ?? err.message, status: err.status };
 }
 
-/** Turns anything thrown into an ApiError (a full password queue is a 503); unknown errors are logged and become a generic 500. */
+/** Turns anything thrown into an ApiError (a full password or render queue is a 503); unknown errors are logged and become a generic 500. */
 export function toApiError(err: unknown, log: Logger, c: Context): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) return new ApiError(err.status, err.message || 'Bad request.');
   if (err instanceof BusyError) {
     c.header('Retry-After', '1');
     return new ApiError(503, 'The server is busy checking passwords. Please try again in a moment.');
+  }
+  if (err instanceof PoolFullError) {
+    c.header('Retry-After', String(err.retryAfter));
+    return new ApiError(503, `The server is busy (${err.pool} queue full). Please try again in a moment.`);
   }
   if (err instanceof StoreUnavailableError) {
     // While the database is away every request lands here: one line every few seconds is enough.

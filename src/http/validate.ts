@@ -37,6 +37,13 @@ export function parseWith<T>(schema: v.GenericSchema<unknown, T>, input: unknown
  * content type is not JSON, 400 when it does not parse or is not an object.
  */
 export function jsonObjectBody(text: string, contentType: string, unsupported: string): Record<string, unknown> {
+  const body = jsonBody(text, contentType, unsupported);
+  if (Array.isArray(body)) throw new ApiError(400, 'The request body must be a JSON object.');
+  return body;
+}
+
+/** `jsonObjectBody`, but a JSON array is taken too (a bulk request's bare list). */
+function jsonBody(text: string, contentType: string, unsupported: string): Record<string, unknown> | unknown[] {
   if (text.trim() === '') return {};
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) throw new ApiError(415, unsupported);
   let body: unknown;
@@ -45,9 +52,9 @@ export function jsonObjectBody(text: string, contentType: string, unsupported: s
   } catch {
     throw new ApiError(400, 'The request body is not valid JSON.');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The request body must be a JSON object.');
+  if (!body || typeof body !== 'object') throw new ApiError(400, 'The request body must be a JSON object.');
   refuseLoneSurrogates(text, body);
-  return body as Record<string, unknown>;
+  return body as Record<string, unknown> | unknown[];
 }
 
 /**
@@ -60,9 +67,16 @@ export function refuseLoneSurrogates(text: string, body: unknown): void {
   }
 }
 
+const UNSUPPORTED = 'Unsupported Media Type: send the body as JSON with Content-Type: application/json.';
+
 /** The JSON object body of a link-API request. */
 export async function readJson(c: Context): Promise<Record<string, unknown>> {
-  return jsonObjectBody(await c.req.text(), c.req.header('content-type') ?? '', 'Unsupported Media Type: send the body as JSON with Content-Type: application/json.');
+  return jsonObjectBody(await c.req.text(), c.req.header('content-type') ?? '', UNSUPPORTED);
+}
+
+/** The JSON body of a link-API request that may also be an array (a bulk request). */
+export async function readJsonValue(c: Context): Promise<Record<string, unknown> | unknown[]> {
+  return jsonBody(await c.req.text(), c.req.header('content-type') ?? '', UNSUPPORTED);
 }
 
 /** A path id: a positive integer; anything else is treated as an id that does not exist. */

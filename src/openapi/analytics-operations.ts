@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { analyticsAccountShape } from '../analytics/account.ts';
-import { booleanField, dateField } from '../analytics/form-fields.ts';
+import { booleanField } from '../analytics/form-fields.ts';
 import { listQuery } from '../analytics/list-page.ts';
-import { METRICS } from '../analytics/metrics.ts';
+import { exportQuery, statsQuery } from '../analytics/stats-query.ts';
+import { MAX_PROPERTY_DIMENSIONS } from '../store/property-dimensions.ts';
 import type { Resource } from '../resources/define.ts';
 import type { Components } from './components.ts';
 import { flatPageSchema, laravelListSchema } from './components.ts';
@@ -10,7 +11,8 @@ import { bodySchema, inputSchema, shapeSchema } from './json-schema.ts';
 import type { Schema } from './json-schema.ts';
 import { entryRef, pascal, shapesOf, titleOf, updateExample } from './link-operations.ts';
 import type { OpSpec, Param } from './operation.ts';
-import { statRowShape } from './shapes.ts';
+import { realtimeShape, statRowShape } from './shapes.ts';
+import { REALTIME_MINUTES, REALTIME_PAGES } from '../stats/realtime-buffer.ts';
 
 /** Form fields (as the reference sends them) or JSON. */
 export const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'] as const;
@@ -26,6 +28,9 @@ const QUERY_NOTES: Record<string, string> = {
   name: 'The metric.',
   from: 'First day, YYYY-MM-DD (UTC).',
   to: 'Last day, YYYY-MM-DD (UTC), not before `from`.',
+  event: 'With `name=event_property`: the custom event (required).',
+  property: 'With `name=event_property`: the property whose values to count; without it, the event\'s property names and how often each came.',
+  format: '`csv` answers every row (sorted, searched, not paged) as a CSV file; `json` (default) the page. Without it, an Accept header preferring `text/csv` to `application/json` gets the CSV.',
 };
 
 /** The query parameters of a Valibot query object, one per field, converted like request bodies. */
@@ -41,9 +46,8 @@ export function queryParams(schema: v.GenericSchema, examples: Record<string, un
   }));
 }
 
-// The list filters of src/routes/analytics/websites.ts and the query of stats.ts, from the same parts.
+// The list filters of src/routes/analytics/websites.ts (the query of stats.ts is its own: stats-query.ts).
 const LIST_FILTERS: Record<string, v.ObjectEntries> = { website: { favorite: v.optional(booleanField('favorite')) } };
-const statsQuery = listQuery(['value'], ['count', 'value'], { name: v.picklist(METRICS), from: dateField('from'), to: dateField('to') });
 
 const single = (entry: Schema, status: 200 | 201): Schema => ({
   type: 'object',
@@ -103,18 +107,48 @@ export function analyticsAccountOperation(c: Components): OpSpec {
   };
 }
 
-/** `GET /api/v1/stats/{id}`: one metric of a website over a date range. */
-export function statsOperation(c: Components): OpSpec {
-  return {
-    operationId: 'getWebsiteStats',
-    tag: 'Statistics',
-    dialect: 'analytics',
-    method: 'get',
-    path: '/api/v1/stats/:id',
-    summary: 'One metric of a website over a date range',
-    description:
-      '`{value, count}` rows in Laravel\'s flat paginator (as the real product answers), sorted by `sort_by` (`count` by default, or `value`) in `sort` order (`desc` by default), ties by value. Country values look like `US:United States`; for `pageviews` and `visitors` the value is the day, for the `_hour` metrics the hour. Page URLs keep every query parameter sent.',
-    query: queryParams(statsQuery, { name: 'pageviews', from: '2026-11-01', to: '2026-11-30' }),
-    responses: { '200': { description: 'A page of rows.', schema: c.schema('StatRowPage', () => flatPageSchema(c.schema('StatRow', () => shapeSchema(statRowShape)))) } },
-  };
+const CSV_NOTE =
+  'CSV files are RFC 4180 (UTF-8, CRLF line ends, a header row); a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `\'` so that spreadsheets do not run it as a formula.';
+
+/** `GET /api/v1/stats/{id}`: one metric of a website over a date range (JSON, or CSV); `GET /api/v1/stats/{id}/export`: all of them in a zip. */
+export function statsOperations(c: Components): OpSpec[] {
+  const base = { tag: 'Statistics', dialect: 'analytics' as const };
+  return [
+    {
+      ...base,
+      operationId: 'getWebsiteStats',
+      method: 'get',
+      path: '/api/v1/stats/:id',
+      summary: 'One metric of a website over a date range',
+      description:
+        '`{value, count}` rows in Laravel\'s flat paginator (as the real product answers), sorted by `sort_by` (`count` by default, or `value`) in `sort` order (`desc` by default), ties by value. Country values look like `US:United States`; for `pageviews` and `visitors` the value is the day, for the `_hour` metrics the hour. Page URLs keep every query parameter sent.\n\n' +
+        `\`event_property\` (ours) counts the properties of custom events (\`properties\` of \`POST /api/event\`): with \`event\` and \`property\` the property's values, with \`event\` alone the event's property names. A day keeps at most ${MAX_PROPERTY_DIMENSIONS} (event, property) pairs of a website apart, later ones count under event \`(other)\`, property \`(other)\`; each pair keeps 1,000 values a day, later ones count as \`(other)\`, as the labels of every metric do.\n\n` +
+        `With \`format=csv\` (ours) the answer is a CSV file of every row, columns \`value,count\`. ${CSV_NOTE}`,
+      query: queryParams(statsQuery, { name: 'pageviews', from: '2026-11-01', to: '2026-11-30' }),
+      responses: {
+        '200': { description: 'A page of rows, or with `format=csv` a CSV file of every row.', type: ['application/json', 'text/csv'], schema: c.schema('StatRowPage', () => flatPageSchema(c.schema('StatRow', () => shapeSchema(statRowShape)))) },
+      },
+    },
+    {
+      ...base,
+      operationId: 'getWebsiteRealtime',
+      method: 'get',
+      path: '/api/v1/stats/:id/realtime',
+      summary: 'Visitors and pageviews of a website in the last minutes',
+      description:
+        `The pageviews of the current minute and the ${REALTIME_MINUTES} before it (UTC minutes of the server's clock: every pageview of the last ${REALTIME_MINUTES} minutes is in), whichever server process counted them: \`visitors\` are the distinct visitors among them, \`pages\` the pages viewed, most viewed first (at most ${REALTIME_PAGES}). Custom events are not pageviews. A pageview is in within a second of its event, in every process sharing the database. No IP address is kept: a visitor is a salted hash, forgotten with the minutes.`,
+      responses: { '200': { description: 'The realtime view.', schema: c.schema('WebsiteRealtime', () => single(shapeSchema(realtimeShape), 200)) } },
+    },
+    {
+      ...base,
+      operationId: 'exportWebsiteStats',
+      method: 'get',
+      path: '/api/v1/stats/:id/export',
+      summary: 'Every metric of a website over a date range, as CSV files in a zip',
+      description:
+        `A zip holding \`<name>.csv\` (columns \`value,count\`) for every name of \`GET /api/v1/stats/{id}\` but \`event_property\`, and \`event_property.csv\` (columns \`event,property,value,count\`). Days and hours are listed in time order, other values most counted first. A name with nothing counted has its header only. ${CSV_NOTE}`,
+      query: queryParams(exportQuery, { from: '2026-11-01', to: '2026-11-30' }),
+      responses: { '200': { description: 'The zip, as an attachment.', type: 'application/zip' } },
+    },
+  ];
 }

@@ -139,14 +139,14 @@ const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',
     scheme: 'bearer',
-    description: `The user's API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}").`,
+    description: `An API key: \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`, as the vendor's PHP wrapper sends it), for both APIs. A missing, unknown or expired key answers 401 ("${MESSAGES.invalidKey}"). The account key (made with the user, replaced by rotate-key) holds every scope; a scoped key (\`POST /api/keys\`) holds only its own, and each operation names the one scope it needs (\`x:*\` covers \`x:read\` and \`x:write\`, \`*\` everything): without it the answer is 403 ("This API key lacks the scope <scope>."). A scoped key used from an address outside its allow-list answers 403 too.`,
   },
 };
 
 const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
 
 const HEADERS = {
-  'X-RateLimit-Limit': intHeader('Requests allowed per window and key (RATE_LIMIT, 30 by default; ANALYTICS_RATE_LIMIT for /api/v1). Absent when the limit is off.'),
+  'X-RateLimit-Limit': intHeader('Requests allowed per window and user, all of its keys together (RATE_LIMIT, 30 by default; ANALYTICS_RATE_LIMIT for /api/v1). Absent when the limit is off.'),
   'X-RateLimit-Remaining': intHeader('Requests left in the current window.'),
   'X-RateLimit-Reset': intHeader('When the window ends, as a Unix timestamp (seconds).'),
   'Retry-After': intHeader('Seconds to wait before retrying.'),

@@ -1,5 +1,7 @@
 import { FAVICON_LINK } from '../html/favicon.ts';
 import { escapeHtml } from '../html/page.ts';
+import { SCOPE_AREAS, verbsOf } from '../auth/scopes.ts';
+import type { ScopeAreaName } from '../auth/scopes.ts';
 import type { OpenApiDocument } from './document.ts';
 import { breakable, curlExample, fieldRows, fieldTable, markdown, resolve, rulesText, typeText } from './docs-text.ts';
 import type { Schema } from './json-schema.ts';
@@ -12,7 +14,7 @@ nav h2{font-size:13px;margin:14px 0 4px;text-transform:uppercase;color:#59636e}n
 nav a{color:#1f2328;text-decoration:none}nav a:hover{text-decoration:underline}
 header,.start,section>article,.tag{background:#fff;border:1px solid #d0d7de;border-radius:10px;padding:18px 22px;margin-bottom:16px}
 h1{margin:0 0 6px;font-size:1.6rem}h2{margin:28px 0 8px}h3{margin:0 0 6px;font-size:1.05rem;overflow-wrap:break-word}h4{margin:14px 0 6px;font-size:.95rem}
-code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code{background:#eff2f5;padding:1px 4px;border-radius:4px}
+code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code{background:#eff2f5;padding:1px 4px;border-radius:4px}p>code:not(.nw),li>code:not(.nw){overflow-wrap:anywhere}
 pre{background:#0d1117;color:#e6edf3;padding:12px;border-radius:8px;overflow:auto}
 .t{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}th,td{border-bottom:1px solid #e4e7eb;padding:5px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}
 th,.nw{white-space:nowrap}.start h2{margin-top:0}td>p,td>ul{margin:0}td>p+p,td>details{margin-top:4px}
@@ -51,7 +53,8 @@ function parameterTable(doc: OpenApiDocument, op: Op): string {
     .map((p) => {
       const rules = [p.description ?? '', rulesText(p.schema ?? {})].filter(Boolean).join(' ');
       const req = p.required ? ' <span class="req">required</span>' : '';
-      return `<tr><td><code>${escapeHtml(p.name)}</code>${req}</td><td>${p.in}</td><td>${escapeHtml(typeText(doc, p.schema))}</td><td>${markdown(rules)}</td></tr>`;
+      // A name is one word (Idempotency-Key): never broken at its hyphen.
+      return `<tr><td><code class="nw">${escapeHtml(p.name)}</code>${req}</td><td>${p.in}</td><td>${escapeHtml(typeText(doc, p.schema))}</td><td>${markdown(rules)}</td></tr>`;
     })
     .join('');
   return `<h4>Parameters</h4><div class="t"><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table></div>`;
@@ -88,11 +91,27 @@ function operationHtml(doc: OpenApiDocument, e: Entry): string {
   const { op } = e;
   const id = anchor(String(op.operationId ?? `${e.method}-${e.path}`));
   const ext = op['x-extension'] ? '<span class="ext">extension</span>' : '';
-  const auth = Array.isArray(op.security) && op.security.length === 0 ? '<span class="muted"> · no key</span>' : '';
+  const auth = Array.isArray(op.security) && op.security.length === 0 ? '<span class="muted"> · no key</span>' : scopeNote(op);
   return `<article id="${id}"><h3><span class="m ${e.method}">${e.method.toUpperCase()}</span><code>${breakable(e.path)}</code>${ext}</h3>
 <p><strong>${escapeHtml(String(op.summary ?? ''))}</strong>${auth}</p>${markdown(String(op.description ?? ''))}
 ${parameterTable(doc, op)}${bodySection(doc, op)}${responseSection(doc, op)}
 <h4>Example</h4><pre>${escapeHtml(curlExample(doc, e.path, e.method, op))}</pre></article>`;
+}
+
+/** The scope a key needs for an operation (its security requirement's role), and whether only an admin may call it. */
+function scopeNote(op: Op): string {
+  const scope = ((op.security as { bearer?: string[] }[] | undefined)?.[0]?.bearer ?? [])[0];
+  const admin = op['x-admin'] ? ' · admin only' : '';
+  return scope ? `<span class="muted"> · scope <code class="nw">${escapeHtml(scope)}</code>${admin}</span>` : '';
+}
+
+/** The scopes of keys: each area with what it covers. */
+function scopesSection(): string {
+  const rows = (Object.keys(SCOPE_AREAS) as ScopeAreaName[])
+    .map((area) => `<tr><td>${[...verbsOf(area).map((v) => `${area}:${v}`), ...(verbsOf(area).length > 1 ? [`${area}:*`] : [])].map((s) => `<code class="nw">${s}</code>`).join(' ')}</td><td>${markdown(SCOPE_AREAS[area].about)}</td></tr>`)
+    .join('');
+  return `<h4 id="scopes">Scopes of API keys</h4><p>The account key holds every scope. A key made with <code>POST /api/keys</code> holds the scopes it was given: <code>read</code> is GET, <code>write</code> every other method, <code>x:*</code> both, and <code>*</code> everything, admin routes included for an admin. Each operation below names the one scope it needs; without it the answer is 403.</p>
+<div class="t"><table><thead><tr><th>Scopes</th><th>Covers</th></tr></thead><tbody><tr><td><code>*</code></td><td>Everything, the admin routes and key rotation included.</td></tr>${rows}</tbody></table></div>`;
 }
 
 /** The error bodies of both APIs, the schemas every error response of the page names. */
@@ -110,7 +129,7 @@ function gettingStarted(server: string): string {
   return `<section class="start" id="start"><h2>Getting started</h2>
 <p>Every request of both APIs sends an API key as a bearer token: <code>Authorization: Bearer YOUR_API_KEY</code>. On its first start the server creates an admin user and prints its key once (<code>Admin API key: sk_…</code>), or takes the one set in <code>ADMIN_API_KEY</code>; the admin creates users (<code>POST /api/user/add</code>), each with a key of their own.</p>
 <h4>A first request: your account</h4><pre>${escapeHtml(first)}</pre>
-<h4>Shorten a link</h4><pre>${escapeHtml(link)}</pre><p class="muted">The answer's <code>shorturl</code> redirects to the page. Errors answer a JSON body with a meaningful HTTP status (see <a href="#errors">Error bodies</a>).</p></section>`;
+<h4>Shorten a link</h4><pre>${escapeHtml(link)}</pre><p class="muted">The answer's <code>shorturl</code> redirects to the page. Errors answer a JSON body with a meaningful HTTP status (see <a href="#errors">Error bodies</a>).</p>${scopesSection()}</section>`;
 }
 
 /** The API reference page of a document: self-contained HTML (inline CSS, no script), grouped by tag. */

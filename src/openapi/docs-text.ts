@@ -11,7 +11,8 @@ export function breakable(text: string): string {
 export function markdown(text: string): string {
   const inline = (s: string) =>
     escapeHtml(s)
-      .replace(/`([^`]+)`/g, (_m, code: string) => (/\s/.test(code) ? `<code>${code}</code>` : `<code class="nw">${code}</code>`))
+      // A short code is one word, kept on one line; a long one (a URL) may break, or it would widen a phone's page.
+      .replace(/`([^`]+)`/g, (_m, code: string) => (/\s/.test(code) || code.length > 32 ? `<code>${code}</code>` : `<code class="nw">${code}</code>`))
       .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
   if (text.trim() === '') return '';
   return text

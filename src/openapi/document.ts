@@ -1,10 +1,13 @@
 import pkg from '../../package.json' with { type: 'json' };
+import { RouteScopes } from '../auth/route-scopes.ts';
 import type { Services } from '../resources/define.ts';
 import { accountOperations } from './account-operations.ts';
 import { compatOperations } from './compat-operations.ts';
-import { analyticsAccountOperation, analyticsRowOperations, statsOperation } from './analytics-operations.ts';
+import { analyticsAccountOperation, analyticsRowOperations, statsOperations } from './analytics-operations.ts';
 import { Components, baseSchemas } from './components.ts';
 import { fileOperations } from './file-operations.ts';
+import { linkExportOperation } from './link-export-operation.ts';
+import { bulkOperations } from './bulk-operations.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
@@ -18,7 +21,7 @@ export const SERVER_NAME = 'Short links and website analytics';
 /** An OpenAPI 3.1 document as plain JSON. */
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>>; components: Record<string, unknown> };
 
-const DESCRIPTION = `Two APIs on one server, with one bearer key per user:
+const DESCRIPTION = `Two APIs on one server, with bearer keys: each user's account key, which can do everything the user can, and scoped keys the user makes (\`POST /api/keys\`), each limited to some scopes, an expiry and addresses:
 
 - **Link management** under \`/api\` (the "v3" API): JSON bodies; every response has \`error\` (0, or the string "0" in lists) and errors are \`{error: 1, message}\` with a meaningful HTTP status.
 - **Website analytics** under \`/api/v1\`: form fields (or JSON) for writes; Laravel-shaped answers \`{data, status}\` and errors \`{message, status}\` (422: \`{message: {field: [texts]}, status}\`).
@@ -30,6 +33,8 @@ Operations marked \`x-extension\` are this server's own additions to the APIs of
 
 const TAG_NOTES: Record<string, string> = {
   Account: 'The account of the key, key rotation, and sign-up.',
+  'API keys': 'Scoped keys beside the account key: each holds some scopes (below), may expire and may be limited to addresses; shown once when made, revoked at once.',
+  'Audit log': 'Every write request of a key (refused ones too): when, which key, what, the outcome, from where. Kept AUDIT_RETENTION_DAYS days; the admin reads every user\'s.',
   Statistics: 'Website statistics of the analytics API.',
   Plans: 'The plans users can be on (no plan limits are enforced).',
   Tracking: 'What tracked websites and their visitors use: the script, the event endpoint, the statistics page. No key.',
@@ -44,7 +49,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), statsOperation(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {
@@ -54,7 +59,8 @@ function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<stri
     if (!row) return { name, description: TAG_NOTES[name] ?? '' };
     const api = row.api === 'analytics' ? 'Analytics API (`/api/v1`).' : row.api === 'admin' ? 'Link-management API, admin keys only.' : 'Link-management API.';
     const note = row.extension ? ' **Extension:** this resource is wholly or partly ours, beyond the reference.' : '';
-    return { name, description: `${api}${note}`, ...(row.extension ? { 'x-extension': true } : {}) };
+    const more = TAG_NOTES[name] ? ` ${TAG_NOTES[name]}` : '';
+    return { name, description: `${api}${more}${note}`, ...(row.extension ? { 'x-extension': true } : {}) };
   });
 }
 
@@ -64,8 +70,9 @@ export function openApiDocument(s: Pick<Services, 'resources' | 'config'>): Open
   baseSchemas(c);
   const paths: OpenApiDocument['paths'] = {};
   const tags: string[] = [];
+  const scopes = new RouteScopes(s.resources);
   for (const spec of operationSpecs(s, c)) {
-    const op = operation(spec, s.config.errorStatus);
+    const op = operation(spec, s.config.errorStatus, spec.dialect === 'public' ? undefined : scopes.of(spec.method, spec.path)?.scope);
     const item = (paths[op.path] ??= {});
     if (item[op.method]) throw new Error(`openapi: ${op.method.toUpperCase()} ${op.path} is described twice`);
     item[op.method] = op.object;

@@ -22,6 +22,8 @@ const TITLES: Readonly<Record<string, readonly [string, string]>> = {
   splash: ['Splash pages', 'splash page'],
   file: ['Files', 'file'],
   website: ['Websites', 'website'],
+  key: ['API keys', 'API key'],
+  audit: ['Audit log', 'audit entry'],
   webhook: ['Webhooks', 'webhook'],
 };
 

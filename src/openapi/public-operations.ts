@@ -1,13 +1,16 @@
 import * as v from 'valibot';
 import { TrackedEvent } from '../analytics/visit-tally.ts';
+import { MAX_EVENT_PROPERTIES, PROPERTY_NAME_MAX, PROPERTY_VALUE_MAX } from '../analytics/event-properties.ts';
 import type { Config } from '../config.ts';
+import { QR_IMAGE_SIZES, snapQrSize } from '../qr/image-sizes.ts';
 import type { Components } from './components.ts';
-import { headerRef } from './components.ts';
+import { headerRef, ref } from './components.ts';
 import { inputSchema, shapeSchema } from './json-schema.ts';
 import type { Body, Method, OpSpec, Param, Reply } from './operation.ts';
 
 const page = (description: string): Reply => ({ description, type: 'text/html' });
 const retryPage = (description: string): Reply => ({ ...page(description), headers: { 'Retry-After': headerRef('Retry-After') } });
+const busyJson = (description: string): Reply => ({ description, schema: ref('LinkError'), headers: { 'Retry-After': headerRef('Retry-After') } });
 const redirect = (description: string): Reply => ({ description, headers: { Location: { description: 'Where to go.', schema: { type: 'string' } } } });
 const form = (fields: Record<string, string>, example: Record<string, string>): Body => ({
   schema: { type: 'object', properties: Object.fromEntries(Object.entries(fields).map(([k, d]) => [k, { type: 'string', description: d }])) },
@@ -38,7 +41,8 @@ export function trackingOperations(c: Components): OpSpec[] {
     open(tag, 'trackEvent', 'post', '/api/event', 'Record a pageview or a custom event', { '202': { description: 'Accepted (no body).' } }, {
       description:
         'Sent by the tracking script, without a key. The website is found by the host name of `page`. Counted, dropped (bot, excluded IP) and accepted events all answer 202. ' +
-        'Any content type is read as JSON (`navigator.sendBeacon` sends text/plain). Errors use the link-management shape.',
+        'Any content type is read as JSON (`navigator.sendBeacon` sends text/plain). Errors use the link-management shape. ' +
+        `A custom event (\`event\`) may carry \`properties\` (ours): at most ${MAX_EVENT_PROPERTIES} names of 1 to ${PROPERTY_NAME_MAX} characters, each with a string (up to ${PROPERTY_VALUE_MAX} characters), a number or a boolean, counted as text (\`GET /api/v1/stats/{id}?name=event_property\`); \`__proto__\`, \`constructor\` and \`prototype\` are no names.`,
       body: { ...c.body('TrackedEvent', () => inputSchema(TrackedEvent)), example: EVENT_EXAMPLE, types: ['application/json', 'text/plain'] },
       errors: [400, 404, 413, 429],
     }),
@@ -72,9 +76,10 @@ export function trackingOperations(c: Components): OpSpec[] {
   ];
 }
 
+const SIZES = `${QR_IMAGE_SIZES.slice(0, -1).join(', ')} and ${QR_IMAGE_SIZES.at(-1)}`;
 const QR_QUERY: readonly Param[] = [
   { name: 'format', schema: { type: 'string', enum: ['png', 'svg'], default: 'png' } },
-  { name: 'size', description: 'Pixels.', schema: { type: 'integer', minimum: 64, maximum: 2048, default: 300 } },
+  { name: 'size', description: `Pixels; drawn at the nearest of ${SIZES} (300: ${snapQrSize(300)}).`, schema: { type: 'integer', minimum: 64, maximum: 2048, default: 300 } },
   { name: 'margin', description: 'Modules of quiet zone.', schema: { type: 'integer', minimum: 0, maximum: 16, default: 2 } },
   { name: 'ecl', description: 'Error correction level.', schema: { type: 'string', enum: ['L', 'M', 'Q', 'H'], default: 'M' } },
 ];
@@ -132,7 +137,12 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
       },
       { body: form({ password: 'The password of the link or file.' }, { password: 'secret' }) },
     ),
-    open(tag, 'getQrImage', 'get', '/qr/:alias', 'The image of a QR code', { '200': { description: 'PNG, or SVG with `format=svg`.', type: ['image/png', 'image/svg+xml'] }, '404': page('No such QR code.') }, {
+    open(tag, 'getQrImage', 'get', '/qr/:alias', 'The image of a QR code', {
+      '200': { description: `PNG, or SVG with \`format=svg\`, drawn at the nearest of ${SIZES} px.`, type: ['image/png', 'image/svg+xml'] },
+      '404': page('No such QR code.'),
+      '429': busyJson('This client has had RENDER_RATE_LIMIT images drawn in this window; images already drawn are still answered.'),
+      '503': busyJson('The render queue is full (RENDER_QUEUE images wait already), or, with RATE_LIMIT_ON_ERROR=closed, the shared rate-limit counts cannot be reached.'),
+    }, {
       query: QR_QUERY,
       errors: [400],
     }),

@@ -20,3 +20,6 @@ export const channelItemShape = v.strictObject({
 
 /** A row of the analytics stats API. */
 export const statRowShape = v.strictObject({ value: str, count: int });
+
+/** The realtime view of a website (`GET /api/v1/stats/{id}/realtime`). */
+export const realtimeShape = v.strictObject({ visitors: int, pageviews: int, pages: v.array(statRowShape) });

@@ -66,10 +66,11 @@ export function decodeLogo(logo: QrLogo): RgbaImage {
 const checkedFetch = publicFetch();
 
 /**
- * Loads a logo from a data: URI or an http(s) URL: PNG or JPEG (by magic bytes), at most
- * MAX_LOGO_BYTES, decodable, within `timeoutMs` in all. Resolves to null on any failure; never throws.
+ * Reads a logo's file from a data: URI or an http(s) URL: PNG or JPEG (by magic bytes), at most
+ * MAX_LOGO_BYTES, within `timeoutMs` in all, without decoding it (a CPU-heavy step, left to the
+ * render threads). Resolves to null on any failure; never throws.
  */
-export async function loadLogo(
+export async function readLogo(
   src: string,
   fetchImpl: LogoFetch = checkedFetch,
   timeoutMs: number = LOGO_FETCH_TIMEOUT_MS,
@@ -79,8 +80,21 @@ export async function loadLogo(
     const logo = /^data:/i.test(source)
       ? parseDataUri(source)
       : await fetchLogo(source, fetchImpl, timeoutMs);
-    if (!logo || logo.bytes.length > MAX_LOGO_BYTES) return null;
-    decodeLogo(logo);
+    return logo && logo.bytes.length <= MAX_LOGO_BYTES ? logo : null;
+  } catch {
+    return null;
+  }
+}
+
+/** readLogo, and null as well when the image does not decode (decoded on this thread: not for the event loop). */
+export async function loadLogo(
+  src: string,
+  fetchImpl: LogoFetch = checkedFetch,
+  timeoutMs: number = LOGO_FETCH_TIMEOUT_MS,
+): Promise<QrLogo | null> {
+  const logo = await readLogo(src, fetchImpl, timeoutMs);
+  try {
+    if (logo) decodeLogo(logo);
     return logo;
   } catch {
     return null;

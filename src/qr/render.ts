@@ -44,6 +44,14 @@ export class QrTooLongError extends Error {
   }
 }
 
+/** Thrown when a logo's bytes do not decode as an image; the code can still be drawn without it. */
+export class LogoDecodeError extends Error {
+  constructor(cause: unknown) {
+    super(`The logo does not decode: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'LogoDecodeError';
+  }
+}
+
 /** A rectangle in module units. */
 type Box = { x: number; y: number; w: number; h: number };
 
@@ -146,7 +154,12 @@ function lay(payload: string, opts: Partial<QrRenderOptions>): Layout {
   const total = count + 2 * margin;
   const layout: Layout = { modules: qr.modules, count, margin, total, size, fg, bg };
   if (opts.logo) {
-    const image = decodeLogo(opts.logo);
+    let image: RgbaImage;
+    try {
+      image = decodeLogo(opts.logo);
+    } catch (err) {
+      throw new LogoDecodeError(err);
+    }
     // The logo fits in a square of 20% of the code's width; H correction recovers what it hides.
     const side = count * 0.2;
     const ratio = image.width / image.height;

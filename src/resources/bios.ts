@@ -63,6 +63,7 @@ export const bios = defineResource<typeof bioFields, Bio>({
   name: 'bio',
   collection: 'bios',
   api: 'link',
+  scope: 'bios',
   owned: true,
   extension: true,
   fields: bioFields,

@@ -77,6 +77,7 @@ export const campaigns = defineResource<typeof campaignFields, Campaign>({
   name: 'campaign',
   collection: 'campaigns',
   api: 'link',
+  scope: 'campaigns',
   owned: true,
   fields: campaignFields,
   create: { required: ['name'], defaults: { public: false } },

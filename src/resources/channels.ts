@@ -34,6 +34,7 @@ export const channels = defineResource<typeof channelFields, Channel>({
   name: 'channel',
   collection: 'channels',
   api: 'link',
+  scope: 'channels',
   owned: true,
   fields: channelFields,
   create: { required: ['name'], defaults: { description: '', color: DEFAULT_CHANNEL_COLOR, starred: false } },

@@ -8,6 +8,11 @@ import type { Condition, Sort, StoredRecord, Store, StoreReads, Tx, Where } from
 import type { ApiError } from '../errors.ts';
 import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import type { ApiKeyRecord } from '../auth/api-key-record.ts';
+import type { KeyUses } from '../auth/key-uses.ts';
+import type { ScopeAreaName } from '../auth/scopes.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { QrRenderer } from '../qr/renderer.ts';
 import type { OwnershipProofs } from '../ownership/proofs.ts';
 import type { EventStreams } from '../events/event-streams.ts';
 
@@ -49,6 +54,12 @@ export interface Services {
   secret: Uint8Array;
   /** Makes the rate limiters: counting in memory, or where every process counts (Redis, PostgreSQL). */
   limits: MakeLimiter;
+  /** The audit log of writes, buffered in memory and batched to the store. */
+  audit: AuditLog;
+  /** When each scoped key was last used, noted in memory and written once a minute. */
+  keyUses: KeyUses;
+  /** The threads that draw QR images and check what fits in one. */
+  renderer: QrRenderer;
   /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */
   proofs: OwnershipProofs;
   /** The webhook deliveries of this process (src/webhooks/dispatcher.ts): told when there is work to do now. */
@@ -62,8 +73,14 @@ export interface HookContext extends Services {
   user: UserRecord;
   /** The request's `Host` header as sent (compare it through hostnameOf), the name this server is reached by; absent outside a request. */
   requestHost?: string;
+  /** Where `prepare` reads outside a transaction: a bulk request's batched reads (batched-reads.ts); absent: the store. */
+  reads?: StoreReads;
+  /** The scoped key the request came with; null or absent: the account key (every scope). */
+  apiKey?: ApiKeyRecord | null;
 }
 
+/** What hooks read through outside a transaction (see HookContext.reads). */
+export const readsOf = (ctx: HookContext): StoreReads => ctx.reads ?? ctx.store;
 /**
  * The envelope of a link-management list, as the real product answers each list:
  * - `paged`: `{error: "0", data: {result, perpage, currentpage, nextpage, maxpage, <listKey>: [...]}}` (the reference's lists);
@@ -89,6 +106,14 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   owned: boolean;
   /** Not in the reference: ours, marked as an extension in the docs. */
   extension?: boolean;
+  /**
+   * The scope area of its routes and of every other route under the same `/api/<segment>`
+   * (src/auth/route-scopes.ts): a key needs `<area>:read` to read and `<area>:write` to write; `*`
+   * for admin rows. Absent: a row without routes.
+   */
+  scope?: ScopeAreaName | '*';
+  /** Records of the server about an account (keys, audit), carried by `export --all` but never by one user's export or import. */
+  wholeStoreOnly?: boolean;
   /** Kept only for a while (the event outbox): no export carries its records, nor does an import bring any. */
   transient?: boolean;
   /** The events its records' writes append to the outbox, whatever writes them (src/events/emitting-store.ts). */
@@ -145,8 +170,12 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   created?(record: R, ctx: HookContext, extra: Record<string, unknown>): Awaitable<Record<string, unknown>>;
   /** The body of an update response (without `error`); default `{message}`. */
   updated?(record: R, ctx: HookContext): Awaitable<Record<string, unknown>>;
-  /** What a list's query asks beyond `q` and paging: conditions, an order, a search (`q` takes its place) (throws ApiError on a bad value). */
-  listQuery?(query: Record<string, string | undefined>, ctx: HookContext): { conditions?: Condition[]; sort?: Sort; search?: Where['search'] };
+  /**
+   * What a list's query asks beyond `q` and paging: conditions, an order, a search (`q` takes its
+   * place), and for an owned row another owner's records or every owner's (an admin's filter)
+   * instead of the user's (throws ApiError on a bad value).
+   */
+  listQuery?(query: Record<string, string | undefined>, ctx: HookContext): { conditions?: Condition[]; sort?: Sort; search?: Where['search']; owner?: number | 'any' };
   /**
    * Checks what the schema cannot (uniqueness, references) and turns validated input into the
    * fields to store. `existing` is set on update. Throws ApiError. `extra` carries values only
@@ -154,12 +183,21 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
    */
   prepare?(input: Record<string, unknown>, ctx: HookContext, existing?: R): Promise<Prepared> | Prepared;
   /**
+   * For a row whose `prepare` answers an equal record instead of a new one (`existing`): the key
+   * two create inputs share when the second would be answered with the first's record, or null.
+   * A bulk create answers an item that an earlier item of the same request has the key of with that
+   * item's record, as two creates one after the other would.
+   */
+  duplicateKey?(input: Record<string, unknown>, fields: Record<string, unknown>, ctx: HookContext): string | null;
+  /**
    * Checks that must see the very latest data (uniqueness), run inside the write transaction so
    * two concurrent requests cannot both pass. Throws ApiError.
    */
   check?(fields: Record<string, unknown>, ctx: HookContext, tx: Tx, existing?: R): Awaitable<void>;
   /** Removes what refers to a deleted record (cascade), inside the same transaction. */
   onDelete?(tx: Tx, record: R, ctx: HookContext): Awaitable<void>;
+  /** Runs once a delete is committed, before it is answered (a revoked key waits until no process can trust it). */
+  deleted?(record: R, ctx: HookContext): Awaitable<void>;
 }
 
 /** The event types of a row's creates, updates and deletes, and what an event says of the record. */

@@ -91,6 +91,7 @@ export const domains = defineResource<typeof domainFields, Domain>({
   name: 'domain',
   collection: 'domains',
   api: 'link',
+  scope: 'domains',
   owned: true,
   fields: domainFields,
   create: { required: ['domain'], defaults: { redirectroot: '', redirect404: '' } },

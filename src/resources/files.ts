@@ -46,6 +46,7 @@ export const files = defineResource<Record<string, never>, StoredFile>({
   name: 'file',
   collection: FILES_COLLECTION,
   api: 'link',
+  scope: 'files',
   owned: true,
   extension: true,
   fields: {},

@@ -11,6 +11,7 @@ import { defineResource } from './define.ts';
 import { domainHostname } from './domains.ts';
 import type { Domain } from './domains.ts';
 import { mainHostnames } from '../links/main-host.ts';
+import { readsOf } from './define.ts';
 import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
 import { date, int, linkStatsShape, str } from './shapes.ts';
@@ -27,7 +28,7 @@ export async function domainIdOf(ctx: HookContext, domain: string): Promise<numb
   const hostname = domainHostname(domain);
   if (hostname === null) throw new ApiError(400, NOT_YOUR_DOMAIN);
   if (mainHostnames(ctx.config).has(hostname)) return null;
-  const mine = await ctx.store.lookup<Domain>('domains', 'hostname', hostname);
+  const mine = await readsOf(ctx).lookup<Domain>('domains', 'hostname', hostname);
   if (mine?.userId !== ctx.user.id) throw new ApiError(400, NOT_YOUR_DOMAIN);
   return mine.id;
 }
@@ -41,13 +42,16 @@ function typeFields(type: string): Record<string, unknown> {
 }
 
 /** What makes two links of a user "identical" for the create-or-return rule (passwords aside). */
-const sameLinkKey = (l: Pick<Link, 'userId' | 'url' | 'domainId' | 'type' | 'splashId' | 'overlayId'>) =>
-  `${l.userId}\n${l.url}\n${l.domainId ?? 0}\n${l.type}\n${l.splashId ?? 0}\n${l.overlayId ?? 0}`;
+const sameLinkKey = (l: Pick<Link, 'userId' | 'url' | 'domainId' | 'type' | 'splashId' | 'overlayId'>) => sameKeyOf(l.userId, l);
+
+/** sameLinkKey of fields about to be stored for `userId` (without copying them into a record first: a bulk request makes a thousand). */
+const sameKeyOf = (userId: number, l: Partial<Pick<Link, 'url' | 'domainId' | 'type' | 'splashId' | 'overlayId'>>) =>
+  `${userId}\n${l.url}\n${l.domainId ?? 0}\n${l.type}\n${l.splashId ?? 0}\n${l.overlayId ?? 0}`;
 
 async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, password: string | undefined): Promise<Link | undefined> {
   // Links without a password are indexed, so this costs the same at any size; a protected one
   // must be compared by its salted hash, which no index can do (protected creates are rare).
-  if (!password) return ctx.store.lookup<Link>('links', 'same', sameLinkKey({ ...(f as Link), userId: ctx.user.id }));
+  if (!password) return readsOf(ctx).lookup<Link>('links', 'same', sameKeyOf(ctx.user.id, f as Partial<Link>));
   const fields = ['url', 'domainId', 'type', 'splashId', 'overlayId'] as const;
   const conditions = fields.map((field) => ({ field, equals: (f[field] ?? null) as string | number | null }));
   const same = await ctx.store.find<Link>('links', { owner: ctx.user.id, conditions, sort: { field: 'id', direction: 'asc' } });
@@ -76,13 +80,16 @@ const RESET_VALUES = {
   description: { description: undefined },
 } as const satisfies Partial<Record<keyof typeof linkFields, Partial<Link>>>;
 const LINK_RESETS = Object.keys(RESET_VALUES) as (keyof typeof RESET_VALUES)[];
+// The same, as [request field, [stored field, value]…], read once rather than per link.
+const RESET_ENTRIES = LINK_RESETS.map((field) => [field, Object.entries(RESET_VALUES[field])] as const);
 
 /** Resets, in the fields to store, every field of RESET_VALUES the request left out (a new link starts without them too). */
 function resetOmitted(input: Record<string, unknown>, f: Record<string, unknown>, updating: boolean): void {
-  for (const field of LINK_RESETS) {
+  for (const [field, values] of RESET_ENTRIES) {
     if (input[field] !== undefined) continue;
     // A new record simply lacks a removed field; an update must name it to replace the stored value.
-    for (const [key, value] of Object.entries(RESET_VALUES[field])) if (updating || value !== undefined) f[key] = structuredClone(value);
+    // Each record gets its own copy of an array (never one shared list); null and undefined are values.
+    for (const [key, value] of values) if (updating || value !== undefined) f[key] = Array.isArray(value) ? [...value] : value;
   }
 }
 
@@ -112,6 +119,7 @@ export const links = defineResource<typeof linkFields, Link>({
   name: 'link',
   collection: 'links',
   api: 'link',
+  scope: 'links',
   owned: true,
   extension: true,
   fields: linkFields,
@@ -142,7 +150,8 @@ export const links = defineResource<typeof linkFields, Link>({
   entry: linkEntry,
   entries: linkEntries,
   single: linkSingle,
-  created: async (l, ctx) => ({ id: l.id, shorturl: await shortUrlOf(l, ctx) }),
+  // On the main host the short URL needs no read (a bulk create answers a thousand of them).
+  created: (l, ctx) => (l.domainId === null ? { id: l.id, shorturl: `${ctx.config.baseUrl}/${l.alias}` } : shortUrlOf(l, ctx).then((shorturl) => ({ id: l.id, shorturl }))),
   updated: async (l, ctx) => ({ id: l.id, shorturl: await shortUrlOf(l, ctx) }),
   listQuery(query) {
     // As the real product: `click` orders by clicks, anything else (absent, `date`, a typo) by date.
@@ -151,7 +160,8 @@ export const links = defineResource<typeof linkFields, Link>({
   },
   async prepare(input, ctx, existing) {
     const { custom, channel, domain, password, type, metatitle, expiry, ...rest } = input as Record<string, unknown> & Partial<Record<'custom' | 'domain' | 'password' | 'type' | 'metatitle' | 'expiry', string>> & { channel?: number };
-    const f: Record<string, unknown> = { ...rest };
+    // `rest` is a fresh object already: the fields to store start as it.
+    const f: Record<string, unknown> = rest;
     if (type !== undefined) Object.assign(f, typeFields(type));
     else if (!existing) Object.assign(f, typeFields('direct'));
     if (domain !== undefined) f.domainId = await domainIdOf(ctx, domain);
@@ -165,7 +175,10 @@ export const links = defineResource<typeof linkFields, Link>({
     if (!existing) {
       f.channels ??= [];
       // As the real product: a new link is private unless the request says public.
-      Object.assign(f, { title: f.title ?? '', campaign: f.campaign ?? null, pixels: f.pixels ?? [], status: f.status ?? 'private' });
+      f.title ??= '';
+      f.campaign ??= null;
+      f.pixels ??= [];
+      f.status ??= 'private';
       const dup = custom === undefined ? await findDuplicate(ctx, f, password) : undefined;
       if (dup) return { fields: f, existing: dup };
     }
@@ -173,6 +186,8 @@ export const links = defineResource<typeof linkFields, Link>({
     if (custom !== undefined) f.alias = custom;
     return { fields: f };
   },
+  // Without a custom alias, an equal link is answered, not stored again (findDuplicate); a protected one by its password.
+  duplicateKey: (input, f, ctx) => (input.custom === undefined ? `${sameKeyOf(ctx.user.id, f as Partial<Link>)}\n${(input.password as string | undefined) ?? ''}` : null),
   async onDelete(tx, link, ctx) {
     await ctx.counters.dropSubject(tx, subjectOf('link', link.id));
   },

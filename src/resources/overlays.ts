@@ -68,6 +68,7 @@ export const overlays = defineResource<typeof overlayFields, Overlay>({
   name: 'overlay',
   collection: 'overlays',
   api: 'link',
+  scope: 'overlays',
   owned: true,
   extension: true,
   fields: overlayFields,

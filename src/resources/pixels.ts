@@ -21,6 +21,7 @@ export const pixels = defineResource<typeof pixelFields, Pixel>({
   name: 'pixel',
   collection: 'pixels',
   api: 'link',
+  scope: 'pixels',
   owned: true,
   fields: pixelFields,
   create: { required: ['type', 'name', 'tag'] },

@@ -25,6 +25,7 @@ export const splash = defineResource<typeof splashFields, Splash>({
   name: 'splash',
   collection: 'splash',
   api: 'link',
+  scope: 'splash',
   owned: true,
   extension: true,
   fields: splashFields,

@@ -12,12 +12,15 @@ import { qrs } from './qrs.ts';
 import { splash } from './splash.ts';
 import { users } from './users.ts';
 import { websites } from '../analytics/websites.ts';
+import { apiKeys } from './api-keys.ts';
+import { audit } from './audit.ts';
 import { statsDays } from '../stats/stats-row.ts';
+import { IDEMPOTENCY_SCHEMA } from '../idempotency/keys.ts';
 import { webhooks } from './webhooks.ts';
 import { deliveriesRow, eventsRow } from './outbox-rows.ts';
 
 /** The resource table: every resource of both APIs, one row each. */
-export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, webhooks, eventsRow, deliveriesRow, statsDays];
+export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, apiKeys, audit, webhooks, eventsRow, deliveriesRow, statsDays];
 
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {
@@ -29,11 +32,15 @@ export function exportedCollections(rows: readonly Resource[]): string[] {
   return collectionsOf(rows.filter((r) => !r.transient));
 }
 
-/** What the store keeps of each collection of the table: its indexes, unique or not. */
+/** Collections the store keeps beside the table's: no resource (no routes, no user export, left out of `export --all`). */
+export const SERVICE_COLLECTIONS: readonly CollectionSchema[] = [IDEMPOTENCY_SCHEMA];
+
+/** What the store keeps of each collection of the table (its indexes, unique or not), and the service collections. */
 export function storeSchema(rows: readonly Resource[]): CollectionSchema[] {
-  return collectionsOf(rows).map((name) => {
+  const table = collectionsOf(rows).map((name) => {
     const row = rows.find((r) => r.collection === name)!;
     const indexes = Object.entries(row.indexes ?? {}).map(([index, key]) => [index, { key: key as (r: StoredRecord) => string | null, unique: row.unique?.[index] !== undefined }]);
     return { name, indexes: Object.fromEntries(indexes) };
   });
+  return [...table, ...SERVICE_COLLECTIONS];
 }

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { formatDateTime } from '../clock.ts';
+import { IDEMPOTENCY_COLLECTION } from '../idempotency/keys.ts';
 import { ApiError } from '../errors.ts';
 import type { Condition, StoreReads, Tx } from '../store/store.ts';
 import { defineResource } from './define.ts';
@@ -80,11 +81,12 @@ export async function checkUserUnique(reads: StoreReads, fields: { email?: unkno
 const EMAIL_TAKEN = () => new ApiError(400, 'An account is already associated with this email.');
 const USERNAME_TAKEN = () => new ApiError(400, 'That username is already taken.');
 
-/** Removes a user's records from every owned collection of the table. */
+/** Removes a user's records from every owned collection of the table, and its idempotency keys. */
 export async function removeOwnedBy(tx: Tx, ctx: HookContext, userId: number): Promise<void> {
   for (const row of ctx.resources) {
     if (row.owned) await tx.removeWhere(row.collection, { owner: userId });
   }
+  await tx.removeWhere(IDEMPOTENCY_COLLECTION, { owner: userId });
 }
 
 
@@ -106,6 +108,7 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
   name: 'user',
   collection: 'users',
   api: 'admin',
+  scope: '*',
   owned: false,
   fields: userFields,
   create: { required: ['username', 'email', 'password'] },

@@ -65,6 +65,7 @@ export const webhooks = defineResource<typeof webhookFields, Webhook>({
   api: 'link',
   owned: true,
   extension: true,
+  scope: 'webhooks',
   fields: webhookFields,
   create: { required: ['url', 'events'], defaults: { active: true } },
   update: { required: [] },

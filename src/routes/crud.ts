@@ -1,41 +1,35 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { formatDateTime } from '../clock.ts';
-import { ApiError } from '../errors.ts';
-import { createSchema, updateSchema, withoutEmptyOptionals } from '../resources/define.ts';
+import { createMany, uniqueAnswer } from './create-many.ts';
+import { applyUpdate, prepareUpdate, removeIn, updatedBody, visibleIn } from './change-many.ts';
 import type { HookContext, Resource, Services } from '../resources/define.ts';
-import { checkReferences, dropReferences } from '../resources/references.ts';
 import { ConflictError } from '../store/store.ts';
 import type { ListQuery, StoredRecord, Tx } from '../store/store.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { requireAdmin } from '../http/auth.ts';
 import { PageCache } from '../http/page-cache.ts';
 import { pageMeta, pageQuery } from '../http/pagination.ts';
-import { parseWith, pathId, readJson } from '../http/validate.ts';
+import { readJson } from '../http/validate.ts';
 
 /** What `c.json` sends as the content type, for bodies serialised ahead of time. */
 const JSON_TYPE = { 'Content-Type': 'application/json' } as const;
 
 /** The context hooks get: the services and the signed-in user. */
 export function hookContext(s: Services, c: Context<AppEnv>): HookContext {
-  return { ...s, user: c.get('user'), requestHost: c.req.header('host') };
+  return { ...s, user: c.get('user'), requestHost: c.req.header('host'), apiKey: c.get('apiKey') ?? null };
 }
 
 /** The record `raw` names if it exists and the user may see it; otherwise a 404 with the row's message. */
 export async function findVisible<R extends StoredRecord>(s: Pick<Services, 'store'>, row: Resource, raw: string | undefined, userId: number): Promise<R> {
-  const id = pathId(raw);
-  const record = id === null ? undefined : await s.store.get<R>(row.collection, id);
-  // Another user's record answers exactly like a missing one: nothing tells that it exists.
-  if (!record || (row.owned && record.userId !== userId)) throw new ApiError(404, row.messages.notFound);
-  return record;
+  return visibleIn<R>(s.store, row, raw, userId);
 }
 
 /** The store query of a list request: the user's records (or all, for unowned rows), the row's filters and order, the `q` search. */
 export function listQueryOf(row: Resource, ctx: HookContext, query: Record<string, string | undefined>): ListQuery {
-  const own = row.listQuery?.(query, ctx) ?? {};
+  const { owner, ...own } = row.listQuery?.(query, ctx) ?? {};
   const q = query.q?.trim();
   return {
-    ...(row.owned ? { owner: ctx.user.id } : {}),
+    ...(row.owned && owner !== 'any' ? { owner: owner ?? ctx.user.id } : {}),
     ...own,
     ...(q && row.searchable ? { search: { text: q, fields: row.searchable } } : {}),
   };
@@ -73,15 +67,10 @@ export async function transact<R>(s: Pick<Services, 'store'>, row: Resource, fn:
     } catch (err) {
       const mine = err instanceof ConflictError && err.collection === row.collection;
       if (mine && err.index === retryOn && attempt < CONFLICT_TRIES) continue;
-      const answer = mine ? row.unique?.[err.index] : undefined;
-      throw answer ? answer() : err;
+      throw uniqueAnswer(row, err) ?? err;
     }
   }
 }
-
-// Each row's create schema, built once (a request must not rebuild it).
-const createSchemas = new WeakMap<Resource, ReturnType<typeof createSchema>>();
-const creatingOf = (row: Resource) => createSchemas.get(row) ?? createSchemas.set(row, createSchema(row)).get(row)!;
 
 /** The answer to a get of the record `raw` names (404 unless the user may see it): the row's single shape. */
 export async function singleBody(s: Services, row: Resource, ctx: HookContext, raw: string | undefined): Promise<Record<string, unknown>> {
@@ -89,36 +78,11 @@ export async function singleBody(s: Services, row: Resource, ctx: HookContext, r
   return { error: 0, ...(row.single ? await row.single(record, ctx) : { data: await row.entry(record, ctx) }) };
 }
 
-// Made-up keys collide about never (62^8 QR aliases): a few tries, then the row's conflict error.
-const MADE_UP_TRIES = 5;
-
-/** Inserts a new record of `row`, making up its key again (`row.madeUp`) while the unique index refuses it. */
-async function insertNew(tx: Tx, row: Resource, ctx: HookContext, fields: Record<string, unknown>) {
-  for (let attempt = 1; ; attempt++) {
-    row.madeUp?.make(fields, ctx);
-    try {
-      return await tx.insert(row.collection, fields);
-    } catch (err) {
-      const again = row.madeUp !== undefined && err instanceof ConflictError && err.index === row.madeUp.index && attempt < MADE_UP_TRIES;
-      if (!again) throw err;
-    }
-  }
-}
-
-/** Creates a record of a row from a request body (validated, checked, stored in one transaction) and answers the row's create response. */
+/** Creates a record of a row from a request body (validated, checked, stored in one transaction: createMany) and answers the row's create response. */
 export async function createBody(s: Services, row: Resource, ctx: HookContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const input = parseWith(creatingOf(row), withoutEmptyOptionals(row, 'create', body));
-  const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
-  const stamp = row.owned ? { userId: ctx.user.id, date: formatDateTime(s.clock.now()) } : {};
-  const record =
-    prepared.existing ??
-    (await transact(s, row, async (tx) => {
-      await checkReferences(row, prepared.fields, ctx, tx);
-      await row.check?.(prepared.fields, ctx, tx);
-      return insertNew(tx, row, ctx, { ...stamp, ...prepared.fields });
-    }));
-  const extra = prepared.extra ?? {};
-  return { error: 0, ...(row.created ? await row.created(record, ctx, extra) : { id: record.id }) };
+  const [outcome] = await createMany(s, row, ctx, [body], false);
+  if (!outcome!.ok) throw outcome!.error;
+  return outcome!.body;
 }
 
 /** The generic list/get/create/update/delete routes of one link-management row, at the row's paths. */
@@ -128,7 +92,6 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   if (row.api === 'admin') {
     for (const p of Object.values(paths)) routes.use(p, requireAdmin);
   }
-  const updating = row.update ? updateSchema(row) : null;
 
   if (paths.list) {
     const pages = new PageCache(s);
@@ -156,20 +119,13 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
     routes.post(paths.create, async (c) => c.json(await createBody(s, row, hookContext(s, c), await readJson(c))));
   }
 
-  if (paths.update && updating) {
+  if (paths.update && row.update) {
     routes.put(paths.update, async (c) => {
       const ctx = hookContext(s, c);
       const existing = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      const input = parseWith(updating, withoutEmptyOptionals(row, 'update', await readJson(c)));
-      const prepared = row.prepare ? await row.prepare(input, ctx, existing) : { fields: input };
-      const record = await transact(s, row, async (tx) => {
-        await checkReferences(row, prepared.fields, ctx, tx);
-        await row.check?.(prepared.fields, ctx, tx, existing);
-        const updated = await tx.update(row.collection, existing.id, prepared.fields);
-        if (!updated) throw new ApiError(404, row.messages.notFound);
-        return updated;
-      });
-      return c.json({ error: 0, ...(row.updated ? await row.updated(record, ctx) : { message: row.messages.updated }) });
+      const fields = await prepareUpdate(row, ctx, existing, await readJson(c));
+      const record = await transact(s, row, (tx) => applyUpdate(row, ctx, tx, existing, fields));
+      return c.json(await updatedBody(row, ctx, record));
     });
   }
 
@@ -177,11 +133,8 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
     routes.delete(paths.remove, async (c) => {
       const ctx = hookContext(s, c);
       const record = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      await transact(s, row, async (tx) => {
-        if (!(await tx.remove(row.collection, record.id))) throw new ApiError(404, row.messages.notFound);
-        await row.onDelete?.(tx, record, ctx);
-        await dropReferences(tx, ctx, row.collection, record.id);
-      });
+      await transact(s, row, (tx) => removeIn(row, ctx, tx, record));
+      await row.deleted?.(record, ctx);
       return c.json({ error: 0, message: row.messages.deleted });
     });
   }

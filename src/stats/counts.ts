@@ -1,3 +1,4 @@
+import { admitPropertyDimension, isPropertyDimension, propertyDimensionsOf } from '../store/property-dimensions.ts';
 import type { DayCounts, Labels } from '../store/store.ts';
 
 export type { DayCounts, Labels, StatsDay } from '../store/store.ts';
@@ -37,7 +38,8 @@ function labelsOf(counts: DayCounts, dimension: string): Labels {
 
 /**
  * Folds a tally into `counts` in place (the buffer's hot path). A dimension holding `maxLabels`
- * distinct labels counts further new labels under OVERFLOW_LABEL, so junk input cannot grow a day without bound.
+ * distinct labels counts further new labels under OVERFLOW_LABEL, and event property dimensions
+ * past their cap go under one (property-dimensions.ts), so junk input cannot grow a day without bound.
  */
 export function foldInto(counts: DayCounts, tally: Tally, maxLabels = Infinity): DayCounts {
   // for..in over the tally's own literal objects: no entry arrays on a path every click takes.
@@ -50,9 +52,10 @@ export function foldInto(counts: DayCounts, tally: Tally, maxLabels = Infinity):
     counts[name] = (existing ?? 0) + amount;
   }
   const dimensions = tally.labels ?? {};
-  for (const dimension in dimensions) {
-    const label = dimensions[dimension];
+  for (const named in dimensions) {
+    const label = dimensions[named];
     if (label === null || label === undefined) continue;
+    const dimension = isPropertyDimension(named) && !(named in counts) ? admitPropertyDimension(named, propertyDimensionsOf(counts)) : named;
     const labels = labelsOf(counts, dimension);
     const known = Object.hasOwn(labels, label);
     const key = known || Object.keys(labels).length < maxLabels ? label : OVERFLOW_LABEL;

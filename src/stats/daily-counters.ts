@@ -10,6 +10,8 @@ import { dayOf, hourOf } from '../visits/visitor.ts';
 import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
 import type { DayCounts, Tally } from './counts.ts';
 import { SharedSightings } from './shared-sightings.ts';
+import { RealtimeBuffer, keptFrom } from './realtime-buffer.ts';
+import type { PendingMinute, Realtime } from './realtime-buffer.ts';
 import type { Sighting } from './visitor-ledger.ts';
 import { VisitorLedger } from './visitor-ledger.ts';
 
@@ -35,6 +37,9 @@ interface Batch {
   id: string;
   deltas: Map<string, Map<string, CountsDelta>>;
   sightings: ReturnType<SharedSightings['take']>;
+  /** The minutes of the realtime window it adds, and whether the store has them already (then reads no longer count them here). */
+  realtime: PendingMinute[];
+  realtimeWritten: boolean;
   /** What the batch reports (link.clicked, qr.scanned), made once: a retry sends the same event ids. */
   events: NewEvent[];
 }
@@ -84,6 +89,8 @@ export class DailyCounters {
   private lastSent: Batch | null = null;
   /** With a store several processes share: the visits the ledger took for new, checked at the flush. */
   private readonly shared: SharedSightings | null;
+  /** Pageviews of the realtime window, written with each batch. */
+  private readonly live: RealtimeBuffer;
   /** Bumped whenever what reads see changes (an event, a dropped subject, a discard): caches compare it. */
   generation = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -103,6 +110,7 @@ export class DailyCounters {
     this.eventsOf = options.events ?? ((deltas) => countEvents(deltas, this.clock));
     this.ledger = this.newLedger();
     this.shared = store.shared ? new SharedSightings(store.shared, options.random) : null;
+    this.live = new RealtimeBuffer(store.shared, options.random, this.maxLabels);
     this.ledgerLoad = this.loadLedger();
     store.beforeClose(() => this.close());
   }
@@ -131,6 +139,7 @@ export class DailyCounters {
     this.unsent = null;
     this.lastSent = null;
     this.shared?.discard();
+    this.live.discard();
     this.ledger = this.newLedger();
   }
 
@@ -157,6 +166,21 @@ export class DailyCounters {
     if (entry.owner === undefined && meta.owner !== undefined) entry.owner = meta.owner;
     foldInto(entry.counts, tally, this.maxLabels);
     this.timer ??= setTimeout(this.flushLater, this.flushMs).unref();
+  }
+
+  /**
+   * Counts a pageview of `page` in the realtime window of `subject` (a website), by the visitor
+   * `ip`+`ua`, who is hashed before anything is stored; visible to reads immediately.
+   */
+  recordRealtime(subject: string, ip: string, ua: string, page: string, at = this.clock.now()): void {
+    this.generation++;
+    this.live.record(subject, at, `${ip}\u0000${ua}`, page);
+    this.timer ??= setTimeout(this.flushLater, this.flushMs).unref();
+  }
+
+  /** The realtime view of `subject`: distinct visitors, pageviews and pages of the last minutes, every process's flushes and this one's buffer together. */
+  async realtime(subject: string): Promise<Realtime> {
+    return this.exactly([subject], () => this.live.view(subject, this.clock.now(), this.bufferedRealtimeOf(subject), (from, keys) => this.store.realtimeCounts(subject, from, keys)));
   }
 
   /** Whether the visitor `ip`+`ua` is new to `subject` today / this hour (salted daily hash; the store keeps the day's ledger). */
@@ -226,9 +250,12 @@ export class DailyCounters {
     await tx.dropCounts(subject);
     this.pendingCount -= this.pending.get(subject)?.size ?? 0;
     this.pending.delete(subject);
+    this.live.drop(subject);
     // Safe to change a batch in doubt: it was stored whole (then skipped on retry) or not at all.
-    this.unsent?.deltas.delete(subject);
-    this.sending?.deltas.delete(subject);
+    for (const batch of [this.unsent, this.sending]) {
+      batch?.deltas.delete(subject);
+      if (batch) batch.realtime = batch.realtime.filter((m) => m.subject !== subject);
+    }
   }
 
   /**
@@ -247,7 +274,7 @@ export class DailyCounters {
       // Writes are one at a time: up to two edges, the batches involved are the one being written
       // at the start and the last one begun; past that, more than one batch came and went.
       const involved = crossed <= 2 ? [before, this.lastSent] : null;
-      const touched = involved === null || involved.some((b) => b !== null && subjects.some((s) => b.deltas.has(s)));
+      const touched = involved === null || involved.some((b) => b !== null && subjects.some((s) => b.deltas.has(s) || b.realtime.some((m) => m.subject === s)));
       // Three tries: flushes are a second apart, so a fourth overlap means a store writing all the
       // time; an answer is then worth more than an exact one.
       if (!touched || tries === 3) return stored;
@@ -260,6 +287,13 @@ export class DailyCounters {
   private bufferedOf(subject: string): CountsDelta[] {
     const writing = this.sending !== this.unsent ? this.sending : null;
     return [...(this.unsent?.deltas.get(subject)?.values() ?? []), ...(writing?.deltas.get(subject)?.values() ?? []), ...(this.pending.get(subject)?.values() ?? [])];
+  }
+
+  /** The realtime minutes of `subject` that reads do not find in the store yet (as bufferedOf for counts). */
+  private bufferedRealtimeOf(subject: string): PendingMinute[] {
+    const writing = this.sending !== this.unsent ? this.sending : null;
+    const batches = [this.unsent, writing].filter((b): b is Batch => b !== null && !b.realtimeWritten);
+    return [...batches.flatMap((b) => b.realtime.filter((m) => m.subject === subject)), ...this.live.pendingOf(subject)];
   }
 
   /** The timer's flush: the count that armed it lends it no deadline (deadline.ts), as it is nobody's request to wait for. */
@@ -281,10 +315,9 @@ export class DailyCounters {
     // A batch in doubt goes first and alone: merged with newer deltas, a retry the store skips (it had
     // the batch) would skip them too, and one it applies would count the batch twice.
     if (this.unsent && !(await this.send(this.unsent))) return;
-    if (this.pendingCount === 0) return;
+    if (this.pendingCount === 0 && !this.live.hasPending) return;
     // A crypto id, not this.random: test mode's seeded random would give every process the same ids.
-    const deltas = this.pending;
-    const batch: Batch = { id: randomUUID(), deltas, sightings: this.shared?.take() ?? [], events: this.eventsOf([...deltas.values()].flatMap((days) => [...days.values()])) };
+    const batch: Batch = { id: randomUUID(), deltas: this.pending, sightings: this.shared?.take() ?? [], realtime: this.live.take(), realtimeWritten: false, events: this.eventsOf([...this.pending.values()].flatMap((days) => [...days.values()])) };
     this.pending = new Map();
     this.pendingCount = 0;
     await this.send(batch);
@@ -316,6 +349,11 @@ export class DailyCounters {
       settled();
     };
     try {
+      // The realtime minutes first (idempotent per batch too): the batch's counts becoming visible ends its being counted here.
+      if (!batch.realtimeWritten && batch.realtime.length > 0) {
+        await this.store.addRealtime(batch.id, await this.live.deltasOf(batch.realtime), keptFrom(this.clock.now()));
+        batch.realtimeWritten = true;
+      }
       const sightings = this.shared && batch.sightings.length > 0 ? await this.shared.check(batch.sightings, (subject, day) => batch.deltas.get(subject)?.has(day) === true) : undefined;
       await this.store.addCounts(deltas, this.maxLabels, batch.id, applied, sightings, batch.events);
       applied();

@@ -42,7 +42,9 @@ export type Condition =
   /** Equal ignoring letter case (strings). */
   | { field: string; equalsIgnoringCase: string }
   /** An array field holding the value (a link's `channels`). */
-  | { field: string; holds: number };
+  | { field: string; holds: number }
+  /** A number field below the value (a time that has passed); a field that is no number never is. */
+  | { field: string; below: number };
 
 /** Which records a read covers. */
 export interface Where {
@@ -91,6 +93,10 @@ export interface StoreReads {
   get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
   /** The record whose index key is `key`. */
   lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined>;
+  /** Several records by id in one read: those that exist, by id. */
+  getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>>;
+  /** The records of several index keys in one read: key → the record `lookup` would answer, for the keys that have one. */
+  lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>>;
   /** The records a query matches, in its order and slice, with the total it matched. */
   find<T extends StoredRecord = StoredRecord>(collection: string, query?: ListQuery): Promise<Found<T>>;
   /** How many records match. */
@@ -107,6 +113,13 @@ export interface Tx extends StoreReads {
   getForUpdate<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
   /** Adds a record with the collection's next id and returns it. */
   insert<T extends object>(collection: string, data: T): Promise<T & { id: number }>;
+  /**
+   * Adds records in the order given, each with the collection's next id (one write for all on
+   * PostgreSQL). Per record: the stored record, or the ConflictError of the unique index that
+   * refused it (another record, or an earlier one of the same call, holds its key). The others are
+   * stored all the same, and the transaction stays usable.
+   */
+  insertMany<T extends object>(collection: string, data: readonly T[]): Promise<((T & { id: number }) | ConflictError)[]>;
   /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
   update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): Promise<T | undefined>;
   /** Removes a record; false when it was missing. */
@@ -115,7 +128,7 @@ export interface Tx extends StoreReads {
   put<T extends StoredRecord>(collection: string, record: T): Promise<T>;
   /** Removes every record of a collection that `where` matches; returns how many. */
   removeWhere(collection: string, where: Where): Promise<number>;
-  /** Removes a subject's counters (its record was deleted). */
+  /** Removes a subject's counters and realtime window (its record was deleted). */
   dropCounts(subject: string): Promise<void>;
   /** Adds counts inside the transaction (imports); see CounterStore.addCounts. */
   addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void>;
@@ -146,6 +159,18 @@ export interface CounterStore {
   countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
   /** Totals of `names` over all days, per subject (subjects never counted get zeros). */
   countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>>;
+  /**
+   * One bounded step of statistics retention: removes up to `limit` (subject, day)s dated before
+   * `before` ('YYYY-MM-DD'), every subject's. How many it removed (0: none is left), or null when
+   * another process is pruning now (PostgreSQL: one at a time; it will go on).
+   */
+  pruneDays(before: string, limit: number): Promise<number | null>;
+  /**
+   * One bounded step of thinning: removes the `dimensions` (hourly detail) from up to `limit` (subject,
+   * day)s dated before `before`, their other counts kept. How many it changed (PostgreSQL: labels
+   * removed), 0 when none is left, null when another process is pruning now.
+   */
+  pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number | null>;
 }
 
 /**
@@ -156,6 +181,37 @@ export interface SightingCheck {
   keys: readonly { day: string; key: string }[];
   /** What to add (negative counts) for the visitors some other process had seen first, given the keys that were new. */
   correct(fresh: ReadonlySet<string>): CountsDelta[];
+}
+
+/** One minute of one subject's pageviews, as a flush adds it to the realtime window. */
+export interface RealtimeDelta {
+  subject: string;
+  /** The minute: whole minutes since the Unix epoch (UTC). */
+  minute: number;
+  /** The visitors seen in it, as salted hashes (hex): never an IP. */
+  visitors: readonly string[];
+  /** Page → pageviews in the minute. */
+  pages: Labels;
+}
+
+/** What the realtime window holds of a subject. */
+export interface RealtimeCounts {
+  /** Distinct visitors. */
+  visitors: number;
+  pageviews: number;
+  /** Page → pageviews. */
+  pages: Labels;
+}
+
+/** The last minutes of pageviews and visitors per subject (the realtime view), kept apart from the daily counters. */
+export interface RealtimeStore {
+  /**
+   * Adds a flush's minutes to the window; a `batch` already added is skipped, so a failed flush can
+   * be retried as it was. Minutes before `keepFrom` may be forgotten (every process prunes now and then).
+   */
+  addRealtime(batch: string, deltas: readonly RealtimeDelta[], keepFrom: number): Promise<void>;
+  /** A subject's window from minute `from` on; `visitors` counts the distinct ones of the window and of `extra` (keys not stored yet) together. */
+  realtimeCounts(subject: string, from: number, extra: readonly string[]): Promise<RealtimeCounts>;
 }
 
 /** Values every process sharing a store agrees on (PostgreSQL); a one-process store has none. */
@@ -202,7 +258,7 @@ export interface ReplaceOptions {
   fileContents?: ReadonlyMap<number, Uint8Array>;
 }
 
-export interface Store extends StoreReads, CounterStore {
+export interface Store extends StoreReads, CounterStore, RealtimeStore {
   /** Which backend this is. */
   readonly backend: 'file' | 'memory' | 'postgres';
   /** Rate-limit windows kept where every process on this store sees them; null when the store is one process's (the file store). */

@@ -1,15 +1,11 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { docsUrl, localUrl, probePort } from '../server.ts';
 
-/** How many workers the settings mean here: `auto` is one per core, but one on the JSON files (one process's). */
-export function workerCount(config: Pick<Config, 'workers' | 'databaseUrl'>, cores = availableParallelism()): number {
-  if (config.workers !== 'auto') return config.workers;
-  return config.databaseUrl ? cores : 1;
-}
+// In a module of its own, so that what sizes itself by the processes (the render pool) does not load the primary.
+export { workerCount } from './count.ts';
 
 /** Restarts of a worker that died young wait twice as long as the last one, from FIRST to MAX; a worker that lived STABLE resets its wait. */
 export const RESTART = { FIRST_MS: 500, MAX_MS: 30_000, STABLE_MS: 10_000 };

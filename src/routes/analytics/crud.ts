@@ -36,7 +36,8 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
       const sent = sentQuery(c.req.query());
       const q = parseOr422(querySchema, sent) as ListQuery & Record<string, unknown>;
       const validated = Object.fromEntries(Object.entries(q).filter(([, value]) => value !== undefined).map(([k, value]) => [k, String(value)]));
-      const own = row.listQuery?.(validated, ctx) ?? {};
+      // An owner filter (`owner`) is the link API's audit log's; analytics lists are the user's own.
+      const { owner: _owner, ...own } = row.listQuery?.(validated, ctx) ?? {};
       const needle = q.search;
       const by = q.search_by ?? searchable[0];
       const page = q.page ?? 1;

@@ -10,7 +10,8 @@ import { ipInRanges } from '../../visits/ip-range.ts';
 import { isBotAgent } from '../../visits/user-agent.ts';
 import { hourOf } from '../../visits/visitor.ts';
 import { TRACKER_SCRIPT } from '../../analytics/tracker-script.ts';
-import { TrackedEvent, customEventTally, pageviewTally } from '../../analytics/visit-tally.ts';
+import { TrackedEvent, countedPage, customEventTally, pageviewTally } from '../../analytics/visit-tally.ts';
+import { propertiesProblem } from '../../analytics/event-properties.ts';
 import type { WebsiteIndex } from '../../analytics/website-index.ts';
 import { websiteSubject } from '../../analytics/website-subject.ts';
 
@@ -51,6 +52,8 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     }
     refuseLoneSurrogates(text, body);
     const event = parseWith(TrackedEvent, body);
+    const problem = event.event?.properties ? propertiesProblem((body as { event: { properties: unknown } }).event.properties) : null;
+    if (problem) throw new ApiError(400, `Invalid event.properties: ${problem}`);
     const host = hostOfUrl(event.page);
     const website = host === null ? undefined : await websites.find(host);
     if (!website) throw new ApiError(404, 'Website not found.');
@@ -67,6 +70,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     } else {
       const headers = { userAgent: ua, acceptLanguage: c.req.header('accept-language'), country: c.req.header(s.config.countryHeader) };
       counters.recordVisit(subject, ip, ua ?? '', (seen) => pageviewTally(event, website, headers, hourOf(at).slice(11), seen), meta);
+      counters.recordRealtime(subject, ip, ua ?? '', countedPage(event, website), at);
     }
     return c.body(null, 202);
   });

@@ -3,7 +3,9 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { KeyIndex } from '../../auth/key-index.ts';
+import { KeyIndex, scopedKeysIn } from '../../auth/key-index.ts';
+import { allowedFrom, keyExpired } from '../../auth/key-checks.ts';
+import { covers } from '../../auth/scopes.ts';
 import { verifyPassword } from '../../auth/passwords.ts';
 import { formatDate } from '../../clock.ts';
 import type { AppEnv } from '../../http/app-env.ts';
@@ -73,7 +75,7 @@ function html(c: Context, page: Page, status: ContentfulStatusCode, headers: Rec
 export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: PasswordAttempts): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const access = new PageAccess(cookieKey(s.secret, 'stats page'));
-  const keys = new KeyIndex(s.store);
+  const keys = new KeyIndex(s.store, scopedKeysIn(s.resources));
   const userOf = (id: number) => s.store.get<UserRecord>('users', id);
 
   // A page under its stored spelling only, so the cookie path always matches.
@@ -121,8 +123,11 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
         : html(c, messagePage('Too many attempts', `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.`), 429, { 'retry-after': String(retryAfter) });
     let grant: string | null = null;
     if (kind === 'owner') {
-      const user = typeof form.key === 'string' ? await keys.lookup(form.key) : null;
-      const expired = user?.keyExpires ? Date.parse(user.keyExpires.replace(' ', 'T') + 'Z') <= s.clock.now() : false;
+      const found = typeof form.key === 'string' ? await keys.lookup(form.key) : null;
+      const user = found?.user;
+      // A scoped key opens the page as it would read the statistics: with stats:read, from an address it may be used from.
+      const usable = !found?.key || (covers(found.key.scopes, 'stats:read') && allowedFrom(found.key, ip));
+      const expired = !usable || keyExpired(found?.key ? found.key.expires : user?.keyExpires, s.clock.now());
       // The owner's valid key always opens the page, as it passes the API (a key cannot be guessed).
       if (user && user.id === website.userId && !expired) grant = access.issue('owner', website, s.clock.now(), user);
       else {

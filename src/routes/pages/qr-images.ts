@@ -1,9 +1,15 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { ApiError } from '../../errors.ts';
+import { ApiError, MESSAGES } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
 import { subjectOf } from '../../links/stats.ts';
-import { QrTooLongError, renderQrPng, renderQrSvg } from '../../qr/render.ts';
+import { clientIp } from '../../http/client-ip.ts';
+import { clientBucket, retryAfter } from '../../http/rate-limit.ts';
+import { QrImageCache } from '../../qr/image-cache.ts';
+import { snapQrSize } from '../../qr/image-sizes.ts';
+import { QrImages } from '../../qr/images.ts';
+import { QrTooLongError } from '../../qr/render.ts';
+import type { RenderTask } from '../../qr/render-task.ts';
 import { LogoCache } from '../../qr/safe-logo.ts';
 import type { Services } from '../../resources/define.ts';
 import { qrPayloadOf } from '../../resources/qrs.ts';
@@ -19,11 +25,25 @@ function intParam(c: Context, name: string, min: number, max: number, fallback: 
   return Number(raw);
 }
 
-/** `GET /qr/<alias>`: the QR image (PNG, or SVG with ?format=svg); `GET /qr/<alias>/scan`: counts a scan and redirects. */
+/**
+ * `GET /qr/<alias>`: the QR image (PNG, or SVG with ?format=svg), drawn by the render threads at
+ * the nearest of QR_IMAGE_SIZES, kept in a cache of RENDER_CACHE_BYTES, and at most
+ * RENDER_RATE_LIMIT renders per window and client; `GET /qr/<alias>/scan`: counts a scan and redirects.
+ */
 export function qrImageRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const logos = new LogoCache(s.config.logoFetch);
+  const images = new QrImages(s.renderer, new QrImageCache(s.config.renderCacheBytes));
+  const renders = s.limits('qr-renders', s.config.renderRateLimit, s.config.rateLimitWindow * 1000);
   const find = (c: Context) => s.store.lookup<Qr>('qrs', 'alias', c.req.param('alias') ?? '');
+  // Only what makes the server draw counts against a client; a refusal says when its window ends.
+  const admit = async (c: Context) => {
+    const decision = await renders?.hit(clientBucket(clientIp(c, s.config.trustProxy)));
+    if (!decision || decision.allowed) return;
+    c.header('Retry-After', String(retryAfter(decision.reset, s.clock.now())));
+    if (decision.uncounted) throw new ApiError(503, MESSAGES.unavailable);
+    throw new ApiError(429, 'Too many QR images drawn for this client. Please try again later.');
+  };
 
   routes.get('/qr/:alias', async (c) => {
     const qr = await find(c);
@@ -32,18 +52,12 @@ export function qrImageRoutes(s: Services): Hono<AppEnv> {
     if (format !== 'png' && format !== 'svg') throw new ApiError(400, 'Invalid format: must be png or svg.');
     const ecl = (c.req.query('ecl') ?? 'M').toUpperCase();
     if (!['L', 'M', 'Q', 'H'].includes(ecl)) throw new ApiError(400, 'Invalid ecl: must be L, M, Q or H.');
+    const size = snapQrSize(intParam(c, 'size', 64, 2048, 300));
+    const margin = intParam(c, 'margin', 0, 16, 2);
     const logo = qr.logo ? await logos.get(qr.logo) : null;
-    const options = {
-      size: intParam(c, 'size', 64, 2048, 300),
-      margin: intParam(c, 'margin', 0, 16, 2),
-      errorCorrection: ecl as 'L' | 'M' | 'Q' | 'H',
-      foreground: qr.foreground,
-      background: qr.background,
-      ...(logo ? { logo } : {}),
-    };
-    const payload = qrPayloadOf(s, qr);
+    const task: RenderTask = { format, payload: qrPayloadOf(s, qr), size, margin, errorCorrection: ecl as RenderTask['errorCorrection'], foreground: qr.foreground, background: qr.background, logo };
     try {
-      const image = format === 'svg' ? await renderQrSvg(payload, options) : new Uint8Array(await renderQrPng(payload, options));
+      const image = await images.get(task, () => admit(c));
       c.header('Cache-Control', 'public, max-age=300');
       return c.body(image, 200, { 'Content-Type': format === 'svg' ? 'image/svg+xml; charset=utf-8' : 'image/png' });
     } catch (err) {

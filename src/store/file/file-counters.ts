@@ -1,5 +1,6 @@
 import { STATS_COLLECTION } from '../store.ts';
 import type { CountsDelta, DayCounts, Labels, StatsDay, StoredRecord } from '../store.ts';
+import { capPropertyDimensions, isPropertyDimension, propertyDimensionsOf } from '../property-dimensions.ts';
 import type { Collection } from './collection.ts';
 import type { SyncTx } from './transaction.ts';
 
@@ -12,8 +13,15 @@ function labelMap(from?: Labels): Labels {
   return Object.assign(Object.create(null) as Labels, from);
 }
 
-/** `into` plus `delta`, in place: totals added, labels merged, new labels past `maxLabels` under '(other)'. */
-export function addInto(into: DayCounts, delta: DayCounts, maxLabels: number): DayCounts {
+/** `into` plus `delta`, in place: totals added, labels merged, new labels past `maxLabels` under '(other)', event property dimensions past theirs under one. */
+export function addInto(into: DayCounts, given: DayCounts, maxLabels: number): DayCounts {
+  let delta = given;
+  for (const key in given) {
+    if (isPropertyDimension(key) && !(key in into)) {
+      delta = capPropertyDimensions(given, propertyDimensionsOf(into));
+      break;
+    }
+  }
   for (const key in delta) {
     const value = delta[key]!;
     const existing = into[key];
@@ -104,6 +112,34 @@ export class FileCounters {
       days.set(d.day, record.id);
     });
     this.indexedAt = this.stats.version;
+  }
+
+  /** Removes up to `limit` days dated before `before`, every subject's, inside `tx`; how many. */
+  pruneDays(tx: SyncTx, before: string, limit: number): number {
+    let n = 0;
+    for (const r of this.stats.records.values() as Iterable<StatsDay>) {
+      if (n >= limit) break;
+      if (r.day < before) {
+        tx.remove(STATS_COLLECTION, r.id);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Removes `dimensions` from up to `limit` days dated before `before`, inside `tx`: each such day is written again without them. How many. */
+  pruneDimensions(tx: SyncTx, before: string, dimensions: readonly string[], limit: number): number {
+    let n = 0;
+    for (const r of [...(this.stats.records.values() as Iterable<StatsDay>)]) {
+      if (n >= limit) break;
+      if (r.day >= before || !dimensions.some((d) => d in r.counts)) continue;
+      // A new counts object: the stored one may be the one later flushes add to in place.
+      const counts = copyCounts(r.counts);
+      for (const d of dimensions) delete counts[d];
+      tx.put(STATS_COLLECTION, { ...r, counts } as StoredRecord);
+      n++;
+    }
+    return n;
   }
 
   /** Removes a subject's days inside `tx`. */

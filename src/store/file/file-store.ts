@@ -8,13 +8,14 @@ import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { prepareDataDir, tightenDataDir } from './permissions.ts';
-import { FILES_COLLECTION, OUTBOX_COLLECTION, StoreNotEmptyError, withOutbox } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, NOT_AT_HAND, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
+import { ConflictError, FILES_COLLECTION, OUTBOX_COLLECTION, StoreNotEmptyError, withOutbox } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, NOT_AT_HAND, RealtimeCounts, RealtimeDelta, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { FILES_DIR, FileContents } from './file-contents.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
 import { readCollectionFile } from './collection-reader.ts';
 import type { CollectionFile } from './collection.ts';
 import { FileCounters, STATS_COLLECTION } from './file-counters.ts';
+import { FileRealtime } from './file-realtime.ts';
 import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
 import { KEPT_VALUES_FILE, loadKeptValues, saveKeptValues } from './kept-values.ts';
 import { MemoryReads } from './memory-reads.ts';
@@ -57,6 +58,8 @@ export class FileStore implements Store {
   /** The transaction running now: the next one starts when it ends. */
   private queue: Promise<unknown> = Promise.resolve();
   private counters!: FileCounters;
+  /** The realtime window, in memory only (file-realtime.ts). */
+  private readonly realtime = new FileRealtime();
   private ledger: LedgerState | null = null;
   /** Named values kept for good (keptValue), and the write of their file in progress. */
   private kept: Record<string, string> = {};
@@ -172,6 +175,16 @@ export class FileStore implements Store {
   /** The record whose index key is `key`. */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
     return this.reads.lookup<T>(collection, index, key);
+  }
+
+  /** The records of these ids that exist, by id. */
+  async getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return this.reads.getMany<T>(collection, ids);
+  }
+
+  /** The records of these index keys, by key. */
+  async lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+    return this.reads.lookupMany<T>(collection, index, keys);
   }
 
   /** The record whose index key is `key`, from memory: always at hand. */
@@ -295,9 +308,21 @@ export class FileStore implements Store {
       // Transactions here run one at a time: nothing can change the record before this one ends.
       getForUpdate: (c, id) => this.get(c, id),
       lookup: (c, index, key) => this.lookup(c, index, key),
+      getMany: (c, ids) => this.getMany(c, ids),
+      lookupMany: (c, index, keys) => this.lookupMany(c, index, keys),
       find: (c, query) => this.find(c, query),
       count: (c, where) => this.count(c, where),
       insert: async (c, data) => tx.insert(c, data),
+      // One at a time, in order: a refused record changes nothing (the clash is found before it is applied).
+      insertMany: async (c, data) =>
+        data.map((d) => {
+          try {
+            return tx.insert(c, d);
+          } catch (err) {
+            if (err instanceof ConflictError) return err;
+            throw err;
+          }
+        }),
       update: async (c, id, patch) => tx.update(c, id, patch),
       remove: async (c, id) => tx.remove(c, id),
       put: async (c, record) => tx.put(c, record),
@@ -306,7 +331,10 @@ export class FileStore implements Store {
         for (const r of gone) tx.remove(c, r.id);
         return gone.length;
       },
-      dropCounts: async (subject) => this.counters.drop(tx, subject),
+      dropCounts: async (subject) => {
+        this.counters.drop(tx, subject);
+        this.realtime.drop(subject);
+      },
       addCounts: async (deltas, maxLabels) => this.counters.add(tx, deltas, maxLabels, (id) => this.col('users').records.has(id)),
       putFileContent: async (fileId, bytes) => {
         await this.contents.write(fileId, bytes);
@@ -334,6 +362,26 @@ export class FileStore implements Store {
   /** A subject's stored days, oldest first. */
   async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
     return this.counters.days(subject, from, to);
+  }
+
+  /** Removes up to `limit` statistics days dated before `before`, in one journalled transaction. */
+  async pruneDays(before: string, limit: number): Promise<number> {
+    return this.run((tx) => this.counters.pruneDays(tx, before, limit));
+  }
+
+  /** Removes `dimensions` from up to `limit` statistics days dated before `before`, in one journalled transaction. */
+  async pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number> {
+    return this.run((tx) => this.counters.pruneDimensions(tx, before, dimensions, limit));
+  }
+
+  /** Adds a flush's minutes to the realtime window (memory only: see FileRealtime). */
+  async addRealtime(batch: string, deltas: readonly RealtimeDelta[], keepFrom: number): Promise<void> {
+    this.realtime.add(batch, deltas, keepFrom);
+  }
+
+  /** A subject's realtime window from minute `from` on. */
+  async realtimeCounts(subject: string, from: number, extra: readonly string[]): Promise<RealtimeCounts> {
+    return this.realtime.counts(subject, from, extra);
   }
 
   /** Totals of `names` per subject. */
@@ -422,6 +470,7 @@ export class FileStore implements Store {
         col.nextId = max + 1;
       }
     });
+    this.realtime.clear();
     // A new file of an old file's id that came without bytes must not keep the old one's.
     for (const r of data[FILES_COLLECTION] ?? []) if (!fileContents.has(r.id)) await this.contents.remove(r.id);
   }

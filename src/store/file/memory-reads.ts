@@ -27,6 +27,27 @@ export class MemoryReads {
     return id === undefined ? undefined : (col.records.get(id) as T | undefined);
   }
 
+  /** The records of these ids that exist, by id. */
+  getMany<T extends StoredRecord>(collection: string, ids: readonly number[]): Map<number, T> {
+    const records = this.col(collection).records;
+    const out = new Map<number, T>();
+    for (const id of ids) {
+      const r = records.get(id);
+      if (r) out.set(id, r as T);
+    }
+    return out;
+  }
+
+  /** The records of these index keys, by key. */
+  lookupMany<T extends StoredRecord>(collection: string, index: string, keys: readonly string[]): Map<string, T> {
+    const out = new Map<string, T>();
+    for (const key of keys) {
+      const r = this.lookup<T>(collection, index, key);
+      if (r) out.set(key, r);
+    }
+    return out;
+  }
+
   /** The records a query matches, in its order and slice. */
   find<T extends StoredRecord>(collection: string, query: ListQuery): Found<T> {
     const sort = query.sort ?? { field: 'id', direction: 'desc' };

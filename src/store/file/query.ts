@@ -5,6 +5,7 @@ function meets(record: StoredRecord, c: Condition): boolean {
   const value = record[c.field];
   if ('equals' in c) return (value ?? null) === c.equals;
   if ('equalsIgnoringCase' in c) return typeof value === 'string' && value.toLowerCase() === c.equalsIgnoringCase.toLowerCase();
+  if ('below' in c) return typeof value === 'number' && value < c.below;
   return Array.isArray(value) && value.includes(c.holds);
 }
 

@@ -1,4 +1,6 @@
 import type { CountsDelta, DayCounts, Labels, StoredRecord } from '../store.ts';
+import { capPropertyDimensions, isPropertyDimension, PROPERTY_DIMENSION_PREFIX } from '../property-dimensions.ts';
+import { dropRealtimeIn } from './pg-realtime.ts';
 import type { Db } from './reads.ts';
 import { decodeText, encodeText } from './text-codec.ts';
 
@@ -125,6 +127,8 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
     [subjects, dayTexts],
   );
   const idOf = new Map(ids.rows.map((r) => [`${decodeText(r.subject)}\u0000${r.day}`, r.id]));
+  const dayIdOf = (d: CountsDelta) => idOf.get(`${d.subject}\u0000${normalDay(d.day)}`);
+  const counted = await withPropertyCap(db, live, dayIdOf);
 
   // Totals are added as they come; labels first need what their dimensions already hold.
   const sums = new Map<string, CountRow>();
@@ -135,8 +139,7 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
     else sums.set(key, { dayId, metric, label, total, n });
   };
   const wanted = new Map<string, { dayId: number; metric: string; labels: Set<string> }>();
-  const dayIdOf = (d: CountsDelta) => idOf.get(`${d.subject}\u0000${normalDay(d.day)}`);
-  for (const d of live) {
+  for (const d of counted) {
     const dayId = dayIdOf(d);
     if (dayId === undefined) throw new Error(`stat day ${d.subject} ${d.day} was not stored`);
     for (const [metric, value] of Object.entries(d.counts)) {
@@ -151,7 +154,7 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
   }
   if (wanted.size > 0) {
     const state = await labelState(db, wanted);
-    for (const d of live) {
+    for (const d of counted) {
       const dayId = dayIdOf(d)!;
       for (const [metric, value] of Object.entries(d.counts)) {
         if (typeof value === 'number') continue;
@@ -169,6 +172,25 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
   }
   // A visitor's count taken back in the same flush nets to zero: no row for it.
   await upsertCounts(db, [...sums.values()].filter((r) => r.n !== 0));
+}
+
+/**
+ * The deltas with their event property dimensions capped per day (property-dimensions.ts), given
+ * those the days hold already: read under the day rows' locks, so the cap is exact.
+ */
+async function withPropertyCap(db: Db, deltas: readonly CountsDelta[], dayIdOf: (d: CountsDelta) => number | undefined): Promise<readonly CountsDelta[]> {
+  const days = [...new Set(deltas.filter((d) => Object.keys(d.counts).some(isPropertyDimension)).map(dayIdOf))].filter((id): id is number => id !== undefined);
+  if (days.length === 0) return deltas;
+  const { rows } = await db<{ day_id: number; metric: string }>(
+    'SELECT DISTINCT day_id, metric FROM stat_counts WHERE day_id = ANY($1::bigint[]) AND starts_with(metric, $2)',
+    [days, PROPERTY_DIMENSION_PREFIX],
+  );
+  const held = new Map<number, Set<string>>(days.map((id) => [id, new Set()]));
+  for (const r of rows) held.get(r.day_id)?.add(decodeText(r.metric));
+  return deltas.map((d) => {
+    const day = held.get(dayIdOf(d) ?? -1);
+    return day ? { ...d, counts: capPropertyDimensions(d.counts, day) } : d;
+  });
 }
 
 // A day as PostgreSQL gives it back (a date written '2024-1-5' reads '2024-01-05').
@@ -231,9 +253,10 @@ export async function countTotalsIn(db: Db, subjects: readonly string[], names: 
   return out;
 }
 
-/** Removes a subject's days and (by cascade) their counts. */
+/** Removes a subject's days and (by cascade) their counts, and its realtime window. */
 export async function dropCountsIn(db: Db, subject: string): Promise<void> {
   await db('DELETE FROM stat_days WHERE subject = $1', [encodeText(subject)]);
+  await dropRealtimeIn(db, subject);
 }
 
 /** The stat_counts rows of one stats record's counts. */
@@ -259,7 +282,7 @@ export async function putStatsDays(db: Db, records: readonly StoredRecord[]): Pr
   const fields = records.map(statsFields);
   await db(
     `INSERT INTO stat_days (id, subject, day, user_id) SELECT * FROM unnest($1::bigint[], $2::text[], $3::date[], $4::bigint[])
-     ON CONFLICT (id) DO UPDATE SET subject = excluded.subject, day = excluded.day, user_id = excluded.user_id`,
+     ON CONFLICT (id) DO UPDATE SET subject = excluded.subject, day = excluded.day, user_id = excluded.user_id, thinned = false`,
     [records.map((r) => r.id), fields.map((f) => encodeText(f.subject)), fields.map((f) => f.day), fields.map((f) => f.owner)],
   );
   await db('DELETE FROM stat_counts WHERE day_id = ANY($1::bigint[])', [records.map((r) => r.id)]);

@@ -3,11 +3,11 @@ import type { CountsDelta, Found, ListQuery, NewEvent, StoredRecord, Tx, Where }
 import { insertEventsIn } from './pg-outbox.ts';
 import { putFileContentIn } from './file-contents.ts';
 import { addCountsIn, dropCountsIn } from './pg-counters.ts';
-import { countRecords, findRecords, getRecord, lookupRecord } from './reads.ts';
+import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
-import { insertNeedsSavepoint, insertRecord, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
+import { insertNeedsSavepoint, insertRecord, insertRecords, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
 
 /**
  * A transaction on one pooled client. Its operations run one at a time (a savepoint must not
@@ -90,7 +90,7 @@ export class PgTx implements Tx {
   /** `write`'s result, noting that it changed something (an update or removal that found nothing did not). */
   private async written<R>(write: Promise<R>): Promise<R> {
     const result = await write;
-    if (result !== undefined && result !== false && result !== 0) this.wrote = true;
+    if (result !== undefined && result !== null && result !== false && result !== 0) this.wrote = true;
     return result;
   }
 
@@ -109,6 +109,16 @@ export class PgTx implements Tx {
     return this.run(() => lookupRecord<T>(this.db, this.plan(collection), index, key));
   }
 
+  /** The records of these ids that exist, by id. */
+  getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return this.run(() => getRecords<T>(this.db, this.plan(collection), ids));
+  }
+
+  /** The records of these index keys, by key. */
+  lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+    return this.run(() => lookupRecords<T>(this.db, this.plan(collection), index, keys));
+  }
+
   /** A page of what a query matches. */
   find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
     return this.run(() => findRecords<T>(this.db, this.plan(collection), query));
@@ -122,6 +132,39 @@ export class PgTx implements Tx {
   /** Adds a record with the collection's next id. */
   insert<T extends object>(collection: string, data: T): Promise<T & { id: number }> {
     return this.write(collection, (plan) => insertRecord(this.db, plan, data), (plan) => insertNeedsSavepoint(plan, data));
+  }
+
+  /**
+   * Adds records in order: one statement under one savepoint when they can go together, then alone
+   * (each under a savepoint of its own) those it did not store, and all of them when a trigger
+   * refused the statement, so each refusal is told apart and leaves the others stored.
+   */
+  async insertMany<T extends object>(collection: string, data: readonly T[]): Promise<((T & { id: number }) | ConflictError)[]> {
+    const plan = this.plan(collection);
+    this.touched.add(collection);
+    let together: ((T & { id: number }) | null)[] | null = null;
+    if (data.length > 1) {
+      try {
+        together = await this.run(() => this.written(insertRecords(this.db, plan, data)), plan.hasUnique);
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+      }
+    }
+    together ??= data.map(() => null);
+    const out: ((T & { id: number }) | ConflictError)[] = [];
+    for (const [i, stored] of together.entries()) {
+      if (stored) {
+        out.push(stored);
+        continue;
+      }
+      try {
+        out.push(await this.run(() => this.written(insertRecord(this.db, plan, data[i]!)), plan.hasUnique));
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        out.push(err);
+      }
+    }
+    return out;
   }
 
   /** Replaces fields of a record; undefined when it is missing. */

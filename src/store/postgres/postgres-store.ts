@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { EVENTS_COLLECTION, NOT_AT_HAND, OUTBOX_COLLECTION, StoreNotEmptyError } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { insertEventsIn, PgOutbox, PLACE_EVENTS_SQL } from './pg-outbox.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
@@ -19,11 +19,13 @@ import { addCountsIn, claimBatchIn, countedDaysIn, countTotalsIn, pruneBatchesIn
 import { PgConnections } from './connections.ts';
 import { LivePool } from './live-pool.ts';
 import { agreeIn, claimSightingsIn, pruneSightingsIn } from './pg-sightings.ts';
+import { addRealtimeIn, pruneRealtimeIn, realtimeCountsIn } from './pg-realtime.ts';
+import { pruneDaysIn, pruneDimensionsIn } from './pg-retention.ts';
 import { PgTx } from './pg-tx.ts';
 import { answerTimeout, checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
 import { PgRateWindows } from './rate-windows.ts';
-import { countRecords, findRecords, getRecord, lookupRecord, scanRecords } from './reads.ts';
+import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupRecords, scanRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS, withCounted } from './tables.ts';
 import type { TablePlan } from './tables.ts';
@@ -83,6 +85,8 @@ export class PostgresStore implements Store {
   private readonly lookups = new Map<string, LookupCache>();
   /** When this process last forgot old counter batch ids. */
   private prunedAt = 0;
+  /** The first minute of the realtime window this process kept when it last forgot older ones. */
+  private realtimeKeptFrom = -Infinity;
   /** Other processes' writes, heard through LISTEN/NOTIFY: they bump the versions as this process's own do. */
   private readonly feed: ChangeFeed;
   /** Rate-limit windows in the UNLOGGED rate_windows table, shared by every server on the schema. */
@@ -212,6 +216,16 @@ export class PostgresStore implements Store {
     return (await cache.through(key, () => lookupRecord(this.db.read, this.plan(collection), index, key))) as T | undefined;
   }
 
+  /** The records of these ids that exist, by id, in one statement. */
+  async getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return getRecords<T>(this.db.read, this.plan(collection), ids);
+  }
+
+  /** The records of these index keys, by key, in one statement (the lookup cache is neither read nor filled). */
+  async lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+    return lookupRecords<T>(this.db.read, this.plan(collection), index, keys);
+  }
+
   /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */
   lookupAtHand<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND {
     const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
@@ -299,6 +313,47 @@ export class PostgresStore implements Store {
     this.bump(touched);
   }
 
+  /** One retention step in its own transaction, when this process has the schema's turn (pg-retention.ts); others hear of the change. */
+  private async pruneStep(step: (db: Db) => Promise<number | null>): Promise<number | null> {
+    this.db.open();
+    const removed = await this.db.inTransaction(async (db) => {
+      const n = await step(db);
+      if (n) await this.feed.publishIn(db, [STATS]);
+      return n;
+    });
+    if (removed) this.bump([STATS]);
+    return removed;
+  }
+
+  /** Removes up to `limit` statistics days dated before `before`; null when another process prunes now. */
+  pruneDays(before: string, limit: number): Promise<number | null> {
+    return this.pruneStep((db) => pruneDaysIn(db, before, limit));
+  }
+
+  /** Removes up to `limit` labels of `dimensions` from days dated before `before`; null when another process prunes now. */
+  pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number | null> {
+    return this.pruneStep((db) => pruneDimensionsIn(db, before, dimensions, limit));
+  }
+
+  /**
+   * Adds a flush's minutes to the realtime window in one transaction (idempotent per batch: see
+   * pg-realtime.ts); when `keepFrom` moved on (once a minute of the clock) the same transaction forgets the minutes before it.
+   */
+  async addRealtime(batch: string, deltas: readonly RealtimeDelta[], keepFrom: number): Promise<void> {
+    if (deltas.length === 0) return;
+    const prune = keepFrom > this.realtimeKeptFrom;
+    await this.db.inTransaction(async (db) => {
+      await addRealtimeIn(db, batch, deltas);
+      if (prune) await pruneRealtimeIn(db, keepFrom);
+    });
+    if (prune) this.realtimeKeptFrom = keepFrom;
+  }
+
+  /** A subject's realtime window from minute `from` on, every process's flushes together. */
+  async realtimeCounts(subject: string, from: number, extra: readonly string[]): Promise<RealtimeCounts> {
+    return realtimeCountsIn(this.db.read, subject, from, extra);
+  }
+
   /** A subject's stored days, oldest first. */
   async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
     return countedDaysIn(this.db.read, subject, from, to);
@@ -314,7 +369,7 @@ export class PostgresStore implements Store {
     const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
-      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts'];
+      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts', 'realtime_visitors', 'realtime_pages'];
       // TRUNCATE's own lock, taken first: writers in flight commit before the check, later ones wait for the import.
       await db(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       if (options.onlyIfEmpty) await refuseUnlessEmpty(db, [...this.plans.values()]);

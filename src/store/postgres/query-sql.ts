@@ -34,6 +34,11 @@ function conditionSql(c: Condition, p: Params): string {
     const v = jsonOf(c.field, p);
     return `(jsonb_typeof(${v}) = 'string' AND lower(${v} #>> '{}') = lower(${p.add(encodeText(c.equalsIgnoringCase))}::text))`;
   }
+  if ('below' in c) {
+    const v = jsonOf(c.field, p);
+    // CASE, not AND: PostgreSQL may evaluate the cast of a string first, and fail on it.
+    return `(CASE WHEN jsonb_typeof(${v}) = 'number' THEN (${v})::numeric < ${p.add(c.below)}::numeric ELSE false END)`;
+  }
   if (c.field === 'id' || c.field === 'userId') return 'false';
   return `t.data @> ${p.add(encodeJson({ [c.field]: [c.holds] }))}::jsonb`;
 }

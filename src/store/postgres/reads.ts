@@ -27,6 +27,35 @@ export async function lookupRecord<T extends StoredRecord>(db: Db, plan: TablePl
   return rows[0] ? recordOf<T>(rows[0]) : undefined;
 }
 
+/** The records of these ids that exist, by id, in one statement. */
+export async function getRecords<T extends StoredRecord>(db: Db, plan: TablePlan, ids: readonly number[]): Promise<Map<number, T>> {
+  const wanted = [...new Set(ids.filter((id) => Number.isSafeInteger(id)))];
+  const out = new Map<number, T>();
+  if (wanted.length === 0) return out;
+  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id = ANY($1::bigint[])`, [wanted]);
+  for (const row of rows) out.set(Number(row.id), recordOf<T>(row));
+  return out;
+}
+
+/** The records of several keys of an index, by key, in one statement; per key the one `lookupRecord` answers (the highest id). */
+export async function lookupRecords<T extends StoredRecord>(db: Db, plan: TablePlan, index: string, keys: readonly string[]): Promise<Map<string, T>> {
+  const column = plan.byIndex.get(index)?.column;
+  if (!column) throw new Error(`unknown index ${plan.collection}.${index}`);
+  const out = new Map<string, T>();
+  if (keys.length === 0) return out;
+  // Keys are stored encoded: the rows answer with the encoded key, mapped back to the one asked for.
+  const asked = new Map(keys.map((k) => [encodeText(String(k)), k]));
+  const { rows } = await db<Row & { k: string }>(
+    `SELECT DISTINCT ON (t."${column}") t."${column}" AS k, ${ROW_COLUMNS} FROM ${plan.table} t WHERE t."${column}" = ANY($1::text[]) ORDER BY t."${column}", t.id DESC`,
+    [[...asked.keys()]],
+  );
+  for (const row of rows) {
+    const key = asked.get(row.k);
+    if (key !== undefined) out.set(key, recordOf<T>(row));
+  }
+  return out;
+}
+
 /** The statement of one page of a query's records (findRecords sends it; the tests EXPLAIN it). */
 export function pageStatement(plan: TablePlan, query: ListQuery): { text: string; values: unknown[] } {
   const p = new Params();

@@ -26,15 +26,17 @@ export interface RowValues {
   keys: (string | null)[];
 }
 
+/** An index key as its column holds it (null: not indexed). */
+export function keyText(key: string | null | undefined): string | null {
+  return key === null || key === undefined ? null : encodeText(String(key));
+}
+
 /** The column values of `record` in `plan`'s table. */
 export function rowValues(plan: TablePlan, record: StoredRecord): RowValues {
   // An owner that is no integer (null) stays a field, so it reads back as it was written.
   const owned = Number.isSafeInteger(record.userId);
   const data: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) if (k !== 'id' && !(owned && k === 'userId')) data[k] = v;
-  const keys = plan.keys.map((k) => {
-    const key = k.key(record);
-    return key === null || key === undefined ? null : encodeText(String(key));
-  });
+  const keys = plan.keys.map((k) => keyText(k.key(record)));
   return { userId: owned ? (record.userId as number) : null, data: encodeJson(data), keys };
 }

@@ -4,7 +4,8 @@ import { putStatsDays } from './pg-counters.ts';
 import { Params, whereSql } from './query-sql.ts';
 import type { Db } from './reads.ts';
 import { getRecord } from './reads.ts';
-import { rowValues } from './rows.ts';
+import { keyText, rowValues } from './rows.ts';
+import type { RowValues } from './rows.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
 
@@ -107,6 +108,48 @@ async function insertNumbered<T extends object>(db: Db, plan: TablePlan, data: T
   throw new Error(`${plan.collection}: the insert kept conflicting with a row that was gone when looked for`);
 }
 
+/**
+ * Adds records in one statement, in the order given, numbered from the sequence first so each
+ * answer is matched to its record. A record whose unique key an earlier one of the call holds is
+ * not sent; one whose key another row holds is skipped (ON CONFLICT DO NOTHING aborts nothing).
+ * Per record: the stored record, or null when it was not stored (the caller inserts it alone to
+ * learn why). null for the whole call when the records cannot go together: statistics days, or
+ * an index key that changes with the id (keysIgnoreId, checked on each record). A trigger's error
+ * (migration 009's shared aliases) fails the whole statement: run it under a savepoint.
+ */
+export async function insertRecords<T extends object>(db: Db, plan: TablePlan, data: readonly T[]): Promise<((T & { id: number }) | null)[] | null> {
+  if (plan.collection === STATS) return null;
+  const out: ((T & { id: number }) | null)[] = data.map(() => null);
+  const seen = plan.keys.map(() => new Set<string>());
+  const sent: { at: number; values: RowValues }[] = [];
+  for (const [at, d] of data.entries()) {
+    const record = Object.assign({ id: 0 }, d, { id: 0 }) as StoredRecord;
+    const values = rowValues(plan, record);
+    record.id = -1;
+    if (!plan.keys.every((k, i) => keyText(k.key(record)) === values.keys[i])) return null;
+    const clash = plan.keys.some((k, i) => k.unique && values.keys[i] !== null && seen[i]!.has(values.keys[i]!));
+    if (clash) continue;
+    plan.keys.forEach((k, i) => k.unique && values.keys[i] !== null && seen[i]!.add(values.keys[i]!));
+    sent.push({ at, values });
+  }
+  if (sent.length === 0) return out;
+  const { rows: numbered } = await db<{ id: number }>(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`, [idTable(plan), sent.length]);
+  const ids = numbered.map((r) => Number(r.id));
+  // The records' fields as one JSON array (a text array would have the driver escape every quote in them).
+  const rows = plan.keys.map((_, i) => `, unnest($${i + 4}::text[])`).join('');
+  const onConflict = plan.hasUnique ? ' ON CONFLICT DO NOTHING' : '';
+  const { rows: inserted } = await db<{ id: number }>(
+    `INSERT INTO ${plan.table} (id, user_id, data${keyColumns(plan)}) SELECT * FROM ROWS FROM (unnest($1::bigint[]), unnest($2::bigint[]), jsonb_array_elements($3::jsonb)${rows})${onConflict} RETURNING id`,
+    [ids, sent.map((r) => r.values.userId), `[${sent.map((r) => r.values.data).join(',')}]`, ...plan.keys.map((_, i) => sent.map((r) => r.values.keys[i]))],
+  );
+  const stored = new Set(inserted.map((r) => Number(r.id)));
+  sent.forEach(({ at }, i) => {
+    const id = ids[i]!;
+    if (stored.has(id)) out[at] = Object.assign({ id }, data[at], { id }) as T & { id: number };
+  });
+  return out;
+}
+
 /** Adds a record under the collection's next id; its index keys are computed from the record with that id. */
 export async function insertRecord<T extends object>(db: Db, plan: TablePlan, data: T): Promise<T & { id: number }> {
   if (keysIgnoreId(plan, data)) return insertNumbered(db, plan, data);
@@ -125,9 +168,9 @@ export async function insertRecord<T extends object>(db: Db, plan: TablePlan, da
 /** Replaces fields of a record (locked first, so concurrent updates of it queue); undefined when it is missing. */
 export async function updateRecord<T extends StoredRecord>(db: Db, plan: TablePlan, id: number, patch: Partial<T>): Promise<T | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
-  if (plan.collection !== STATS) await db(`SELECT 1 FROM ${plan.table} WHERE id = $1 FOR UPDATE`, [id]);
-  else await db('SELECT 1 FROM stat_days WHERE id = $1 FOR UPDATE', [id]);
-  const before = await getRecord<T>(db, plan, id);
+  // A table's row is locked and read in one statement; a statistics day (a view) is locked in its table first.
+  if (plan.collection === STATS) await db('SELECT 1 FROM stat_days WHERE id = $1 FOR UPDATE', [id]);
+  const before = await getRecord<T>(db, plan, id, plan.collection !== STATS);
   if (!before) return undefined;
   const after = { ...before, ...patch, id } as T;
   if (plan.collection === STATS) await putStatsDays(db, [after]);

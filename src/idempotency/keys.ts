@@ -1,0 +1,97 @@
+import { ConflictError } from '../store/store.ts';
+import type { CollectionSchema, Store, StoredRecord } from '../store/store.ts';
+
+/** The collection of idempotency keys: kept beside the resource table's, never exported. */
+export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
+
+/** A key is one user's: the same text sent by two users is two keys. */
+const keyOf = (r: StoredRecord) => (typeof r.userId === 'number' && typeof r.key === 'string' ? `${r.userId}:${r.key}` : null);
+
+/** What the store keeps of the collection: one record per user and key (unique). */
+export const IDEMPOTENCY_SCHEMA: CollectionSchema = { name: IDEMPOTENCY_COLLECTION, indexes: { key: { key: keyOf, unique: true } } };
+
+/** How long a key answers its first answer again (as Stripe: 24 hours). */
+export const KEEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A request still marked in progress after this long was cut off (its process died between the
+ * work and the answer): its key may run again. Longer than any request takes (a bulk request of
+ * 1,000 protected links hashes 1,000 passwords).
+ */
+export const ABANDONED_MS = 5 * 60 * 1000;
+
+/** The first answer as it is replayed: a response (status, body text, content type), or the ApiError a handler threw. */
+export type KeptAnswer =
+  | { status: number; body: string; type: string }
+  | { error: { status: number; message: string; fields?: Record<string, string[]>; extra?: Record<string, unknown> } };
+
+/** A stored idempotency key: whose, which request (a hash of method, path and body), when, and its answer once there is one. */
+export interface IdempotencyRecord extends StoredRecord {
+  userId: number;
+  key: string;
+  request: string;
+  /** Unix ms when the request that holds it began. */
+  created: number;
+  /** Unix ms after which the key is forgotten (pruneKeys). */
+  expires: number;
+  answer: KeptAnswer | null;
+}
+
+/** What claiming a key found: a fresh claim (the request runs), the first answer, another request still running, or another request under the key. */
+export type Claim = { kind: 'run'; id: number } | { kind: 'replay'; answer: KeptAnswer } | { kind: 'busy' } | { kind: 'mismatch' };
+
+/**
+ * Claims `key` for `userId`'s request (`request`: its hash), in one transaction: an unexpired
+ * record of the key answers (mismatch, replay, or busy while its request runs); an expired or
+ * abandoned one is taken over; else a new record marks the request as running. Two processes
+ * claiming at once: the unique index lets one in, the other is busy.
+ */
+export async function claimKey(store: Store, userId: number, key: string, request: string, now: number): Promise<Claim> {
+  const fresh = { created: now, expires: now + KEEP_MS, answer: null };
+  try {
+    return await store.transaction(async (tx): Promise<Claim> => {
+      const held = await tx.lookup<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, 'key', `${userId}:${key}`);
+      if (held && held.expires > now) {
+        if (held.request !== request) return { kind: 'mismatch' };
+        if (held.answer) return { kind: 'replay', answer: held.answer };
+        if (now - held.created < ABANDONED_MS) return { kind: 'busy' };
+        await tx.update(IDEMPOTENCY_COLLECTION, held.id, fresh);
+        return { kind: 'run', id: held.id };
+      }
+      if (held) await tx.remove(IDEMPOTENCY_COLLECTION, held.id);
+      const made = await tx.insert(IDEMPOTENCY_COLLECTION, { userId, key, request, ...fresh });
+      return { kind: 'run', id: made.id };
+    });
+  } catch (err) {
+    if (err instanceof ConflictError && err.collection === IDEMPOTENCY_COLLECTION) return { kind: 'busy' };
+    throw err;
+  }
+}
+
+/** Keeps the first answer of a claimed key. */
+export async function keepAnswer(store: Store, id: number, answer: KeptAnswer): Promise<void> {
+  await store.transaction((tx) => tx.update(IDEMPOTENCY_COLLECTION, id, { answer }));
+}
+
+/** Forgets a claimed key whose request failed on the server's side (5xx): a retry with it runs again. */
+export async function releaseKey(store: Store, id: number): Promise<void> {
+  await store.transaction((tx) => tx.remove(IDEMPOTENCY_COLLECTION, id));
+}
+
+/** Removes every expired key; how many. */
+export async function pruneKeys(store: Store, now: number): Promise<number> {
+  return store.transaction((tx) => tx.removeWhere(IDEMPOTENCY_COLLECTION, { conditions: [{ field: 'expires', below: now }] }));
+}
+
+/**
+ * POST routes whose answer carries a new API key (key rotations, a user made by the admin): their
+ * answers are never kept, as a key must not lie in the store in plain text for a day, so
+ * Idempotency-Key is not honoured there (app.ts; the OpenAPI document leaves the header out).
+ */
+export const ANSWERS_WITH_SECRETS: ReadonlySet<string> = new Set(['/api/account/rotate-key', '/api/user/:id/rotate-key', '/api/user/add', '/api/user/create', '/api/keys']);
+
+/**
+ * Whether an answer's JSON names a secret shown once (`apikey`, `secret`), whichever route gave it:
+ * the last guard, should a route that answers one be missing from ANSWERS_WITH_SECRETS.
+ */
+export const holdsSecret = (body: string): boolean => /"(?:apikey|secret)"\s*:\s*"/.test(body);

@@ -1,0 +1,29 @@
+/**
+ * Which PostgreSQL the PostgreSQL pass runs on: the one TEST_DATABASE_URL names (CI: the machine's),
+ * else an embedded one started for the run, else none, with the reason the pass is skipped.
+ */
+import { parseDatabaseUrl } from '../../src/database-url.ts';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
+
+/** The database of the run, how to name it in one line, and how to give it back. */
+export interface TestDatabase {
+  url: string;
+  label: string;
+  stop: () => Promise<void>;
+}
+
+/** The run's PostgreSQL, or the reason there is none. */
+export async function testDatabase(env: NodeJS.ProcessEnv = process.env): Promise<TestDatabase | { skipped: string }> {
+  const given = env.TEST_DATABASE_URL;
+  if (given) {
+    const parsed = parseDatabaseUrl(given);
+    const where = parsed ? `${parsed.host || 'the default socket'}${parsed.url.port ? `:${parsed.url.port}` : ''}` : 'an unreadable URL';
+    return { url: given, label: `PostgreSQL at ${where} (TEST_DATABASE_URL)`, stop: async () => undefined };
+  }
+  if (env.TEST_EMBEDDED_POSTGRES === 'off') return { skipped: 'TEST_DATABASE_URL is not set and TEST_EMBEDDED_POSTGRES=off' };
+  const started = await startEmbeddedPostgres();
+  if ('reason' in started) return { skipped: `TEST_DATABASE_URL is not set and no embedded PostgreSQL could start: ${started.reason}` };
+  const { pg } = started;
+  const where = pg.inMemory ? 'data in memory' : `data in ${pg.dir}`;
+  return { url: pg.url, label: `embedded PostgreSQL ${pg.version} on port ${pg.port} (${where}, fsync off)`, stop: pg.stop };
+}

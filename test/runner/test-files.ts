@@ -1,0 +1,112 @@
+/**
+ * One pass of `npm test`: node's test runner over a list of files in a process of its own, its TAP
+ * report passed through (or held and printed whole later), its totals and each file's duration read
+ * off the report.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPORTER = fileURLToPath(new URL('./file-times-reporter.js', import.meta.url));
+const CPU_TIME = fileURLToPath(new URL('./cpu-time.ts', import.meta.url));
+const TS_LOADER = fileURLToPath(new URL('./ts-loader.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What one pass counted. */
+export interface Tally {
+  pass: number;
+  fail: number;
+  skipped: number;
+}
+
+/** What each test file cost, in ms by file: the time its process took, and the CPU it and its children used. */
+export interface FileTimes {
+  wall: Map<string, number>;
+  cpu: Map<string, number>;
+}
+
+/** How a pass ended: the runner's exit code, its totals, and what each file cost. */
+export interface PassResult {
+  code: number;
+  tally: Tally;
+  times: FileTimes;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Runs node's test runner over `files`; its report goes to stdout as it comes, or, `held`, all at once when asked. */
+export function runTestFiles(files: string[], env: Record<string, string>, concurrency: number, held = false): { done: Promise<PassResult>; release: () => void } {
+  const kept: Buffer[] = [];
+  let released = !held;
+  const done = new Promise<PassResult>((resolve) => {
+    const folder = mkdtempSync(join(tmpdir(), 'shortlink-test-times-'));
+    // TAP whatever stdout is (the totals are read from it); each file's time and CPU into the folder.
+    const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${REPORTER}`, `--test-reporter-destination=${join(folder, 'wall.tsv')}`];
+    const child = spawn(process.execPath, ['--import', TS_LOADER, '--import', CPU_TIME, '--test', ...reporters, `--test-concurrency=${concurrency}`, ...files], {
+      env: { ...process.env, ...env, TEST_CPU_TIMES: join(folder, 'cpu.tsv') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    running.add(child);
+    let tail = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (released) process.stdout.write(chunk);
+      else kept.push(chunk);
+      tail = (tail + chunk.toString('utf8')).slice(-4000);
+    });
+    child.on('close', (code) => {
+      running.delete(child);
+      const times = { wall: readTimes(join(folder, 'wall.tsv')), cpu: readTimes(join(folder, 'cpu.tsv')) };
+      rmSync(folder, { recursive: true, force: true });
+      const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tail)?.[1] ?? 0);
+      // A test cancelled (its timeout, or its file's process died) did not pass: it counts as failed.
+      resolve({ code: code ?? 1, tally: { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') }, times });
+    });
+  });
+  const release = () => {
+    for (const chunk of kept.splice(0)) process.stdout.write(chunk);
+    released = true;
+  };
+  return { done, release };
+}
+
+/** Sends `signal` to every pass still running (the runner was interrupted). */
+export function interruptPasses(signal: NodeJS.Signals): void {
+  for (const child of running) child.kill(signal);
+}
+
+/** The `n` files that took longest, slowest first, as `name 12.3 s (CPU 4.5 s)`; `suffix` marks a pass's files. */
+export function slowest(times: FileTimes, n: number, suffix = ''): Array<{ ms: number; line: string }> {
+  const seconds = (ms: number | undefined) => (ms === undefined ? '?' : (ms / 1000).toFixed(1));
+  return [...times.wall]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([file, ms]) => ({ ms, line: `${file.slice(5, -8)}${suffix} ${seconds(ms)} s (CPU ${seconds(times.cpu.get(file))} s)` }));
+}
+
+/** The sum of `times` (the CPU of a pass). */
+export const total = (times: Map<string, number>): number => [...times.values()].reduce((a, b) => a + b, 0);
+
+/** Every file of every pass, slowest first: `file<TAB>pass<TAB>wall ms<TAB>CPU ms` under a header. */
+export function timesTable(passes: Record<string, FileTimes>): string {
+  const rows = Object.entries(passes).flatMap(([pass, t]) => [...t.wall].map(([file, ms]) => ({ file, pass, ms, cpu: t.cpu.get(file) })));
+  rows.sort((a, b) => b.ms - a.ms);
+  return ['file\tpass\twall_ms\tcpu_ms', ...rows.map((r) => `${r.file}\t${r.pass}\t${Math.round(r.ms)}\t${r.cpu ?? ''}`)].join('\n') + '\n';
+}
+
+function readTimes(path: string): Map<string, number> {
+  const times = new Map<string, number>();
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return times;
+  }
+  for (const line of text.split('\n')) {
+    const [file, ms] = line.split('\t');
+    if (file && ms) times.set(relative(ROOT, file), Number(ms));
+  }
+  return times;
+}
