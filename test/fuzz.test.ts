@@ -80,6 +80,7 @@ function endpoints(ids: ReadonlyMap<string, number>): Endpoint[] {
     { method: 'POST', path: '/api/url/bulk', who: user, fields: ['urls', 'atomic'], valid: (n) => ({ urls: [links.example(n), { url: `https://example.com/bulk/${n}`, id: 987654, userId: 987654, admin: true }], atomic: n % 2 === 0 }) },
     { method: 'POST', path: '/api/url/bulk/update', who: user, fields: ['urls', 'atomic'], valid: (n) => ({ urls: [{ id: ids.get('links'), description: `Bulk ${n}`, userId: 987654 }] }) },
     { method: 'POST', path: '/api/url/bulk/delete', who: user, fields: ['ids', 'atomic'], valid: (n) => ({ ids: [900_000 + n, 'x'] }) },
+    { method: 'POST', path: '/api/webhooks/:id/update', who: user, ids: { id: 'webhooks' }, valid: (n) => ({ events: n % 2 ? ['*'] : ['link.created'], active: true }) },
     { method: 'POST', path: '/api/webhooks/:id/test', who: user, ids: { id: 'webhooks' } },
     { method: 'GET', path: '/api/webhooks/:id/deliveries', who: user, ids: { id: 'webhooks' }, params: ['limit', 'page', 'status'] },
     { method: 'POST', path: '/api/webhooks/:id/deliveries/:deliveryId/redeliver', who: user, ids: { id: 'webhooks', deliveryId: 'deliveries' } },

@@ -49,7 +49,8 @@ test('a webhook is created with its secret shown once, listed and read without i
   assert.equal(read.active, false);
   assert.deepEqual(read.events, ['link.deleted']);
   assert.deepEqual(read.disabled, { reason: 'Turned off by its owner.', at: '2026-11-21 10:00:00' });
-  await w.call('PUT', `/api/webhooks/${made.body.id}/update`, { body: { active: true } });
+  const on = await w.call('POST', `/api/webhooks/${made.body.id}/update`, { body: { active: true } });
+  assert.deepEqual([on.status, on.body], [200, { error: 0, message: 'Webhook has been updated successfully.' }], 'POST updates as PUT does');
   assert.equal((await w.call('GET', `/api/webhooks/${made.body.id}`)).body.data.disabled, null);
 
   const gone = await w.call('DELETE', `/api/webhooks/${made.body.id}/delete`);

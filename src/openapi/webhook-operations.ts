@@ -7,8 +7,8 @@ import { DELIVERY_STATES, WEBHOOK_PATHS } from '../routes/link-api/webhooks.ts';
 import { REPLAY_WINDOW_SECONDS } from '../webhooks/signature.ts';
 import type { Components } from './components.ts';
 import { headerRef, linkListSchema, linkSuccessSchema, ref } from './components.ts';
-import { shapeSchema } from './json-schema.ts';
-import { PAGE_PARAMS, titleOf } from './link-operations.ts';
+import { bodySchema, shapeSchema } from './json-schema.ts';
+import { PAGE_PARAMS, titleOf, updateExample } from './link-operations.ts';
 import type { OpSpec } from './operation.ts';
 
 const attempt = v.strictObject({ at: str, status: v.nullable(int), error: v.nullable(str), body: str, ms: int });
@@ -39,7 +39,19 @@ export function webhookOperations(c: Components): OpSpec[] {
   const entry = c.schema('DeliveryEntry', () => shapeSchema(delivery));
   const list = c.schema('DeliveryList', () => linkListSchema('deliveries', entry));
   const noDelivery = { description: 'Webhook does not exist. / Delivery does not exist.', schema: ref('LinkError') };
+  const updateBody = { ...c.body('WebhookUpdate', () => bodySchema(webhooks, 'update')), example: updateExample(webhooks, 2) };
   return [
+    {
+      tag,
+      dialect: 'link',
+      operationId: 'updateWebhookByPost',
+      method: 'post',
+      path: WEBHOOK_PATHS.update,
+      summary: 'Update a webhook (POST)',
+      description: 'The same as `PUT` on this path, for clients that only send POST. Fields left out keep their values; `"active": true` turns a webhook that was turned off on again, `false` turns it off.',
+      body: updateBody,
+      responses: { '200': { description: `"${webhooks.messages.updated}"`, schema: ref('Message') } },
+    },
     {
       tag,
       dialect: 'link',

@@ -11,10 +11,14 @@ import { DELIVERIES_COLLECTION } from '../../store/store.ts';
 import type { Condition } from '../../store/store.ts';
 import { deliveryEntry, newDelivery } from '../../webhooks/deliveries.ts';
 import type { Delivery, SentEvent } from '../../webhooks/deliveries.ts';
-import { findVisible } from '../crud.ts';
+import { findVisible, hookContext, transact } from '../crud.ts';
+import { applyUpdate, prepareUpdate, updatedBody } from '../change-many.ts';
+import { readJson } from '../../http/validate.ts';
 
 /** The paths of a webhook's own operations beyond the table's, for the OpenAPI document. */
 export const WEBHOOK_PATHS = {
+  /** The update's path, which takes POST as well as the table's PUT (clients that only POST). */
+  update: webhooks.paths.update!,
   test: '/api/webhooks/:id/test',
   deliveries: '/api/webhooks/:id/deliveries',
   redeliver: '/api/webhooks/:id/deliveries/:deliveryId/redeliver',
@@ -32,9 +36,18 @@ async function sendNow(s: Services, hook: Webhook, event: SentEvent): Promise<De
   return delivery as Delivery;
 }
 
-/** A webhook's test event, its delivery log and redeliveries. */
+/** A webhook's update by POST, test event, delivery log and redeliveries. */
 export function webhookRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
+
+  // The same update as the table's PUT route, by POST.
+  routes.post(WEBHOOK_PATHS.update, async (c) => {
+    const ctx = hookContext(s, c);
+    const existing = await findVisible(s, webhooks, c.req.param('id'), ctx.user.id);
+    const fields = await prepareUpdate(webhooks, ctx, existing, await readJson(c));
+    const record = await transact(s, webhooks, (tx) => applyUpdate(webhooks, ctx, tx, existing, fields));
+    return c.json(await updatedBody(webhooks, ctx, record));
+  });
 
   routes.post(WEBHOOK_PATHS.test, async (c) => {
     const hook = await findVisible<Webhook>(s, webhooks, c.req.param('id'), c.get('user').id);
