@@ -1,4 +1,4 @@
--- 011: webhooks, and the event outbox they and the event streams are fed from.
+-- 012: webhooks, and the event outbox they and the event streams are fed from.
 --
 -- webhooks: a user's receivers (URL, event types, signing secret, whether active) in `data`.
 -- events: one row per change a user's records went through, appended by the change's own
