@@ -4,7 +4,7 @@ import { cpuSeconds, rssMb } from './processes.ts';
 import type { Proc } from './processes.ts';
 
 /**
- * What a scenario sends. `vary(i)` gives the path or body of variant `i` of `variants`; autocannon
+ * What a scenario sends. `vary(i)` gives the path, body or extra headers of variant `i` of `variants`; autocannon
  * builds every variant once and cycles through them (a per-request setupRequest would cost the
  * load generator more CPU than a bare server spends answering, and make the baseline client-bound).
  */
@@ -14,7 +14,7 @@ export interface Load {
   path: string;
   body?: string;
   variants?: number;
-  vary?: (i: number) => { path?: string; body?: string };
+  vary?: (i: number) => { path?: string; body?: string; headers?: Record<string, string> };
   /** The status every answer must have (e.g. 200, 302, 202). */
   expect: number;
 }
@@ -42,10 +42,14 @@ export interface Round {
   rssMb: number;
 }
 
+function variant(base: autocannon.Request, v: { path?: string; body?: string; headers?: Record<string, string> }): autocannon.Request {
+  return { ...base, ...v, headers: { ...base.headers, ...v.headers } };
+}
+
 /** Runs one round against `proc` and measures the server process alongside. */
 export async function runRound(proc: Proc, load: Load, options: LoadOptions): Promise<Round> {
   const base: autocannon.Request = { method: load.method, path: load.path, headers: load.headers, body: load.body };
-  const requests = load.vary ? Array.from({ length: load.variants ?? 1 }, (_, i) => ({ ...base, ...load.vary!(i) })) : [base];
+  const requests = load.vary ? Array.from({ length: load.variants ?? 1 }, (_, i) => variant(base, load.vary!(i))) : [base];
   const cpuBefore = cpuSeconds(proc.pid);
   const clientBefore = process.cpuUsage();
   const wallBefore = performance.now();

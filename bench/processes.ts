@@ -111,12 +111,16 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
-/** The server under test as the Docker image runs it, `node dist/main.js serve` (see buildApp), with the benchmark's settings. */
+/**
+ * The server under test as the Docker image runs it, `node dist/main.js serve` (see buildApp), with
+ * the benchmark's settings. TRUST_PROXY=1: the redirect and event loads come from public addresses
+ * in X-Forwarded-For, as visitors behind a proxy do, so geolocation has something to find.
+ */
 export function appSpec(name: string, dataDir: string, extra: { env?: Record<string, string>; nodeArgs?: string[] } = {}): ProcSpec {
   return {
     name,
     args: [...(extra.nodeArgs ?? []), 'dist/main.js', 'serve'],
-    env: { DATA_DIR: dataDir, RATE_LIMIT: '1000000', EVENT_RATE_LIMIT: '1000000', LOG_LEVEL: 'warn', ...extra.env },
+    env: { DATA_DIR: dataDir, RATE_LIMIT: '1000000', EVENT_RATE_LIMIT: '1000000', LOG_LEVEL: 'warn', TRUST_PROXY: '1', ...extra.env },
     health: '/health',
   };
 }

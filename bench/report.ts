@@ -1,6 +1,8 @@
 /** The benchmark's table and its targets (issue 7). */
 import { median } from './load.ts';
 import type { Round } from './load.ts';
+import { lookupLine } from './geo-lookup.ts';
+import type { LookupTimes } from './geo-lookup.ts';
 
 /** One scenario's rounds and what it was run against. */
 export interface ScenarioResult {
@@ -36,6 +38,8 @@ export interface Extras {
   coldStartMs: number[];
   /** The same cold starts of the other build (`--compare`), alternated with these. */
   coldStartOtherMs: number[];
+  /** The geolocation lookup, timed in the benchmark's own process before the servers start (null: left out by --only). */
+  geoLookup: LookupTimes | null;
 }
 
 /** One target: its measured value, its threshold and the verdict. */
@@ -94,6 +98,11 @@ function maxTarget(name: string, value: number | null, max: number, unit: string
   return { name, measured: ok ? `${value.toFixed(0)} ${unit}` : 'n/a', paired: '', wanted: `< ${max} ${unit}`, pass: ok ? value < max : null };
 }
 
+function atMostTarget(name: string, value: number | null, max: number, unit: string): Target {
+  const ok = value !== null && Number.isFinite(value);
+  return { name, measured: ok ? `${value.toFixed(2)} ${unit}` : 'n/a', paired: '', wanted: `≤ ${max} ${unit}`, pass: ok ? value <= max : null };
+}
+
 function peakRss(extras: Extras): number | null {
   const values = [extras.rss100kLinksIdleMb, extras.rss100kLinksLoadedMb].filter((v): v is number => v !== null);
   return values.length ? Math.max(...values) : null;
@@ -116,6 +125,12 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
     // Issue 14: the PostgreSQL backend, in the same run as the file store.
     ratio('PostgreSQL redirect with click vs file store redirect', 'pg-redirect', 'redirect', 0.7, '%'),
     minTarget('PostgreSQL durable create (POST /api/qr/add), one process', rpsOf(rows, 'pg-create-10k'), 3000, 'req/s'),
+    // Issue 26: geolocation out of the box costs little, against the same load with GEOIP=off.
+    atMostTarget('Geolocation lookup, bundled countries (median)', extras.geoLookup?.countryUs ?? null, 5, 'µs'),
+    ratio('Redirect located by IP vs GEOIP=off with a CDN header', 'redirect', 'redirect-header', 0.9, '%'),
+    ratio('Event located by IP vs GEOIP=off with a CDN header', 'event', 'event-header', 0.9, '%'),
+    ratio('(context) Redirect located by IP vs GEOIP=off, no header', 'redirect', 'redirect-nogeo', 0, '%'),
+    ratio('(context) Event located by IP vs GEOIP=off, no header', 'event', 'event-nogeo', 0, '%'),
     // Issue 27: links through the bulk create, one process, on each backend.
     minTarget('Bulk create (POST /api/url/bulk), file store, one process', rows.find((r) => r.id === 'bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
     minTarget('Bulk create (POST /api/url/bulk), PostgreSQL, one process', rows.find((r) => r.id === 'pg-bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
@@ -155,6 +170,7 @@ export function render(rows: readonly Summary[], extras: Extras, targets: readon
     `Server RSS with 100,000 links: ${fixed(extras.rss100kLinksIdleMb ?? NaN)} MB idle after start, ${fixed(extras.rss100kLinksLoadedMb ?? NaN)} MB after the redirect rounds`,
     `Cold start to first 200 from /health with 100,000 records: median ${fixed(median(cold))} ms over ${cold.length} starts (${cold.map((c) => c.toFixed(0)).join(', ')} ms)`,
     ...(extras.coldStartOtherMs.length ? [`  the other build, alternated: median ${fixed(median(extras.coldStartOtherMs))} ms (${extras.coldStartOtherMs.map((c) => c.toFixed(0)).join(', ')} ms)`] : []),
+    ...(extras.geoLookup ? [lookupLine(extras.geoLookup)] : []),
   ].join('\n');
   const targetTable = table(
     ['Target', 'Measured', 'Per-round median', 'Wanted', 'Verdict'],

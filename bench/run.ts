@@ -21,6 +21,7 @@ import { installPeer } from './peer-install.ts';
 import { judge, render, summarize } from './report.ts';
 import type { Extras, ScenarioResult } from './report.ts';
 import { pgSchemas, SIZES, scenarios, seededPaths, serverData, serverSpec } from './scenarios.ts';
+import { lookupLine, measureLookups } from './geo-lookup.ts';
 import { BENCH_KEY, BENCH_SITE, copyDir, seedDataDir, seedJsonServerDb } from './seed.ts';
 
 const { values: flags } = parseArgs({
@@ -80,6 +81,11 @@ async function seed(): Promise<void> {
   await seedDataDir(paths.list, { qrs: SIZES.list });
   await seedDataDir(paths.links, { links: SIZES.links });
   await seedDataDir(paths.event, {});
+  const twin = (server: string, from: string, to: string) => (chosen.some((s) => s.server === server) ? copyDir(from, to) : undefined);
+  await twin('links-nogeo', paths.links, paths.linksNoGeo);
+  await twin('event-nogeo', paths.event, paths.eventNoGeo);
+  await twin('links-header', paths.links, paths.linksHeader);
+  await twin('event-header', paths.event, paths.eventHeader);
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
   const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 }, 'pg-bulk': {} };
@@ -129,7 +135,12 @@ async function main(): Promise<void> {
   if (flags.compare) log(`comparing with ${flags.compare}/dist (build it there first: npm run build)`);
   if (chosen.some((s) => s.server.startsWith('json-server'))) await installPeer(log);
   await seed();
-  const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [], coldStartOtherMs: [] };
+  const extras: Extras = { rss100kLinksIdleMb: null, rss100kLinksLoadedMb: null, coldStartMs: [], coldStartOtherMs: [], geoLookup: null };
+  // In this process, before any server runs: nothing else of the benchmark shares the cores then.
+  if (!only || only.has('geo-lookup')) {
+    extras.geoLookup = measureLookups();
+    log(lookupLine(extras.geoLookup));
+  }
   if (!only || only.has('cold-start')) ({ times: extras.coldStartMs, other: extras.coldStartOtherMs } = await coldStart());
 
   const longLived = new Set(chosen.filter((s) => !s.freshFrom).map((s) => s.server));
@@ -139,7 +150,7 @@ async function main(): Promise<void> {
     const data = isOther(server) ? `${serverData(server, root)}-other` : serverData(server, root);
     const proc = await startProc(serverSpec(server, data, nodeArgsFor(server), logLevel, flags.compare));
     running.set(server, proc);
-    if (server.replace(/^pg-/, '').replace(/@other$|-w$/, '') === 'event') await createWebsite(proc);
+    if (server.replace(/^pg-/, '').replace(/@other$|-w$/, '').replace(/-(nogeo|header)$/, '') === 'event') await createWebsite(proc);
   }
   const links = running.get('links');
   if (links) {

@@ -6,6 +6,9 @@ import { PG_URL } from './pg-seed.ts';
 import { appSpec, baselineSpec, jsonServerSpec } from './processes.ts';
 import type { ProcSpec } from './processes.ts';
 import { BENCH_KEY, BENCH_SITE, linkAlias } from './seed.ts';
+import { addresses } from './geo-lookup.ts';
+import { bundledCountryReader } from '../src/geo/bundled-country.ts';
+import { Geolocator } from '../src/geo/geolocator.ts';
 import { availableParallelism } from 'node:os';
 
 /** How many records each seeded directory holds. */
@@ -33,6 +36,11 @@ export function seededPaths(root: string) {
     list: join(root, 'qrs-10k'),
     links: join(root, 'links-100k'),
     event: join(root, 'event'),
+    // Copies for the GEOIP=off twins: a data directory serves one server at a time.
+    linksNoGeo: join(root, 'links-100k-nogeo'),
+    eventNoGeo: join(root, 'event-nogeo'),
+    linksHeader: join(root, 'links-100k-header'),
+    eventHeader: join(root, 'event-header'),
     create: (n: number) => join(root, `create-seed-${n / 1000}k`),
     jsonServerDb: join(root, 'json-server-10k.json'),
   };
@@ -45,6 +53,9 @@ const PAGES = SIZES.list / 25;
 /** Clicks go to a hot set spread over all 100,000 links (traffic is skewed; each clicked link also gets a statistics record). */
 export const HOT_LINKS = 2000;
 const NEW_QR = JSON.stringify({ type: 'text', data: 'Hello bench', name: 'Bench QR' });
+const visitors = addresses(2000);
+const located = new Geolocator({ country: bundledCountryReader() });
+const countryOf = (ip: string) => located.locate(ip).country;
 
 /** Links per bulk request, and how many different bodies a round cycles through. */
 export const BULK = { links: 1000, variants: 300, connections: 4 } as const;
@@ -70,6 +81,35 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
     freshFrom: p.create(n),
     load: { method: 'POST', path: '/api/qr/add', headers: { ...AUTH, ...JSON_TYPE }, body: NEW_QR, expect: 200 },
   });
+  // Each variant comes from its own public address (X-Forwarded-For), so every click is located.
+  const from = (n: number) => ({ 'x-forwarded-for': visitors[n % visitors.length]! });
+  // The same visitors with the country a CDN would have told (the one the bundled database gives).
+  const fromCdn = (n: number) => {
+    const country = countryOf(visitors[n % visitors.length]!);
+    return { ...from(n), ...(country ? { 'cf-ipcountry': country } : {}) };
+  };
+  const withHeader = (s: Scenario): Load => ({ ...s.load, vary: (n) => ({ ...s.load.vary!(n), headers: fromCdn(n) }) });
+  const redirect: Scenario = {
+    id: 'redirect',
+    label: 'GET /<alias> (click recorded)',
+    records: SIZES.links,
+    server: 'links',
+    load: { method: 'GET', path: '/', headers: { 'user-agent': BROWSER }, variants: hotLinks, vary: (n) => ({ path: `/${linkAlias(((n * 7919) % SIZES.links) + 1)}`, headers: from(n) }), expect: 302 },
+  };
+  const event: Scenario = {
+    id: 'event',
+    label: 'POST /api/event',
+    records: 1,
+    server: 'event',
+    load: {
+      method: 'POST',
+      path: '/api/event',
+      headers: { 'user-agent': BROWSER, 'content-type': 'text/plain' },
+      variants: 2000,
+      vary: (n) => ({ body: JSON.stringify({ page: `https://${BENCH_SITE}/p/${n % 50}`, referrer: 'https://www.google.com/', screen_resolution: '1920x1080' }), headers: from(n) }),
+      expect: 202,
+    },
+  };
   const files: Scenario[] = [
     { id: 'baseline', label: 'baseline node:http JSON', records: 0, server: 'baseline', load: { method: 'GET', path: '/', variants: PAGES, vary: (n) => ({ path: `/?page=${page(n)}` }), expect: 200 } },
     // Not a target: the bare server answering a list page of the same shape, serialised per request.
@@ -109,26 +149,15 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
       freshFrom: p.jsonServerDb,
       load: { method: 'POST', path: '/qrs', headers: JSON_TYPE, body: JSON.stringify({ userId: 1, ...JSON.parse(NEW_QR) }), expect: 201 },
     },
-    {
-      id: 'redirect',
-      label: 'GET /<alias> (click recorded)',
-      records: SIZES.links,
-      server: 'links',
-      load: { method: 'GET', path: '/', headers: { 'user-agent': BROWSER }, variants: hotLinks, vary: (n) => ({ path: `/${linkAlias(((n * 7919) % SIZES.links) + 1)}` }), expect: 302 },
-    },
-    {
-      id: 'event',
-      label: 'POST /api/event',
-      records: 1,
-      server: 'event',
-      load: {
-        method: 'POST',
-        path: '/api/event',
-        headers: { 'user-agent': BROWSER, 'content-type': 'text/plain' },
-        variants: 50, vary: (n) => ({ body: JSON.stringify({ page: `https://${BENCH_SITE}/p/${n}`, referrer: 'https://www.google.com/', screen_resolution: '1920x1080' }) }),
-        expect: 202,
-      },
-    },
+    // With geolocation; the same visitors with GEOIP=off and a CDN's country header (the same
+    // counts written: the difference is the lookup); and with GEOIP=off and no header (every
+    // country Unknown, fewer labels to write: today's server without a CDN, for context).
+    redirect,
+    { ...redirect, id: 'redirect-header', label: `${redirect.label}, GEOIP=off, CDN header`, server: 'links-header', load: withHeader(redirect) },
+    { ...redirect, id: 'redirect-nogeo', label: `${redirect.label}, GEOIP=off, no header`, server: 'links-nogeo' },
+    event,
+    { ...event, id: 'event-header', label: `${event.label}, GEOIP=off, CDN header`, server: 'event-header', load: withHeader(event) },
+    { ...event, id: 'event-nogeo', label: `${event.label}, GEOIP=off, no header`, server: 'event-nogeo' },
   ];
   return [...files, ...postgresScenarios(files)];
 }
@@ -168,7 +197,8 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
     return { ...spec, args: [...nodeArgs, ...spec.args] };
   }
   if (server.startsWith('pg-')) return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data, WORKERS: server.endsWith('-w') ? String(PG_WORKERS) : '1' } });
-  const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel } });
+  // The twins of the redirect and event rows without geolocation: the country header only, as before it.
+  const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel, ...(/-(nogeo|header)$/.test(ownServer(server)) ? { GEOIP: 'off' } : {}) } });
   // The other build of `--compare`: the same settings, its own dist/main.js.
   return checkout && isOther(server) ? { ...spec, args: [...nodeArgs, otherMain(checkout), 'serve'] } : spec;
 }
@@ -176,6 +206,6 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
 /** The data a long-lived server serves: a directory, a file, or a PostgreSQL schema. */
 export function serverData(server: string, root: string): string {
   const p = seededPaths(root);
-  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'json-server-list': p.jsonServerDb, ...pgSchemas() };
+  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'links-nogeo': p.linksNoGeo, 'event-nogeo': p.eventNoGeo, 'links-header': p.linksHeader, 'event-header': p.eventHeader, 'json-server-list': p.jsonServerDb, ...pgSchemas() };
   return map[ownServer(server)] ?? '';
 }

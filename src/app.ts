@@ -36,9 +36,12 @@ import { docsRoutes } from './routes/docs.ts';
 import { campaignRoutes } from './routes/link-api/campaigns.ts';
 import { channelRoutes } from './routes/link-api/channels.ts';
 import { linkRoutes } from './routes/link-api/links.ts';
+import { linkStatsRoutes } from './routes/link-api/link-stats.ts';
 import { linkStatsExportRoutes } from './routes/link-api/link-stats-export.ts';
 import { bulkRoutes, isBulkPath } from './routes/link-api/bulk.ts';
 import { fileRoutes, UPLOAD_PATH } from './routes/link-api/files.ts';
+import { IMPORT_PATH, importRoutes, tooLarge as importTooLarge } from './routes/link-api/imports.ts';
+import { ImportRunner } from './imports/runner.ts';
 import { MULTIPART_ALLOWANCE, tooLarge } from './files/upload-body.ts';
 import { analyticsRoutes } from './routes/analytics/websites.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
@@ -61,6 +64,8 @@ import { EventStreams } from './events/event-streams.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { webhookRoutes } from './routes/link-api/webhooks.ts';
 import { eventStreamRoutes } from './routes/link-api/event-stream.ts';
+import { countryGeolocator } from './geo/geolocator.ts';
+import type { Geolocator } from './geo/geolocator.ts';
 import type { Store } from './store/store.ts';
 
 /** The parts an app is built from; everything but store and config has a default. */
@@ -91,6 +96,10 @@ export interface AppParts {
   webhooks?: WebhookDispatcher;
   /** The live event streams (the server ends them before closing); default: new ones on the store. */
   streams?: EventStreams;
+  /** Where visitors are (startServer's reads GEOIP_DATABASE and watches it); default: the bundled countries, or GEOIP off's header only. */
+  geo?: Geolocator;
+  /** Look for due import jobs every this many ms (a server: jobs a process left when it died); default: only when one is queued here. */
+  importPollMs?: number;
 }
 
 const UPLOAD_PREFIX = UPLOAD_PATH.slice(0, UPLOAD_PATH.indexOf(':'));
@@ -116,7 +125,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const store = withEvents(parts.store, resources, { config: parts.config, clock });
   const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config: parts.config, clock, log });
   const streams = parts.streams ?? new EventStreams(store, { perUser: parts.config.eventStreamsPerUser, databaseMs: Math.round(parts.config.databaseTimeout * 1000) });
-  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, renderer, proofs, audit, keyUses, webhooks, streams };
+  const geo = parts.geo ?? countryGeolocator(parts.config);
+  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, renderer, proofs, audit, keyUses, webhooks, streams, geo };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store, scopedKeysIn(s.resources));
@@ -129,6 +139,11 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   // Which check a path under /api needs (a route's pattern or a request's path), or null.
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
 
+  // Import jobs run in this process, off the requests; stopped (the running one handed back) before the store closes.
+  const imports = new ImportRunner(s);
+  parts.store.beforeClose(() => imports.stop());
+  if (parts.importPollMs) imports.poll(parts.importPollMs).catch((err: unknown) => log.error('looking for import jobs failed', { error: String(err) }));
+
   const app = new Hono<AppEnv>();
   // Every wait of the store on this request's behalf ends within DATABASE_TIMEOUT in all, so that a
   // database that went silent is answered 503 in time, however many steps the request has (deadline.ts).
@@ -137,11 +152,13 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
   // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
-  // A bulk request carries up to 1,000 links: BULK_BODY_LIMIT bounds it instead.
+  // A bulk request carries up to 1,000 links: BULK_BODY_LIMIT bounds it instead; an import's file, IMPORT_MAX_BYTES.
   const bulkLimit = requestBodyLimit(s.config.bulkBodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bulkBodyLimit} bytes (BULK_BODY_LIMIT).`); });
+  const importLimit = requestBodyLimit(s.config.importMaxBytes + MULTIPART_ALLOWANCE, () => { throw importTooLarge(s.config.importMaxBytes); });
   app.on(BODY_METHODS, '*', (c, next) => {
     const path = c.req.path;
     if (path.startsWith(UPLOAD_PREFIX)) return uploadLimit(c, next);
+    if (path === IMPORT_PATH) return importLimit(c, next);
     return isBulkPath(path) ? bulkLimit(c, next) : bodyLimit(c, next);
   });
   // Liveness: the process answers. Readiness (/ready): it can serve, its database answering.
@@ -154,6 +171,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     campaignRoutes(s),
     channelRoutes(s),
     linkRoutes(s),
+    linkStatsRoutes(s),
     linkStatsExportRoutes(s),
     bulkRoutes(s),
     wrapperRoutes(s),
@@ -163,6 +181,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     fileRoutes(s),
     webhookRoutes(s),
     eventStreamRoutes(s),
+    importRoutes(s, imports),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // Last: `/:alias` would otherwise answer for every one-segment path above.

@@ -54,6 +54,8 @@ export interface Config {
   bulkBodyLimit: number;
   /** Largest uploaded file (the Files API), bytes: its own limit, in place of bodyLimit on the upload route. */
   fileMaxBytes: number;
+  /** Largest file POST /api/import takes, bytes: its own limit, in place of bodyLimit on that route. */
+  importMaxBytes: number;
   /** Which peers may tell the client IP in X-Forwarded-For: none, a number of hops, or a list of proxy addresses/CIDRs. */
   trustProxy: TrustProxy;
   snapshotEvery: number;
@@ -64,6 +66,10 @@ export interface Config {
   logoFetch: boolean;
   /** Request header holding the visitor's two-letter country code, set by a trusted proxy or CDN. */
   countryHeader: string;
+  /** Look up each visitor's country by IP in the bundled database (and region and city in geoipDatabase); off: the country header only. */
+  geoip: boolean;
+  /** A MaxMind-format City database (GeoLite2-City, DB-IP City Lite) for region and city, reloaded when the file changes. */
+  geoipDatabase: string | undefined;
   /** Tracking events per window and client IP on POST /api/event; 0 disables. */
   eventRateLimit: number;
   domainCheck: DomainCheck;
@@ -170,6 +176,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
   { key: 'bulkBodyLimit', env: 'BULK_BODY_LIMIT', kind: 'int', fallback: String(8 * 1024 * 1024), help: 'Largest accepted body of a bulk request (POST /api/url/bulk, /api/url/bulk/update, /api/url/bulk/delete; up to 1,000 links), bytes; those routes take it in place of BODY_LIMIT' },
   { key: 'fileMaxBytes', env: 'FILE_MAX_BYTES', kind: 'int', fallback: String(5 * 1024 * 1024), help: 'Largest file accepted by POST /api/files/upload/:filename, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger)' },
+  { key: 'importMaxBytes', env: 'IMPORT_MAX_BYTES', kind: 'int', fallback: String(32 * 1024 * 1024), help: 'Largest file accepted by POST /api/import, bytes (that route takes it in place of BODY_LIMIT; multipart bodies may be 64 KiB larger); import-links on the command line has no limit' },
   { key: 'trustProxy', env: 'TRUST_PROXY', kind: 'trust-proxy', fallback: 'off', help: 'Proxies whose X-Forwarded-For gives the client IP: off, on (one hop), a number of hops, or comma-separated proxy IPs/CIDRs (see Behind a proxy)' },
   { key: 'redirectStatus', env: 'REDIRECT_STATUS', kind: 'redirect', fallback: '302', help: 'HTTP status of short-link redirects: 301, 302, 307 or 308' },
   { key: 'errorStatus', env: 'ERROR_STATUS', kind: 'error-status', fallback: 'real', help: 'HTTP status of link-management API errors: real (400, 401, 404, …) or 200 for the errors a client fixes by changing its request, as the real product answers, for clients that stop on any other status (429, 503, 409 and 500 keep theirs); the body is `{"error":1,"message":…}` either way, and the analytics API keeps real statuses' },
@@ -177,6 +184,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', kind: 'int', fallback: '20000', help: 'Journal entries between two JSON snapshots of the data files' },
   { key: 'snapshotBytes', env: 'SNAPSHOT_BYTES', kind: 'int', fallback: String(64 * 1024 * 1024), help: 'Journal bytes between two JSON snapshots (whichever of SNAPSHOT_EVERY and this comes first)' },
   { key: 'countryHeader', env: 'COUNTRY_HEADER', kind: 'string', fallback: 'cf-ipcountry', help: 'Request header with the visitor country code, set by your proxy or CDN (clients must not be able to set it)' },
+  { key: 'geoip', env: 'GEOIP', kind: 'bool', fallback: 'on', help: "Find each visitor's country from the IP address in the bundled DB-IP Lite country database (and region and city in GEOIP_DATABASE); COUNTRY_HEADER, when a request has it, wins. off: the header only" },
+  { key: 'geoipDatabase', env: 'GEOIP_DATABASE', kind: 'string', fallback: undefined, help: 'Path of a MaxMind-format City database you provide (GeoLite2-City or DB-IP City Lite, .mmdb) for region and city; read again when the file changes (a broken new file keeps the old one)' },
   { key: 'eventRateLimit', env: 'EVENT_RATE_LIMIT', kind: 'int', fallback: '120', help: 'Tracking events per window and client IP on POST /api/event; 0 disables' },
   { key: 'domainCheck', env: 'DOMAIN_CHECK', kind: 'domain-check', fallback: 'off', help: 'off; dns: a branded domain must resolve to SERVER_IP before it is added; txt: the user must first publish a DNS TXT record proving they own it (GET /api/domains/verification names it)' },
   { key: 'serverIp', env: 'SERVER_IP', kind: 'ips', fallback: undefined, help: 'Public IP address(es) of this server, comma-separated; required when DOMAIN_CHECK=dns' },

@@ -5,6 +5,7 @@ import { ConfigError, SETTINGS, flagName, loadConfig, misspelledSettings, proces
 import { createLogger } from './log.ts';
 import { runUserCommand, USER_COMMANDS } from './cli/users.ts';
 import { DATA_COMMANDS } from './cli/data.ts';
+import { IMPORT_LINKS_COMMAND } from './cli/import-links.ts';
 import { runMigrate } from './cli/migrate.ts';
 import { FixtureError } from './fixtures/read.ts';
 import { DataFileError } from './store/file/atomic-file.ts';
@@ -12,7 +13,7 @@ import { DataDirError } from './store/file/permissions.ts';
 import { LockedError } from './store/file/lock.ts';
 import { StoreUnavailableError } from './store/store.ts';
 
-const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS];
+const COMMANDS = [...USER_COMMANDS, ...DATA_COMMANDS, IMPORT_LINKS_COMMAND];
 
 const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
   ['serve', 'Run the server (default); --seed <file> loads fixtures into an empty data directory'],
@@ -90,7 +91,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof DataDirError || err instanceof LockedError || err instanceof FixtureError || err instanceof StoreUnavailableError || ['SchemaTooNewError', 'ListenError'].includes((err as Error | null)?.name ?? '');
+    const known = err instanceof ConfigError || err instanceof DataFileError || err instanceof DataDirError || err instanceof LockedError || err instanceof FixtureError || err instanceof StoreUnavailableError || ['SchemaTooNewError', 'ListenError', 'GeoDatabaseError'].includes((err as Error | null)?.name ?? '');
     console.error(known ? (err as Error).message : err);
     process.exit(1);
   },

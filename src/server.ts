@@ -33,9 +33,13 @@ import { RESOURCES, storeSchema } from './resources/table.ts';
 import { openStore, storeLabel } from './store/open.ts';
 import { startRateLimits } from './limits/start-limits.ts';
 import type { RateLimits } from './limits/start-limits.ts';
+import { openGeolocator } from './geo/geolocator.ts';
 import type { Store } from './store/store.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { EventStreams } from './events/event-streams.ts';
+
+/** How often a server looks for due import jobs beside those its own requests queue, ms. */
+const IMPORT_POLL_MS = 2000;
 
 /** A server that is listening. */
 export interface RunningServer {
@@ -77,7 +81,15 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const resources = options.resources ?? RESOURCES;
   const test = config.testMode ? testModeParts(options.clock, options.random) : null;
   const clock = test?.clock ?? options.clock ?? systemClock;
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  // Before the store: a City database that cannot be used stops the start with nothing opened or created.
+  const geo = openGeolocator(config, options.log);
+  let store: Store;
+  try {
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+  } catch (err) {
+    geo.close();
+    throw err;
+  }
   // Services of this process beside the store: started after it, stopped before it.
   let limits: RateLimits | null = null;
   try {
@@ -93,7 +105,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     // Webhook deliveries and event streams belong to the process: started after the store, stopped before it.
     const webhooks = new WebhookDispatcher({ store, config, clock, log: options.log });
     const streams = new EventStreams(store, { perUser: config.eventStreamsPerUser, databaseMs: Math.round(config.databaseTimeout * 1000) });
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses, webhooks, streams };
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses, webhooks, streams, geo };
     // Off the request path: soon after the start, then once a day; stopped before the store closes.
     const retention = new StatsRetention(store, clock, config, options.log);
     store.beforeClose(() => retention.stop());
@@ -103,7 +115,8 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
       // Today's visitor ledger is taken up before the first visit can count anyone afresh.
       const counters = new DailyCounters(store, { clock, random: options.random ?? cryptoRandom, log: options.log });
       await counters.ready();
-      app = createApp({ ...parts, counters });
+      // Import jobs a process left running when it died are taken up here (test mode runs those queued meanwhile only).
+      app = createApp({ ...parts, counters, importPollMs: IMPORT_POLL_MS });
     }
     const server = await listen(app, config, options.log);
     retention.start();
@@ -128,11 +141,13 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
         });
         await webhooks.stop();
         limits?.close();
+        geo.close();
         await store.close();
       })());
     return { url, port, app, store, config, testControl, close };
   } catch (err) {
     limits?.close();
+    geo.close();
     await store.close();
     throw err;
   }

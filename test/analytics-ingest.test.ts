@@ -83,6 +83,15 @@ test('a scripted sequence produces exactly these statistics', async (t) => {
     event: [['signup', 1]],
     pageviews_hour: [['10', 3], ['09', 2], ['11', 1]],
     visitors_hour: [['09', 2], ['10', 2], ['11', 1]],
+    // Referrers by named source; visits without a referrer or utm_source are Direct / None.
+    source: [['Direct / None', 2], ['Google', 1], ['Hacker News', 1]],
+    utm_campaign: [['launch', 1]],
+    utm_source: [],
+    utm_medium: [],
+    utm_term: [],
+    utm_content: [],
+    // No City database here: no regions nor cities (the header's country is not looked up).
+    region: [],
     city: [],
   };
   for (const [name, want] of Object.entries(expected)) {
@@ -113,8 +122,8 @@ test('stats API: bad metric, dates and page are 422 (unknown sort_by, sort, sear
   const { stats, makeUser } = await scripted();
   const cases: [string, Record<string, string[]>][] = [
     ['', { name: ['The name field is required.'], from: ['The from field is required.'], to: ['The to field is required.'] }],
-    ['name=bounces&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, event_property, landing_page, language, os, page, pageviews, pageviews_hour, referrer, resolution, visitors, visitors_hour.'] }],
-    ['name=PAGE&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, event_property, landing_page, language, os, page, pageviews, pageviews_hour, referrer, resolution, visitors, visitors_hour.'] }],
+    ['name=bounces&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, event_property, landing_page, language, os, page, pageviews, pageviews_hour, referrer, region, resolution, source, utm_campaign, utm_content, utm_medium, utm_source, utm_term, visitors, visitors_hour.'] }],
+    ['name=PAGE&from=2026-11-21&to=2026-11-22', { name: ['The selected name is invalid. Valid names: browser, campaign, city, continent, country, device, event, event_property, landing_page, language, os, page, pageviews, pageviews_hour, referrer, region, resolution, source, utm_campaign, utm_content, utm_medium, utm_source, utm_term, visitors, visitors_hour.'] }],
     ['name=page&from=21-11-2026&to=2026-11-22', { from: ['The from does not match the format Y-m-d.'] }],
     ['name=page&from=2026-02-30&to=2026-11-22', { from: ['The from is not a valid date.'] }],
     ['name=page&from=2026-11-22&to=2026-11-21', { to: ['The to must be a date after or equal to from.'] }],

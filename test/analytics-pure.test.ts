@@ -15,17 +15,17 @@ import type { DayCounts } from '../src/stats/counts.ts';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const rules = { domain: 'example.com', exclude_params: 'fbclid' };
-const headers = { userAgent: CHROME, acceptLanguage: 'fr-CA,fr;q=0.9', country: 'CA' };
+const headers = { userAgent: CHROME, acceptLanguage: 'fr-CA,fr;q=0.9', place: { country: 'CA', region: 'Quebec', city: 'Montreal' } };
 
 test('pageviewTally: every pageview counts the page and hour; the visit breakdowns only on a first visit', async (t) => {
-  const event = { page: 'https://example.com/p?fbclid=1&utm_campaign=fall&k=v', referrer: 'https://www.reddit.com/r/x', screen_resolution: '1280x800' };
+  const event = { page: 'https://example.com/p?fbclid=1&utm_campaign=fall&k=v&utm_source=ads&UTM_MEDIUM=cpc&utm_term=+red%20shoes+&utm_content=&utm_source=second', referrer: 'https://www.reddit.com/r/x', screen_resolution: '1280x800' };
   const cases = [
     {
       name: 'a new visitor',
       seen: { newToday: true, newThisHour: true },
       want: {
         add: { pageviews: 1, visitors: 1 },
-        labels: { page: '/p?k=v', pageviews_hour: '14', visitors_hour: '14', landing_page: '/p?k=v', referrer: 'reddit.com', browser: 'Chrome', os: 'Windows', device: 'Desktop', country: 'CA:Canada', continent: 'NA:North America', language: 'fr', resolution: '1280x800', campaign: 'fall' },
+        labels: { page: '/p?k=v', pageviews_hour: '14', visitors_hour: '14', landing_page: '/p?k=v', referrer: 'reddit.com', source: 'Reddit', browser: 'Chrome', os: 'Windows', device: 'Desktop', country: 'CA:Canada', continent: 'NA:North America', region: 'CA:Quebec', city: 'CA:Montreal', language: 'fr', resolution: '1280x800', campaign: 'fall', utm_source: 'ads', utm_medium: 'cpc', utm_campaign: 'fall', utm_term: 'red shoes', utm_content: null },
       },
     },
     { name: 'back in a new hour', seen: { newToday: false, newThisHour: true }, want: { add: { pageviews: 1, visitors: 0 }, labels: { page: '/p?k=v', pageviews_hour: '14', visitors_hour: '14' } } },
@@ -33,8 +33,8 @@ test('pageviewTally: every pageview counts the page and hour; the visit breakdow
   ];
   for (const c of cases) await t.test(c.name, () => assert.deepEqual(pageviewTally(event, rules, headers, '14', c.seen), c.want));
   await t.test('nothing known about the visitor', () => {
-    const tally = pageviewTally({ page: 'https://example.com' }, rules, { userAgent: undefined, acceptLanguage: undefined, country: undefined }, '00', { newToday: true, newThisHour: true });
-    assert.deepEqual(tally.labels, { page: '/', pageviews_hour: '00', visitors_hour: '00', landing_page: '/', referrer: 'Direct, email and other', browser: 'Unknown', os: 'Unknown', device: 'Unknown', country: 'Unknown', continent: 'Unknown', language: 'Unknown', resolution: 'Unknown', campaign: null });
+    const tally = pageviewTally({ page: 'https://example.com' }, rules, { userAgent: undefined, acceptLanguage: undefined, place: { country: null, region: null, city: null } }, '00', { newToday: true, newThisHour: true });
+    assert.deepEqual(tally.labels, { page: '/', pageviews_hour: '00', visitors_hour: '00', landing_page: '/', referrer: 'Direct, email and other', source: 'Direct / None', browser: 'Unknown', os: 'Unknown', device: 'Unknown', country: 'Unknown', continent: 'Unknown', region: null, city: null, language: 'Unknown', resolution: 'Unknown', campaign: null, utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null, utm_content: null });
   });
   await t.test('long values are clipped', () => {
     const tally = pageviewTally({ page: `https://example.com/${'x'.repeat(2000)}` }, rules, headers, '01', { newToday: false, newThisHour: false });

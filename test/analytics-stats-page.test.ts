@@ -143,3 +143,13 @@ test('counts on the page have thousands separators (totals, tables, chart axis a
   const api = await call('GET', `/api/v1/stats/${ids.public}?name=page&from=2026-11-21&to=2026-11-21`, { key: alice.key });
   assert.deepEqual(api.body.data, [{ value: '/', count: 12345 }]);
 });
+
+test('the page credits DB-IP, whose bundled database (CC BY 4.0) gives the countries; not with GEOIP off', async () => {
+  const credit = '<a href="https://db-ip.com">IP Geolocation by DB-IP</a>';
+  const on = await (await sites()).page('/stats/public.example.com');
+  assert.equal(on.status, 200);
+  assert.ok(on.text.includes(credit));
+  const off = await (await sites({ geoip: false })).page('/stats/public.example.com');
+  assert.equal(off.status, 200);
+  assert.ok(!off.text.includes('db-ip.com'));
+});

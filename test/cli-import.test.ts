@@ -3,7 +3,11 @@
  * with a file's records, and the storage guarantees of `export --all` (one snapshot) and
  * `import --all` (an empty store, checked in its own transaction). The CLI around them: cli-data, cli-move.
  */
-import { allOf, eventually, ownedBy } from './helpers.ts';
+import { allOf, eventually, ownedBy, testApp } from './helpers.ts';
+import { bundledCountryReader } from '../src/geo/bundled-country.ts';
+import { Geolocator } from '../src/geo/geolocator.ts';
+import { readerOf } from '../src/geo/mmdb.ts';
+import { buildMmdb, cityRecord } from './mmdb-writer.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { importInto, importOrder } from '../src/cli/import.ts';
@@ -185,4 +189,26 @@ test('import --all checks each record with the API\'s rules: a javascript: URL r
     links: [...seedOne.links, { id: 2, userId: 1, alias: 'two', url: 'javascript:alert(1)' }],
   };
   assert.throws(() => checkAllExport(raw, RESOURCES, 'all.json'), (err: Error) => err instanceof FixtureError && /nothing was imported/.test(err.message) && /links record 2 \(id 2\) "url": /.test(err.message));
+});
+
+test('export --all → import --all carries the new breakdowns (source, region, city, UTM tags) as they were counted', async () => {
+  const city = readerOf(buildMmdb({ networks: [['81.2.69.0/24', cityRecord('GB', 'England', 'London')]] }));
+  const from = await testApp({ trustProxy: true }, { geo: new Geolocator({ country: bundledCountryReader(), city: { current: city } }) });
+  const link = await from.call('POST', '/api/url/add', { body: { url: 'https://example.com/', custom: 'carried' } });
+  const headers = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0', 'x-forwarded-for': '81.2.69.10', referer: 'https://news.ycombinator.com/' };
+  assert.equal((await from.call('GET', '/carried?utm_source=hn&utm_medium=social&utm_campaign=launch&utm_term=t&utm_content=c', { key: null, headers })).status, 302);
+  await from.counters.flush();
+  const countsOf = async (store: typeof from.store) => (await allOf<{ id: number; subject: string; counts: Record<string, unknown> }>(store, 'stats')).map((s) => JSON.parse(JSON.stringify(s.counts)));
+  const before = await countsOf(from.store);
+  assert.deepEqual(
+    [before[0]?.source, before[0]?.region, before[0]?.city, before[0]?.utm_source, before[0]?.utm_medium, before[0]?.utm_campaign, before[0]?.utm_term, before[0]?.utm_content],
+    [{ 'Hacker News': 1 }, { 'GB:England': 1 }, { 'GB:London': 1 }, { hn: 1 }, { social: 1 }, { launch: 1 }, { t: 1 }, { c: 1 }],
+  );
+  let text = '';
+  await runExportAll(from.store, {}, () => {}, { positionals: [], write: async (piece: string) => void (text += piece), stderr: { write: () => {} } });
+  const into = await openTestStore();
+  await importAll(into, checkAllExport(JSON.parse(text), RESOURCES, 'all.json'));
+  assert.deepEqual(await countsOf(into), before);
+  assert.equal((await allOf(into, 'links'))[0]?.id, link.body.id);
+  await into.close();
 });

@@ -16,7 +16,7 @@ import { CHILD_ENV, ENTRY, runCli } from './process-helpers.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tmp = () => mkdtemp(join(tmpdir(), 'cli-output-test-'));
 const exists = (path: string) => stat(path).then(() => true, () => false);
-const COMMANDS = ['serve', 'demo', 'migrate', 'users:add', 'users:list', 'users:rotate-key', 'export', 'import'];
+const COMMANDS = ['serve', 'demo', 'migrate', 'users:add', 'users:list', 'users:rotate-key', 'export', 'import', 'import-links'];
 
 test('an unknown command is one line (with the nearest command when there is one) and the list of commands, exit 2', async () => {
   const [near, far] = await Promise.all([runCli(['users:lst']), runCli(['frobnicate'])]);

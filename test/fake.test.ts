@@ -198,3 +198,47 @@ test('fixtures given as a path load at start; bad fixtures refuse the start', as
   await assert.rejects(startFakeServer({ fixtures: { nope: [] } }), /unknown collection "nope"/);
   await assert.rejects(startFakeServer({ fixtures: join(dir, 'missing.json') }), /does not exist/);
 });
+
+test('the fake locates visitors as the server does: the country of a forwarded address, the header first; GEOIP off leaves the header only', async () => {
+  for (const [geoip, want] of [[true, { 'United States': 1, Germany: 1 }], [false, { Unknown: 1, Germany: 1 }]] as const) {
+    const fake = await startFakeServer({ ...twoUsers, config: { trustProxy: true, geoip } });
+    try {
+      const link = await call(fake, 'POST', '/api/url/add', ALICE, { url: 'https://example.com/', custom: 'located' });
+      const browser = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+      const visitors: Record<string, string>[] = [{ 'x-forwarded-for': '8.8.8.8' }, { 'x-forwarded-for': '8.8.4.4', 'cf-ipcountry': 'DE' }];
+      for (const headers of visitors) {
+        assert.equal((await fake.app.request('/located', { headers: { 'user-agent': browser, ...headers } })).status, 302);
+      }
+      const got = await call(fake, 'GET', `/api/url/${link.body.id}`);
+      assert.deepEqual(got.body.data.topCountries, want, `geoip ${geoip}`);
+    } finally {
+      await fake.close();
+    }
+  }
+});
+
+test('an import runs in the fake as in the server, with its seeded aliases; reset() forgets the job and its links', async () => {
+  const fake = await startFakeServer(twoUsers);
+  try {
+    const importOnce = async () => {
+      const res = await fake.app.request('/api/import?format=csv', { method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'text/csv' }, body: 'url,alias\nhttps://example.com/a,imported-a\nhttps://example.com/b,\n' });
+      const { id } = (await res.json()) as { id: number };
+      assert.equal(res.status, 202);
+      let job: { state: string; report: { rows: { alias: string }[] } } | undefined;
+      for (let i = 0; i < 200 && job?.state !== 'finished'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        job = (await call(fake, 'GET', `/api/import/${id}`)).body.data;
+      }
+      assert.equal(job?.state, 'finished');
+      return job!.report.rows.map((r) => r.alias);
+    };
+    const first = await importOnce();
+    assert.equal(first[0], 'imported-a');
+    assert.equal(fake.store.all('links').length, 2);
+    await fake.reset();
+    assert.deepEqual([fake.store.all('links'), fake.store.all('imports')], [[], []]);
+    assert.deepEqual(await importOnce(), first, 'the same seed, the same generated alias');
+  } finally {
+    await fake.close();
+  }
+});

@@ -85,6 +85,10 @@ function endpoints(ids: ReadonlyMap<string, number>): Endpoint[] {
     { method: 'GET', path: '/api/webhooks/:id/deliveries', who: user, ids: { id: 'webhooks' }, params: ['limit', 'page', 'status'] },
     { method: 'POST', path: '/api/webhooks/:id/deliveries/:deliveryId/redeliver', who: user, ids: { id: 'webhooks', deliveryId: 'deliveries' } },
     { method: 'GET', path: '/api/events/stream', who: user, params: ['last_event_id'], stream: true },
+    // Without a valid body: one would queue a job that then writes while later requests are checked for storing nothing
+    // (import-jobs.test.ts refuses bodies and proves nothing stored). The file fields come in the query.
+    { method: 'POST', path: '/api/import', who: user, params: ['format', 'dry_run'] },
+    { method: 'GET', path: '/api/import/:id', who: user, ids: { id: 'imports' }, params: ['limit', 'page'] },
   ];
 }
 

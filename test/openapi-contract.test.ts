@@ -57,7 +57,8 @@ function bodyCall(type: string, body: unknown): Call {
     });
     return { raw: `${parts.join('')}--b0undary--\r\n`, headers: { 'content-type': `${type}; boundary=b0undary` } };
   }
-  return { raw: JSON.stringify(body), headers: { 'content-type': type } };
+  // A string example is the body itself (a file), not a JSON string.
+  return { raw: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': type } };
 }
 
 /** A stream's answer up to its first piece, then closed (it would never end): status, headers and that piece as the body. */

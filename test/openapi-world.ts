@@ -83,7 +83,7 @@ export async function world(overrides: Partial<Config> = {}) {
   const resolveTxt = async (name: string) => txt.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' }));
   const store = await openTestStore();
   const proofs = new OwnershipProofs(store, { resolveTxt, fetch: async () => new Response(null, { status: 404 }) });
-  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, bulkBodyLimit: 4096, fileMaxBytes: 4096, ...overrides }, { store, proofs });
+  const t = await testApp({ openRegistration: true, rateLimit: 100_000, analyticsRateLimit: 100_000, bodyLimit: 4096, bulkBodyLimit: 4096, fileMaxBytes: 4096, importMaxBytes: 4096, ...overrides }, { store, proofs });
   const alice = await t.makeUser('alice');
   const proof = await proofs.txtRecord('fixture.example.org', (await store.get<UserRecord>('users', alice.id))!);
   txt.set(proof.name, [[proof.value]]);
@@ -110,6 +110,9 @@ export async function world(overrides: Partial<Config> = {}) {
   const file = await t.call('POST', '/api/files/upload/fixture.txt', { key: alice.key, raw: 'A fixture file.\n' });
   assert.equal(file.status, 200, file.text);
   ids.files = file.body.id;
+  const imported = await t.call('POST', '/api/import?format=csv', { key: alice.key, raw: 'url,alias\nhttps://example.com/imported,fixture-import\n', headers: { 'content-type': 'text/csv' } });
+  assert.equal(imported.status, 202, imported.text);
+  ids.import = imported.body.id;
   ids.stats = ids.websites!;
   ids.webhooks = await add('/api/webhooks', { url: 'https://hooks.example.com/fixture', events: ['*'] });
   const ping = await t.call('POST', `/api/webhooks/${ids.webhooks}/test`, { key: alice.key });

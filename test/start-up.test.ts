@@ -116,3 +116,12 @@ test('a DATA_DIR that cannot be written is one line naming the setting and the p
   cases.forEach(([, args, , stderr], i) => assert.deepEqual([results[i]!.code, results[i]!.stderr], [1, stderr], args.join(' ')));
   assert.deepEqual(await readdir(readOnly), [], 'nothing was written');
 });
+
+test('a GEOIP_DATABASE that cannot be used is one line naming the setting and the path, exit 1, nothing created', async () => {
+  const base = await tmp();
+  const dir = join(base, 'data');
+  const missing = join(base, 'GeoLite2-City.mmdb');
+  const r = await run(['serve'], { DATA_DIR: dir, PORT: '0', ADMIN_API_KEY: '', GEOIP_DATABASE: missing });
+  assert.deepEqual([r.code, r.stderr, r.stdout], [1, `GEOIP_DATABASE ${missing} cannot be used: no such file. Point it at a MaxMind-format City database (.mmdb), or leave it unset for countries only.\n`, '']);
+  assert.equal(await exists(dir), false, 'no data directory was made');
+});

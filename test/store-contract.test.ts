@@ -345,6 +345,39 @@ for (const backend of BACKENDS) {
       assert.equal((await store.get('users', 1))?.admin, true);
     });
 
+    test('takeDue: the smallest key at most the bound, then the smallest id; null keys never; concurrent takers get different records', async () => {
+      const due = (ms: number | null) => ({ userId: 1, state: 'queued', due: ms });
+      await store.transaction(async (tx) => {
+        await tx.insert('users', user(1));
+        for (const ms of [300, 100, null, 100, 900]) await tx.insert('imports', due(ms));
+      });
+      const key = (ms: number) => keyOf('imports', 'due', { id: 0, due: ms });
+      assert.equal(await store.transaction((tx) => tx.takeDue('imports', 'due', key(50))), undefined);
+      assert.equal((await store.transaction((tx) => tx.takeDue('imports', 'due', key(100))))?.id, 2);
+      assert.equal((await store.transaction((tx) => tx.takeDue('imports', 'due', key(1000))))?.id, 2);
+      // What a taker does with it: the next take finds the next one.
+      await store.transaction(async (tx) => tx.update('imports', (await tx.takeDue('imports', 'due', key(1000)))!.id, { due: null }));
+      assert.equal((await store.transaction((tx) => tx.takeDue('imports', 'due', key(1000))))?.id, 4);
+      // Two transactions at once: the second passes over the record the first holds (the file store runs them one after the other).
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let first: StoredRecord | undefined;
+      let taking!: () => void;
+      const took = new Promise<void>((resolve) => (taking = resolve));
+      const one = store.transaction(async (tx) => {
+        first = await tx.takeDue('imports', 'due', key(1000));
+        taking();
+        await held;
+      });
+      await took;
+      const two = backend.postgres ? store.transaction((tx) => tx.takeDue('imports', 'due', key(1000))) : null;
+      const second = await two;
+      release();
+      await one;
+      assert.equal(first?.id, 4);
+      if (backend.postgres) assert.equal(second?.id, 1);
+    });
+
     test('a transaction that throws stores nothing and rejects with its error', async () => {
       await store.transaction((tx) => tx.insert('users', user(1)));
       const boom = new Error('boom');

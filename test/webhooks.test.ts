@@ -190,6 +190,27 @@ test("an import of a user's export fires its records' events, then import.finish
   assert.deepEqual(events[3]!.data, { source: 'export', imported: { links: 2, qrs: 1 }, notes: [] });
 });
 
+test('an import job fires its links\' events and then import.finished with its counts; a dry run fires none', async () => {
+  const w = await app();
+  const job = async (query: string) => {
+    const started = await w.call('POST', `/api/import?${query}`, { raw: 'url,alias\nhttps://example.com/i1,imp-one\nnot a url,imp-two\n', headers: { 'content-type': 'text/csv' } });
+    assert.equal(started.status, 202, started.text);
+    for (let i = 0; i < 300; i++) {
+      const state = (await w.call('GET', `/api/import/${started.body.id}`)).body.data.state;
+      if (state === 'finished' || state === 'failed') return started.body.id as number;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error('the import did not end');
+  };
+  await job('format=csv&dry_run=true');
+  assert.deepEqual((await eventsOf(w, 1)).map((e) => e.type), [], 'a dry run changes nothing, and tells nothing');
+  const id = await job('format=csv');
+  const events = await eventsOf(w, 1);
+  assert.deepEqual(events.map((e) => e.type), ['link.created', 'import.finished']);
+  assert.equal(events[0]!.data.alias, 'imp-one');
+  assert.deepEqual(events[1]!.data, { source: 'links', id, format: 'csv', state: 'finished', total: 2, created: 1, skipped: 0, refused: 1, message: null });
+});
+
 test('export --all carries webhooks with their secrets and leaves the outbox out; import --all restores them', async () => {
   const w = await app({ webhookPrivateTargets: true });
   const made = (await w.call('POST', '/api/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['link.created'] } })).body;

@@ -1,7 +1,10 @@
 import { labelsOfDimension, mergeCounts, totalOf } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
 
-/** The metric names of the stats API (../shared/spec/compat-notes.md). */
+/**
+ * The metric names of the stats API: the real product's (../shared/spec/compat-notes.md) and ours,
+ * `region`, `source` and the UTM tags.
+ */
 export const METRICS = [
   'browser',
   'campaign',
@@ -18,7 +21,14 @@ export const METRICS = [
   'pageviews',
   'pageviews_hour',
   'referrer',
+  'region',
   'resolution',
+  'source',
+  'utm_campaign',
+  'utm_content',
+  'utm_medium',
+  'utm_source',
+  'utm_term',
   'visitors',
   'visitors_hour',
 ] as const;
@@ -37,12 +47,11 @@ const BY_DATE = new Set<Metric>(['pageviews', 'visitors']);
 
 /**
  * The rows of `metric` over some days' counts: per day for pageviews and visitors (days without
- * any left out), else labels summed over the days. There is no city data (no geo database), so
- * `city` has no rows.
+ * any left out), else labels summed over the days.
  */
 export function metricRows(days: readonly { day: string; counts: DayCounts }[], metric: Metric): StatRow[] {
   // event_property needs its event and property: propertyRows (event-properties.ts).
-  if (metric === 'city' || metric === 'event_property') return [];
+  if (metric === 'event_property') return [];
   if (BY_DATE.has(metric)) {
     return days.map((d) => ({ value: d.day, count: totalOf(d.counts, metric) })).filter((r) => r.count > 0);
   }

@@ -29,6 +29,8 @@ export interface StatsView {
   pageviews: readonly number[];
   visitors: readonly number[];
   tables: readonly StatsTable[];
+  /** Countries come from the bundled DB-IP database (GEOIP on), whose licence (CC BY 4.0) asks for a link on the pages that show them. */
+  geoCredit?: boolean;
 }
 
 // The look of the link pages (html/page.ts), widened for a dashboard; the chart comes in two
@@ -70,7 +72,7 @@ export function statsPageHtml(view: StatsView): string {
 <section class="card"><form method="get" action="/stats/${domain}"><label>From<input type="date" name="from" value="${escapeHtml(view.from)}" required></label><label>To<input type="date" name="to" value="${escapeHtml(view.to)}" required></label><button type="submit">Show</button></form></section>
 ${view.notice ? `<section class="card note">${escapeHtml(view.notice)}</section>` : ''}
 <section class="card"><div class="totals"><div><b>${countText(sum(view.pageviews))}</b>pageviews</div><div><b>${countText(sum(view.visitors))}</b>visitors</div></div>${chart}</section>
-<div class="grid">${view.tables.map(table).join('')}</div>`;
+<div class="grid">${view.tables.map(table).join('')}</div>${view.geoCredit ? '\n<p><a href="https://db-ip.com">IP Geolocation by DB-IP</a></p>' : ''}`;
   return documentHtml(`Statistics of ${view.domain}`, body);
 }
 

@@ -1,11 +1,15 @@
 import * as v from 'valibot';
 import type { Tally } from '../stats/counts.ts';
 import type { Sighting } from '../stats/visitor-ledger.ts';
+import { placeLabel } from '../geo/place.ts';
+import type { Place } from '../geo/place.ts';
 import { countryLabel } from '../visits/country.ts';
 import { primaryLanguage } from '../visits/language.ts';
 import { referrerLabel } from '../visits/referrer.ts';
+import { sourceLabel } from '../visits/sources.ts';
 import { classifyUserAgent } from '../visits/user-agent.ts';
 import { stripQueryParams, utmCampaign } from '../visits/url-params.ts';
+import { utmOf } from '../visits/utm.ts';
 import { continentLabel } from './continents.ts';
 import { EventProperties, propertyLabels } from './event-properties.ts';
 import { linesOf } from './form-fields.ts';
@@ -33,8 +37,8 @@ export type TrackedEvent = v.InferOutput<typeof TrackedEvent>;
 export interface VisitHeaders {
   userAgent: string | undefined;
   acceptLanguage: string | undefined;
-  /** The two-letter code from the trusted country header, if any. */
-  country: string | undefined;
+  /** Where the visitor is: the trusted country header, else the geo databases (Geolocator.locate). */
+  place: Place;
 }
 
 /** The website settings a pageview is counted with. */
@@ -59,9 +63,10 @@ export function countedPage(event: TrackedEvent, rules: CountingRules): string {
 
 /**
  * What one pageview adds to its website's day. Pageviews, pages and hourly pageviews count every
- * time; the visit's own breakdowns (landing page, referrer, browser, OS, device, country,
- * continent, language, resolution, campaign) count once per visitor and day, on their first
- * pageview, so each of them sums to the visitors.
+ * time; the visit's own breakdowns (landing page, referrer, source, browser, OS, device, country,
+ * continent, region, city, language, resolution, campaign, UTM tags) count once per visitor and
+ * day, on their first pageview, so each of them sums to the visitors (but region, city, campaign
+ * and the UTM tags, which leave out visits without one).
  */
 export function pageviewTally(event: TrackedEvent, rules: CountingRules, headers: VisitHeaders, hour: string, seen: Sighting): Tally {
   const page = countedPage(event, rules);
@@ -69,17 +74,28 @@ export function pageviewTally(event: TrackedEvent, rules: CountingRules, headers
   if (seen.newToday) {
     const ua = classifyUserAgent(headers.userAgent);
     const campaign = utmCampaign(event.page);
+    const utm = utmOf(event.page);
+    const referrer = referrerLabel(event.referrer ?? undefined, [rules.domain]);
+    const country = headers.place.country ?? undefined;
     Object.assign(labels, {
       landing_page: page,
-      referrer: clip(referrerLabel(event.referrer ?? undefined, [rules.domain])),
+      referrer: clip(referrer),
+      source: clip(sourceLabel(referrer, utm?.source, event.referrer ?? undefined)),
       browser: ua.browser,
       os: ua.os,
       device: ua.device,
-      country: countryLabel(headers.country),
-      continent: continentLabel(headers.country),
+      country: countryLabel(country),
+      continent: continentLabel(country),
+      region: placeLabel(headers.place, 'region'),
+      city: placeLabel(headers.place, 'city'),
       language: primaryLanguage(headers.acceptLanguage) ?? 'Unknown',
       resolution: resolutionLabel(event.screen_resolution),
       campaign: campaign === null ? null : clip(campaign),
+      utm_source: utm?.source ?? null,
+      utm_medium: utm?.medium ?? null,
+      utm_campaign: utm?.campaign ?? null,
+      utm_term: utm?.term ?? null,
+      utm_content: utm?.content ?? null,
     });
   }
   return { add: { pageviews: 1, visitors: seen.newToday ? 1 : 0 }, labels };

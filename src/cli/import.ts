@@ -26,7 +26,7 @@ export interface ImportReport {
   notes: string[];
 }
 
-/** Owned rows in an order where every row comes after the rows it refers to; statistics last. */
+/** Owned rows a user's export carries, in an order where every row comes after the rows it refers to; statistics last. */
 export function importOrder(resources: readonly Resource[]): Resource[] {
   // Keys, the audit log and the event outbox never come with one user's export (export.ts, ownedCollections).
   const rows = resources.filter((r) => r.owned && !r.wholeStoreOnly && !r.transient);

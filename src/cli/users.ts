@@ -4,6 +4,7 @@ import type { ParseArgsConfig } from 'node:util';
 import * as v from 'valibot';
 import { systemClock } from '../clock.ts';
 import { loadConfig, processEnv, unknownOption } from '../config.ts';
+import type { Config } from '../config.ts';
 import { rotateKeyOf } from '../auth/rotate.ts';
 import type { UserRecord } from '../resources/define.ts';
 import { checkUserUnique, newUserFields, userFields } from '../resources/users.ts';
@@ -23,6 +24,8 @@ export interface CommandIo {
   stderr: ProgressSink;
   /** Whether stdout is a terminal (a person's screen) rather than a file or a pipe. */
   stdoutIsTerminal?: boolean;
+  /** The settings the command runs with (set once they are read, before `run`). */
+  config?: Config;
 }
 
 /** A CLI command that works on the data directory (the server must not be running on it). */
@@ -133,6 +136,7 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
   }
   const flags = (['data-dir', 'database-url', 'database-schema'] as const).flatMap((name) => (typeof values[name] === 'string' ? [`--${name}`, values[name]] : []));
   const config = loadConfig(processEnv(), flags);
+  io.config = config;
   // Records a command writes fire their events as the server's own writes do (an import's link.created…).
   const store = withEvents(
     await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: 2, databaseSchema: config.databaseSchema, collections: storeSchema(RESOURCES) }),

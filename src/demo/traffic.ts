@@ -134,7 +134,7 @@ export function generateTraffic(counters: DailyCounters, seed: string, now: numb
         const who = visitor(next, 10 + target.perDay * 3);
         const agent = classifyUserAgent(who.ua);
         const when = at();
-        const visit: VisitInfo = { ip: who.ip, ua: who.ua, agent, bot: false, probe: false, referrer: pick(next, REFERRERS), country: who.country, platform: agent.platform, languages: parseAcceptLanguage(who.language) };
+        const visit: VisitInfo = { ip: who.ip, ua: who.ua, agent, bot: false, probe: false, referrer: pick(next, REFERRERS), place: { country: who.country, region: null, city: null }, utm: null, country: who.country, platform: agent.platform, languages: parseAcceptLanguage(who.language) };
         for (const subject of target.subjects) {
           const seen = counters.sight(subject, visit.ip, visit.ua, when);
           counters.record(subject, clickTally(visit, seen.newToday, [ownHost]), { owner: target.owner, at: when });
@@ -152,7 +152,7 @@ function siteDay(counters: DailyCounters, next: () => number, site: SiteTraffic,
   const meta = (when: number) => ({ owner: site.website.userId, at: when });
   for (let v = 0; v < visitors; v++) {
     const who = visitor(next, 20 + site.perDay * 4);
-    const headers = { userAgent: who.ua, acceptLanguage: who.language, country: who.country };
+    const headers = { userAgent: who.ua, acceptLanguage: who.language, place: { country: who.country, region: null, city: null } };
     const resolution = pick(next, RESOLUTIONS);
     let when = at();
     let referrer = pick(next, REFERRERS);

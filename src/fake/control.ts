@@ -14,6 +14,7 @@ import { adminRoutes } from '../routes/test-admin.ts';
 import type { ClockState } from '../routes/test-admin.ts';
 import type { ResettableRandom, TestClock } from './test-clock.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
+import type { Geolocator } from '../geo/geolocator.ts';
 import type { StatsRetention } from '../stats/retention.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { KeyUses } from '../auth/key-uses.ts';
@@ -30,6 +31,8 @@ export interface TestParts {
   random: ResettableRandom;
   /** Where rate limits count (default: memory). */
   limits?: MakeLimiter;
+  /** Where visitors are (default: the bundled countries, per the config). */
+  geo?: Geolocator;
   /** Statistics retention, run again whenever the clock is moved. */
   retention?: StatsRetention;
   /** The audit buffer and key uses, kept across rebuilds (a new one per rebuild would stay registered with the store). */

@@ -81,6 +81,10 @@ export interface FakeConfig {
   /** false, a number of trusted proxy hops (true is one), or the trusted proxies' IPs/CIDRs (see TRUST_PROXY). */
   trustProxy: boolean | number | readonly string[];
   countryHeader: string;
+  /** Countries from the IP address (the bundled database), as GEOIP; off: the country header only. */
+  geoip: boolean;
+  /** A MaxMind-format City database for region and city, as GEOIP_DATABASE. */
+  geoipDatabase: string | undefined;
   logoFetch: boolean;
   /** Days of statistics kept before today (STATS_RETENTION_DAYS; default 0: for ever). Moving the clock applies it. */
   statsRetentionDays: number;

@@ -8,7 +8,9 @@ import { Components, baseSchemas } from './components.ts';
 import { fileOperations } from './file-operations.ts';
 import { linkExportOperation } from './link-export-operation.ts';
 import { bulkOperations } from './bulk-operations.ts';
+import { importOperations, IMPORTS_TAG } from './import-operations.ts';
 import { linkRowOperations, titleOf } from './link-operations.ts';
+import { linkStatsOperation } from './link-stats-operation.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
@@ -38,6 +40,7 @@ const TAG_NOTES: Record<string, string> = {
   Statistics: 'Website statistics of the analytics API.',
   Plans: 'The plans users can be on (no plan limits are enforced).',
   Tracking: 'What tracked websites and their visitors use: the script, the event endpoint, the statistics page. No key.',
+  [IMPORTS_TAG]: 'Links from another shortener\'s export (Bitly, YOURLS, Shlink, Kutt, Rebrandly) or a CSV of your own, created in the background.',
   'Public pages': 'Short links, QR images and campaign pages as visitors see them, and the server\'s own pages. No key.',
   Events: 'The live stream of what happens to your records: the events webhooks get, as Server-Sent Events.',
 };
@@ -49,7 +52,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...accountOperations(c), ...compatOperations(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

@@ -2,9 +2,14 @@ import type { Context } from 'hono';
 import { clientIp } from '../http/client-ip.ts';
 import type { Services } from '../resources/define.ts';
 import type { Tally } from '../stats/counts.ts';
+import { placeLabel } from '../geo/place.ts';
+import type { Place } from '../geo/place.ts';
 import { countryName } from '../visits/country.ts';
 import { parseAcceptLanguage } from '../visits/language.ts';
 import { referrerLabel, socialNetworkOf } from '../visits/referrer.ts';
+import { sourceLabel } from '../visits/sources.ts';
+import { utmOf } from '../visits/utm.ts';
+import type { Utm } from '../visits/utm.ts';
 import { classifyUserAgent, isBotAgent } from '../visits/user-agent.ts';
 import type { UserAgentInfo } from '../visits/user-agent.ts';
 import type { Visitor } from './target.ts';
@@ -21,6 +26,10 @@ export interface VisitInfo extends Visitor {
    */
   probe: boolean;
   referrer: string | undefined;
+  /** Country (the `country` targeting sees), region and city. */
+  place: Place;
+  /** The UTM tags of the short URL as it was opened (`/abc?utm_source=x`), or null. */
+  utm: Utm | null;
 }
 
 // Classifying a user agent runs a few dozen regular expressions; visitors repeat them, so the
@@ -36,19 +45,22 @@ function agentOf(ua: string): { agent: UserAgentInfo; bot: boolean } {
   return hit;
 }
 
-/** Reads the visitor from a request: country from the trusted header, platform from the user agent. */
+/** Reads the visitor from a request: the place from the trusted header or the IP address (s.geo), platform from the user agent, UTM tags from the URL. */
 export function visitOf(c: Context, s: Services): VisitInfo {
   const ua = c.req.header('user-agent') ?? '';
   const { agent, bot } = agentOf(ua);
-  const code = c.req.header(s.config.countryHeader)?.trim().toUpperCase();
+  const ip = clientIp(c, s.config.trustProxy);
+  const place = s.geo.locate(ip, c.req.header(s.config.countryHeader));
   return {
-    ip: clientIp(c, s.config.trustProxy),
+    ip,
     ua,
     agent,
     bot,
     probe: c.req.method === 'HEAD',
     referrer: c.req.header('referer'),
-    country: code && /^[A-Z]{2}$/.test(code) ? code : null,
+    place,
+    utm: utmOf(c.req.url),
+    country: place.country,
     platform: agent.platform,
     languages: parseAcceptLanguage(c.req.header('accept-language')),
   };
@@ -67,6 +79,14 @@ export function clickTally(v: VisitInfo, unique: boolean, ownHosts: string[]): T
       device: v.agent.device,
       language: v.languages[0]?.split('-')[0] ?? null,
       social: socialNetworkOf(referrer),
+      region: placeLabel(v.place, 'region'),
+      city: placeLabel(v.place, 'city'),
+      source: sourceLabel(referrer, v.utm?.source, v.referrer),
+      utm_source: v.utm?.source,
+      utm_medium: v.utm?.medium,
+      utm_campaign: v.utm?.campaign,
+      utm_term: v.utm?.term,
+      utm_content: v.utm?.content,
     },
   };
 }

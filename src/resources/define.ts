@@ -15,6 +15,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import type { QrRenderer } from '../qr/renderer.ts';
 import type { OwnershipProofs } from '../ownership/proofs.ts';
 import type { EventStreams } from '../events/event-streams.ts';
+import type { Geolocator } from '../geo/geolocator.ts';
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -66,6 +67,8 @@ export interface Services {
   webhooks: { kick(): void };
   /** The live event streams of this process. */
   streams: EventStreams;
+  /** Where visitors are: the country header, the bundled country database, the City database. */
+  geo: Geolocator;
 }
 
 /** What a hook knows about the request it serves. */

@@ -28,6 +28,10 @@ const statsShape = (count: v.GenericSchema) =>
     topBrowsers: v.record(v.string(), count),
     topOs: v.record(v.string(), count),
     socialCount: v.strictObject({ facebook: int, twitter: int, instagram: int, linkedin: int }),
+    topSources: v.record(v.string(), count),
+    topRegions: v.record(v.string(), count),
+    topCities: v.record(v.string(), count),
+    utm: v.strictObject({ source: v.record(v.string(), count), medium: v.record(v.string(), count), campaign: v.record(v.string(), count), term: v.record(v.string(), count), content: v.record(v.string(), count) }),
   });
 
 /** The statistics of a QR code (`visitStats`): counts in the `top*` maps are strings, as the reference has them. */

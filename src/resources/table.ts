@@ -15,12 +15,13 @@ import { websites } from '../analytics/websites.ts';
 import { apiKeys } from './api-keys.ts';
 import { audit } from './audit.ts';
 import { statsDays } from '../stats/stats-row.ts';
+import { importJobs, importParts, importResults } from '../imports/job-rows.ts';
 import { IDEMPOTENCY_SCHEMA } from '../idempotency/keys.ts';
 import { webhooks } from './webhooks.ts';
 import { deliveriesRow, eventsRow } from './outbox-rows.ts';
 
 /** The resource table: every resource of both APIs, one row each. */
-export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, apiKeys, audit, webhooks, eventsRow, deliveriesRow, statsDays];
+export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, apiKeys, audit, webhooks, eventsRow, deliveriesRow, statsDays, importJobs, importParts, importResults];
 
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {

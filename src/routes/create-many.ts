@@ -60,6 +60,20 @@ export class RollBack extends Error {
   }
 }
 
+/** What a caller of createMany may ask beyond its items (an import of another shortener's links). */
+export interface CreateOptions {
+  /** Per item, stamp fields to use instead of the defaults (an import keeps the source's creation `date`). */
+  stamps?: readonly (Record<string, unknown> | undefined)[];
+  /** Checks every item as it would be stored and stores none: an item that would be stored answers the record it would be, id 0. */
+  dryRun?: boolean;
+  /**
+   * Runs in the items' transaction after them (even when no item was to be stored), with what each
+   * came to and whether its record was made by this call rather than found (the create-or-return
+   * rule, or an earlier item of the call): an import writes its report and click totals with its links.
+   */
+  within?(tx: Tx, results: readonly (StoredRecord | ApiError)[], made: readonly boolean[]): Promise<void>;
+}
+
 /**
  * Parses, prepares, checks and stores a row's records from create bodies: the path of every
  * create, one body or many (a bulk request). Each item passes the row's validation, `prepare`,
@@ -72,7 +86,7 @@ export class RollBack extends Error {
  * answer NOT_STORED (`rolledBack`). A failure that is not an item's own (the store unreachable)
  * fails the whole call, storing nothing.
  */
-export async function createMany(s: Services, row: Resource, ctx: HookContext, bodies: readonly unknown[], atomic: boolean): Promise<ItemOutcome[]> {
+export async function createMany(s: Services, row: Resource, ctx: HookContext, bodies: readonly unknown[], atomic: boolean, options: CreateOptions = {}): Promise<ItemOutcome[]> {
   const many = bodies.length > 1;
   const reading: HookContext = many ? { ...ctx, reads: batchedStoreReads(ctx.reads ?? s.store) } : ctx;
   const items: Item[] = bodies.map(() => ({}));
@@ -94,9 +108,9 @@ export async function createMany(s: Services, row: Resource, ctx: HookContext, b
   let results: (StoredRecord | ApiError | undefined)[] = items.map((i) => i.error ?? i.prepared?.existing);
   // Atomic: the transaction runs even with an item refused already, so the answer names every failure; it rolls back.
   let rolledBack = !pending && atomic && items.some((i) => i.error);
-  if (pending) {
+  if (pending || options.within) {
     try {
-      results = await s.store.transaction((tx) => storeItems(row, ctx, many ? batchedTx(tx) : tx, tx, items, stamp, atomic));
+      results = await s.store.transaction((tx) => storeItems(row, ctx, many ? batchedTx(tx) : tx, tx, items, stamp, atomic, options));
     } catch (err) {
       if (!(err instanceof RollBack)) throw (!many && uniqueAnswer(row, err)) || err;
       results = err.results;
@@ -126,8 +140,12 @@ async function storeItems(
   items: readonly Item[],
   stamp: Record<string, unknown>,
   atomic: boolean,
+  options: CreateOptions = {},
 ): Promise<(StoredRecord | ApiError)[]> {
   const out: (StoredRecord | ApiError | undefined)[] = items.map((i) => i.error ?? i.prepared?.existing);
+  // Which items this call made a record for (not an existing one, nor an earlier item's).
+  const fresh: boolean[] = items.map(() => false);
+  const dry = options.dryRun === true;
   // The first item of each duplicate key goes now; the others wait for what it comes to.
   const claimed = new Set<string>();
   const now: number[] = [];
@@ -142,7 +160,7 @@ async function storeItems(
   });
   const check = async (at: number, via: Tx): Promise<Record<string, unknown> | ApiError> => {
     // The record to store, a copy: `check` fills in what it makes up (an alias), which a second try must make anew.
-    const fields = Object.assign({}, stamp, items[at]!.prepared!.fields);
+    const fields = Object.assign({}, stamp, options.stamps?.[at], items[at]!.prepared!.fields);
     try {
       await checkReferences(row, fields, ctx, via);
       await row.check?.(fields, ctx, via);
@@ -158,11 +176,17 @@ async function storeItems(
     if (c instanceof ApiError) out[at] = c;
     else go.push({ at, fields: c });
   });
-  if (go.length === 1) {
+  if (dry) {
+    for (const { at, fields } of go) {
+      out[at] = { ...fields, id: 0 };
+      fresh[at] = true;
+    }
+  } else if (go.length === 1) {
     // One record (a single create): inserted as one, its made-up key made again on a conflict.
     const { at, fields } = go[0]!;
     try {
       out[at] = await insertNew(tx, row, ctx, fields);
+      fresh[at] = true;
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       later.add(at);
@@ -172,7 +196,10 @@ async function storeItems(
     const stored = await tx.insertMany(row.collection, go.map((g) => g.fields));
     stored.forEach((r, i) => {
       if (r instanceof ConflictError) later.add(go[i]!.at);
-      else out[go[i]!.at] = r;
+      else {
+        out[go[i]!.at] = r;
+        fresh[go[i]!.at] = true;
+      }
     });
   }
   // Alone, in order: each sees every record stored before it.
@@ -195,9 +222,13 @@ async function storeItems(
     }
     const c = await check(at, tx);
     if (c instanceof ApiError) out[at] = c;
-    else {
+    else if (dry) {
+      out[at] = { ...c, id: 0 };
+      fresh[at] = true;
+    } else {
       try {
         out[at] = await insertNew(tx, row, ctx, c);
+        fresh[at] = true;
       } catch (err) {
         out[at] = uniqueAnswer(row, err) ?? itemError(err);
       }
@@ -205,6 +236,7 @@ async function storeItems(
     remember(at);
   }
   const results = out as (StoredRecord | ApiError)[];
+  await options.within?.(tx, results, fresh);
   if (atomic && results.some((r) => r instanceof ApiError)) throw new RollBack(results);
   return results;
 }

@@ -85,6 +85,7 @@ export function forwardingTx(tx: Tx): Tx {
     find: (c, query) => tx.find(c, query),
     count: (c, where) => tx.count(c, where),
     getForUpdate: (c, id) => tx.getForUpdate(c, id),
+    takeDue: (c, index, upTo) => tx.takeDue(c, index, upTo),
     insert: (c, data) => tx.insert(c, data),
     insertMany: (c, data) => tx.insertMany(c, data),
     update: (c, id, patch) => tx.update(c, id, patch),

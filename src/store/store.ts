@@ -111,6 +111,14 @@ export interface Tx extends StoreReads {
    * transactions run one at a time, so there it is `get`; PostgreSQL reads it `FOR UPDATE`.
    */
   getForUpdate<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
+  /**
+   * The record of a queue of work that is due first: among those whose `index` key is at most `upTo`
+   * (keys compare as text: pad numbers to one width; a null key is never due), the smallest key, then
+   * the smallest id, locked until the transaction ends. One that another transaction holds locked is
+   * passed over (PostgreSQL: FOR UPDATE SKIP LOCKED), so that processes sharing the store each take a
+   * different one at once (import jobs).
+   */
+  takeDue<T extends StoredRecord = StoredRecord>(collection: string, index: string, upTo: string): Promise<T | undefined>;
   /** Adds a record with the collection's next id and returns it. */
   insert<T extends object>(collection: string, data: T): Promise<T & { id: number }>;
   /**

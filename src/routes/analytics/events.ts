@@ -68,7 +68,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     if (event.event) {
       counters.record(subject, customEventTally(event.event), meta);
     } else {
-      const headers = { userAgent: ua, acceptLanguage: c.req.header('accept-language'), country: c.req.header(s.config.countryHeader) };
+      const headers = { userAgent: ua, acceptLanguage: c.req.header('accept-language'), place: s.geo.locate(ip, c.req.header(s.config.countryHeader)) };
       counters.recordVisit(subject, ip, ua ?? '', (seen) => pageviewTally(event, website, headers, hourOf(at).slice(11), seen), meta);
       counters.recordRealtime(subject, ip, ua ?? '', countedPage(event, website), at);
     }

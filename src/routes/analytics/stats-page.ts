@@ -104,7 +104,7 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
     const days = daysBetween(range.from, range.to);
     const series = (name: string) => days.map((d) => (byDay.has(d) ? totalOf(byDay.get(d)!, name) : 0));
     const tables = TABLES.map(([title, metric, label, unit]) => ({ title, label, unit, rows: topRows(metricRows(stored, metric), 10).map((r) => ({ ...r, value: shown(metric, r.value) })) }));
-    const view = { domain: website.domain, ...range, days, pageviews: series('pageviews'), visitors: series('visitors'), tables };
+    const view = { domain: website.domain, ...range, days, pageviews: series('pageviews'), visitors: series('visitors'), tables, geoCredit: s.config.geoip };
     return html(c, { html: statsPageHtml(view), csp: statsPageCsp }, 200, website.privacy === 0 ? { 'cache-control': 'no-cache' } : {});
   });
 

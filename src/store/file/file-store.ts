@@ -307,6 +307,8 @@ export class FileStore implements Store {
       get: (c, id) => this.get(c, id),
       // Transactions here run one at a time: nothing can change the record before this one ends.
       getForUpdate: (c, id) => this.get(c, id),
+      // One transaction at a time: no other can hold a record, so the first due is the one taken.
+      takeDue: async <T extends StoredRecord>(c: string, index: string, upTo: string) => this.reads.firstDue<T>(c, index, upTo),
       lookup: (c, index, key) => this.lookup(c, index, key),
       getMany: (c, ids) => this.getMany(c, ids),
       lookupMany: (c, index, keys) => this.lookupMany(c, index, keys),

@@ -48,6 +48,21 @@ export class MemoryReads {
     return out;
   }
 
+  /** The record with the smallest `index` key at most `upTo` (then the smallest id), or undefined (a queue's next due record). */
+  firstDue<T extends StoredRecord>(collection: string, index: string, upTo: string): T | undefined {
+    const col = this.col(collection);
+    const keyOf = col.indexes.get(index)?.keyOf;
+    if (!keyOf) throw new Error(`unknown index ${collection}.${index}`);
+    // A scan: queues hold few records (jobs), and a plain index keeps one id per key.
+    let best: { key: string; record: StoredRecord } | undefined;
+    for (const record of col.records.values()) {
+      const key = keyOf(record);
+      if (key === null || key > upTo) continue;
+      if (!best || key < best.key || (key === best.key && record.id < best.record.id)) best = { key, record };
+    }
+    return best?.record as T | undefined;
+  }
+
   /** The records a query matches, in its order and slice. */
   find<T extends StoredRecord>(collection: string, query: ListQuery): Found<T> {
     const sort = query.sort ?? { field: 'id', direction: 'desc' };

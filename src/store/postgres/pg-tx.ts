@@ -3,7 +3,7 @@ import type { CountsDelta, Found, ListQuery, NewEvent, StoredRecord, Tx, Where }
 import { insertEventsIn } from './pg-outbox.ts';
 import { putFileContentIn } from './file-contents.ts';
 import { addCountsIn, dropCountsIn } from './pg-counters.ts';
-import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupRecords } from './reads.ts';
+import { countRecords, findRecords, firstDueRecord, getRecord, getRecords, lookupRecord, lookupRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
@@ -102,6 +102,11 @@ export class PgTx implements Tx {
   /** One record by id, locked FOR UPDATE until the transaction ends. */
   getForUpdate<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
     return this.run(() => getRecord<T>(this.db, this.plan(collection), id, true));
+  }
+
+  /** The first due record of a queue, locked; rows other transactions hold are skipped. */
+  takeDue<T extends StoredRecord = StoredRecord>(collection: string, index: string, upTo: string): Promise<T | undefined> {
+    return this.run(() => firstDueRecord<T>(this.db, this.plan(collection), index, upTo));
   }
 
   /** The record whose index key is `key`. */

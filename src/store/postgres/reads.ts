@@ -56,6 +56,20 @@ export async function lookupRecords<T extends StoredRecord>(db: Db, plan: TableP
   return out;
 }
 
+/**
+ * The record with the smallest `index` key at most `upTo` (then the smallest id), locked FOR UPDATE;
+ * rows other transactions hold locked are skipped (SKIP LOCKED), so concurrent takers get different ones.
+ */
+export async function firstDueRecord<T extends StoredRecord>(db: Db, plan: TablePlan, index: string, upTo: string): Promise<T | undefined> {
+  const column = plan.byIndex.get(index)?.column;
+  if (!column) throw new Error(`unknown index ${plan.collection}.${index}`);
+  const { rows } = await db<Row>(
+    `SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t."${column}" <= $1 ORDER BY t."${column}", t.id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    [encodeText(upTo)],
+  );
+  return rows[0] ? recordOf<T>(rows[0]) : undefined;
+}
+
 /** The statement of one page of a query's records (findRecords sends it; the tests EXPLAIN it). */
 export function pageStatement(plan: TablePlan, query: ListQuery): { text: string; values: unknown[] } {
   const p = new Params();
