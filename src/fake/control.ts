@@ -83,7 +83,7 @@ export class TestControl {
     private readonly parts: TestParts,
     initial: Fixtures,
   ) {
-    parts.log.warn('TEST_MODE is on: POST /__admin/reset, /__admin/seed and /__admin/clock are enabled; never use it in production');
+    parts.log.warn('TEST_MODE is on: POST /__admin/reset, /__admin/seed, /__admin/clock and /__admin/webhooks/deliver are enabled; never use it in production');
     this.initial = initial;
     this.counters = new DailyCounters(parts.store, { clock: parts.clock, random: parts.random, log: parts.log });
     this.webhooks = parts.webhooks ?? new WebhookDispatcher({ store: parts.store, config: parts.config, clock: parts.clock, log: parts.log });
