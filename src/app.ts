@@ -59,6 +59,11 @@ import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
 import { withStoreDeadline } from './store/deadline.ts';
+import { withEvents } from './events/emitting-store.ts';
+import { EventStreams } from './events/event-streams.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { webhookRoutes } from './routes/link-api/webhooks.ts';
+import { eventStreamRoutes } from './routes/link-api/event-stream.ts';
 import { countryGeolocator } from './geo/geolocator.ts';
 import type { Geolocator } from './geo/geolocator.ts';
 import type { Store } from './store/store.ts';
@@ -87,6 +92,10 @@ export interface AppParts {
   readiness?: Readiness;
   /** Ownership proofs (tests inject their resolver and fetch); default: the system's DNS and the checked HTTPS fetch, tokens from the store's secret. */
   proofs?: OwnershipProofs;
+  /** The webhook deliveries of this process (the server starts and stops them); default: one that runs only when kicked or drained. */
+  webhooks?: WebhookDispatcher;
+  /** The live event streams (the server ends them before closing); default: new ones on the store. */
+  streams?: EventStreams;
   /** Where visitors are (startServer's reads GEOIP_DATABASE and watches it); default: the bundled countries, or GEOIP off's header only. */
   geo?: Geolocator;
   /** Look for due import jobs every this many ms (a server: jobs a process left when it died); default: only when one is queued here. */
@@ -111,8 +120,13 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const keyUses = parts.keyUses ?? new KeyUses(parts.store, clock, log);
   const renderer = parts.renderer ?? sharedRenderer(parts.config);
   const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
+  const resources = parts.resources ?? RESOURCES;
+  // Every write through the app appends the events of what it changed, in its own transaction.
+  const store = withEvents(parts.store, resources, { config: parts.config, clock });
+  const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config: parts.config, clock, log });
+  const streams = parts.streams ?? new EventStreams(store, { perUser: parts.config.eventStreamsPerUser, databaseMs: Math.round(parts.config.databaseTimeout * 1000) });
   const geo = parts.geo ?? countryGeolocator(parts.config);
-  const s: Services = { store: parts.store, config: parts.config, clock, random, log, resources: parts.resources ?? RESOURCES, counters, secret, limits, renderer, proofs, audit, keyUses, geo };
+  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, renderer, proofs, audit, keyUses, webhooks, streams, geo };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store, scopedKeysIn(s.resources));
@@ -165,6 +179,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     domainVerificationRoutes(s),
     loginLinkRoutes(s),
     fileRoutes(s),
+    webhookRoutes(s),
+    eventStreamRoutes(s),
     importRoutes(s, imports),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),

@@ -79,7 +79,7 @@ export interface Config {
   reservedDomains: string[];
   /** Other host names that no branded domain may be, nor any of their subdomains (a hosting provider's names, public suffixes). */
   refusedDomains: string[];
-  /** Enables POST /__admin/reset, /__admin/seed and /__admin/clock (admin key), a settable clock and a seeded random source. */
+  /** Enables POST /__admin/reset, /__admin/seed, /__admin/clock and /__admin/webhooks/deliver (admin key), a settable clock and a seeded random source. */
   testMode: boolean;
   /** A fixtures file or directory loaded at start into an empty data directory. */
   seed: string | undefined;
@@ -117,6 +117,16 @@ export interface Config {
   statsRetentionDays: number;
   /** Days of hourly detail (the `_hour` metrics) kept before today, older days keeping their daily totals; 0 keeps it for ever. */
   statsHourlyDays: number;
+  /** Whether webhooks may go to private and loopback addresses (a LAN, tests); on by default in test mode only. */
+  webhookPrivateTargets: boolean;
+  /** Seconds one webhook delivery may take, connection to last byte. */
+  webhookTimeout: number;
+  /** Webhook deliveries in flight at once, per process. */
+  webhookConcurrency: number;
+  /** Days events and the delivery log are kept (the event stream resumes within them). */
+  eventRetentionDays: number;
+  /** Event streams (GET /api/events/stream) one user may have open at once, per process. */
+  eventStreamsPerUser: number;
 }
 
 /** Raised when a setting has an invalid value; the message names the setting. */
@@ -199,7 +209,12 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'auditRetentionDays', env: 'AUDIT_RETENTION_DAYS', kind: 'int', fallback: '90', help: 'Days the audit log of API writes (GET /api/audit) keeps its entries; older ones are removed every hour; 0 keeps them forever' },
   { key: 'statsRetentionDays', env: 'STATS_RETENTION_DAYS', kind: 'int', fallback: '0', help: 'Days of statistics kept before today, for websites, links, QR codes, campaigns and files alike: older days are removed at start and once a day; 0 keeps them forever' },
   { key: 'statsHourlyDays', env: 'STATS_HOURLY_DAYS', kind: 'int', fallback: '90', help: 'Days before today whose hourly statistics (pageviews_hour, visitors_hour) are kept; older days keep their daily totals and breakdowns; 0 keeps them forever' },
-  { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock (admin key), settable clock, seeded aliases' },
+  { key: 'webhookPrivateTargets', env: 'WEBHOOK_PRIVATE_TARGETS', kind: 'bool', fallback: undefined, help: 'Let webhooks go to private, loopback and link-local addresses (a LAN, tests); off by default, on by default with TEST_MODE' },
+  { key: 'webhookTimeout', env: 'WEBHOOK_TIMEOUT', kind: 'seconds', fallback: '10', help: 'Seconds a webhook delivery may take, from connecting to the last byte of the answer, before it counts as failed and is retried' },
+  { key: 'webhookConcurrency', env: 'WEBHOOK_CONCURRENCY', kind: 'int', fallback: '8', help: 'Webhook deliveries in flight at once, per process (one at a time per webhook, in order)' },
+  { key: 'eventRetentionDays', env: 'EVENT_RETENTION_DAYS', kind: 'int', fallback: '7', help: 'Days events and webhook delivery logs are kept; an event stream resumes (Last-Event-ID) within them. At least 2, as deliveries are retried for 24 hours' },
+  { key: 'eventStreamsPerUser', env: 'EVENT_STREAMS_PER_USER', kind: 'int', fallback: '5', help: 'Event streams (GET /api/events/stream) one user may have open at once, per process; more get 429' },
+  { key: 'testMode', env: 'TEST_MODE', kind: 'bool', fallback: 'off', help: 'For tests only: POST /__admin/reset, /__admin/seed, /__admin/clock, /__admin/webhooks/deliver (admin key), settable clock, seeded aliases, webhooks allowed to private addresses' },
 ];
 
 const TRUE = new Set(['1', 'true', 'on', 'yes']);
@@ -418,6 +433,10 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
     throw new ConfigError(`Invalid WORKERS: ${config.workers} workers need DATABASE_URL, as the JSON data files belong to one process (set WORKERS=1, or keep the data in PostgreSQL)`);
   }
   config.redisPrefix ??= `shortlink:${config.databaseSchema}:`;
+  // Tests deliver webhooks to a receiver on this machine; production refuses private addresses unless told.
+  config.webhookPrivateTargets ??= config.testMode;
+  if (config.webhookConcurrency === 0) throw new ConfigError('Invalid WEBHOOK_CONCURRENCY: "0" must be at least 1 delivery');
+  if (config.eventRetentionDays < 2) throw new ConfigError(`Invalid EVENT_RETENTION_DAYS: "${config.eventRetentionDays}" must be at least 2 days, as deliveries are retried for 24 hours`);
   if (config.domainCheck === 'dns' && config.serverIp.length === 0) throw new ConfigError('Invalid SERVER_IP: required when DOMAIN_CHECK=dns');
   config.baseUrlExplicit = config.baseUrl !== undefined;
   config.baseUrl ??= `http://localhost:${config.port}`;

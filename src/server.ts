@@ -35,6 +35,8 @@ import { startRateLimits } from './limits/start-limits.ts';
 import type { RateLimits } from './limits/start-limits.ts';
 import { openGeolocator } from './geo/geolocator.ts';
 import type { Store } from './store/store.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { EventStreams } from './events/event-streams.ts';
 
 /** How often a server looks for due import jobs beside those its own requests queue, ms. */
 const IMPORT_POLL_MS = 2000;
@@ -100,7 +102,10 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     const audit = new AuditLog(store, { clock, log: options.log, retentionDays: config.auditRetentionDays });
     audit.startPruning();
     const keyUses = new KeyUses(store, clock, options.log);
-    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses, geo };
+    // Webhook deliveries and event streams belong to the process: started after the store, stopped before it.
+    const webhooks = new WebhookDispatcher({ store, config, clock, log: options.log });
+    const streams = new EventStreams(store, { perUser: config.eventStreamsPerUser, databaseMs: Math.round(config.databaseTimeout * 1000) });
+    const parts = { store, config, clock, random: options.random, log: options.log, resources, secret: await cookieSecret(store), limits: limits.make, readiness, audit, keyUses, webhooks, streams, geo };
     // Off the request path: soon after the start, then once a day; stopped before the store closes.
     const retention = new StatsRetention(store, clock, config, options.log);
     store.beforeClose(() => retention.stop());
@@ -115,6 +120,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     }
     const server = await listen(app, config, options.log);
     retention.start();
+    webhooks.start();
     const port = (server.address() as AddressInfo).port;
     if (!config.baseUrlExplicit) config.baseUrl = `http://localhost:${port}`;
     const url = localUrl(config.host, port);
@@ -122,10 +128,18 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
+        // Open event streams would keep server.close() waiting for ever; each ends within a poll,
+        // and its connection, idle then, is closed at the next look rather than at its keep-alive timeout.
+        streams.close();
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          const idle = setInterval(() => server.closeIdleConnections(), 100);
+          server.close(() => {
+            clearInterval(idle);
+            resolve();
+          });
           server.closeIdleConnections();
         });
+        await webhooks.stop();
         limits?.close();
         geo.close();
         await store.close();

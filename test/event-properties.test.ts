@@ -4,7 +4,7 @@ import { fixedClock } from '../src/clock.ts';
 import { checkAllExport, importAll } from '../src/cli/import-all.ts';
 import { storeCounts, writeAllExport } from '../src/cli/export-all.ts';
 import { seededRandom } from '../src/random.ts';
-import { RESOURCES } from '../src/resources/table.ts';
+import { RESOURCES, exportedCollections } from '../src/resources/table.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
 import { MAX_PROPERTY_DIMENSIONS } from '../src/store/property-dimensions.ts';
 import { fingerprint } from './backend.ts';
@@ -129,7 +129,7 @@ test('event properties travel with export --all and import --all', async () => {
   await track({ name: 'Signup', properties: { plan: 'pro' } });
   await counters.flush();
   let text = '';
-  await store.readSnapshot(async (view) => writeAllExport(view, await storeCounts(view, [...new Set(RESOURCES.map((r) => r.collection))]), (piece) => void (text += piece), Date.now()));
+  await store.readSnapshot(async (view) => writeAllExport(view, await storeCounts(view, exportedCollections(RESOURCES)), (piece) => void (text += piece), Date.now()));
   const target = await openTestStore();
   await importAll(target, checkAllExport(JSON.parse(text), RESOURCES, 'export.json'));
   const moved = await testApp({}, { store: target });

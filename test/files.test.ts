@@ -10,7 +10,7 @@ import { exportUser, serializeExport } from '../src/cli/export.ts';
 import { importInto } from '../src/cli/import.ts';
 import { prepareFixtures } from '../src/fixtures/prepare.ts';
 import type { UserRecord } from '../src/resources/define.ts';
-import { collectionsOf, RESOURCES, storeSchema } from '../src/resources/table.ts';
+import { exportedCollections, RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError } from '../src/store/store.ts';
@@ -350,7 +350,7 @@ test('export --all carries the bytes as base64 and import --all restores them', 
   assert.equal(r.status, 200);
   // Nothing buffered may reach the store while it is exported (a server would be stopped first).
   await t.counters.flush();
-  const collections = collectionsOf(RESOURCES);
+  const collections = exportedCollections(RESOURCES);
   let text = '';
   await writeAllExport(t.store, await storeCounts(t.store, collections), (piece) => void (text += piece), Date.now());
   const raw = JSON.parse(text);

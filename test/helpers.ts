@@ -13,6 +13,8 @@ import type { Config } from '../src/config.ts';
 import { seededRandom } from '../src/random.ts';
 import { OwnershipProofs } from '../src/ownership/proofs.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
+import { silentLogger } from '../src/log.ts';
+import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import type { Store, StoredRecord } from '../src/store/store.ts';
 import { openTestStore } from './backend.ts';
 
@@ -53,7 +55,9 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
   const keyUses = parts.keyUses ?? new KeyUses(store, parts.clock ?? clock);
   // No test asks the real DNS or web: a proof of ownership finds nothing unless a test publishes it.
   const proofs = parts.proofs ?? new OwnershipProofs(store, { resolveTxt: noTxtRecords, fetch: async () => new Response('not found', { status: 404 }) });
-  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, audit, keyUses });
+  // Not started: a test delivers webhooks when it says so (webhooks.drain()), or starts it.
+  const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config, clock: parts.clock ?? clock, log: silentLogger });
+  const app = createApp({ store, config, clock, random, ...parts, counters, proofs, audit, keyUses, webhooks });
 
   async function call(method: string, path: string, opts: Call = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -65,7 +69,8 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
       headers['content-type'] ??= 'application/json';
     }
     const res = await app.request(path, { method, headers, body });
-    const text = await res.text();
+    // An event stream never ends: its first piece stands for its body, and the stream is closed.
+    const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? await firstPiece(res) : await res.text();
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
@@ -87,7 +92,7 @@ export async function testApp(overrides: Partial<Config> = {}, parts: Partial<Ap
     return { id: user.id, key };
   }
 
-  return { app, store, config, clock, counters, audit, keyUses, call, makeUser };
+  return { app, store, config, clock, counters, audit, keyUses, webhooks, call, makeUser };
 }
 
 let admin: Omit<StoredRecord, 'id'> | undefined;
@@ -114,6 +119,14 @@ async function addAdmin(store: Store, clock: Clock): Promise<void> {
 let secret: Promise<string> | undefined;
 /** The scrypt hash of 'secret-pw', made once per test process. */
 const secretHash = () => (secret ??= hashPassword('secret-pw'));
+
+/** The first piece of a response's body as text, then the body cancelled. */
+async function firstPiece(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value);
+}
 
 /** Resolves once `check` holds, trying every 20 ms for up to `ms` (a timer-driven flush on a busy machine); false if it never did. */
 export async function eventually(check: () => Promise<boolean> | boolean, ms = 5000): Promise<boolean> {

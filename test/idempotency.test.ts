@@ -237,7 +237,7 @@ test('Idempotency-Key: a request still running is a 409; one cut off long ago, o
 
 /** Every method of a transaction, bound to it (a PgTx keeps them on its prototype). */
 function bindAll(tx: Tx): Tx {
-  const names = ['get', 'getForUpdate', 'lookup', 'getMany', 'lookupMany', 'find', 'count', 'insert', 'insertMany', 'update', 'remove', 'put', 'removeWhere', 'dropCounts', 'addCounts', 'putFileContent'] as const;
+  const names = ['get', 'getForUpdate', 'lookup', 'getMany', 'lookupMany', 'find', 'count', 'insert', 'insertMany', 'update', 'remove', 'put', 'removeWhere', 'dropCounts', 'addCounts', 'putFileContent', 'appendEvents'] as const;
   return Object.fromEntries(names.map((n) => [n, (tx[n] as (...a: unknown[]) => unknown).bind(tx)])) as unknown as Tx;
 }
 

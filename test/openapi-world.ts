@@ -114,6 +114,9 @@ export async function world(overrides: Partial<Config> = {}) {
   assert.equal(imported.status, 202, imported.text);
   ids.import = imported.body.id;
   ids.stats = ids.websites!;
+  ids.webhooks = await add('/api/webhooks', { url: 'https://hooks.example.com/fixture', events: ['*'] });
+  const ping = await t.call('POST', `/api/webhooks/${ids.webhooks}/test`, { key: alice.key });
+  assert.equal(ping.status, 202, ping.text);
   // Scoped keys: one to name in /api/keys/{id}, and keys without an operation's scope, or from elsewhere.
   const scoped = async (owner: string, scopes: string[], ips?: string[]) => {
     const r = await t.call('POST', '/api/keys', { key: owner, body: { name: 'Fixture key', scopes, ...(ips ? { ips } : {}) } });
@@ -141,6 +144,7 @@ export async function world(overrides: Partial<Config> = {}) {
     userid: String(alice.id),
     domain: 'fixture.example.org',
     filename: 'notes.txt',
+    deliveryId: String(ping.body.id),
   };
   /** The value of a path parameter in `path`: `id` by the segment that names the resource. */
   const param = (path: string, name: string): string => {

@@ -310,17 +310,24 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       // The create's audit entry is written a second later: once it is, nothing else will commit.
       assert.ok(await waitFor(async () => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".audit`))[0]!.n === 1, 3000), 'the audit entry is stored');
       const CLICKS = 7;
-      // Only the flush commits from here on (redirects read with single statements).
-      proxy.loseCommits(true);
-      for (let i = 0; i < CLICKS; i++) assert.equal(await click(server, 'doubt'), true);
-      assert.ok(await waitFor(() => proxy.commitsLost > 0, 3000), 'the flush committed');
-      proxy.loseCommits(false);
-      assert.ok(await waitFor(async () => (await storedClicks(schema, `link:${link.body.id}`)) >= CLICKS, 5000));
-      // The flush saw its connection drop after COMMIT, so it failed and will try the batch again a second later.
-      assert.ok(await waitFor(() => /writing statistics failed/.test(server.output()), 3000), 'the flush was in doubt');
+      let total = 0;
+      // Redirects read with single statements, so the flush is the commit whose answer gets lost,
+      // unless a background commit (a fold of kept counts, say) comes first: then one more round.
+      for (let round = 0; round < 4 && !/writing statistics failed/.test(server.output()); round++) {
+        const lostBefore = proxy.commitsLost;
+        proxy.loseCommits(true);
+        for (let i = 0; i < CLICKS; i++) assert.equal(await click(server, 'doubt'), true);
+        total += CLICKS;
+        assert.ok(await waitFor(() => proxy.commitsLost > lostBefore, 3000), 'a commit went through');
+        proxy.loseCommits(false);
+        assert.ok(await waitFor(async () => (await storedClicks(schema, `link:${link.body.id}`)) >= total, 5000));
+        // The flush saw its connection drop after COMMIT, so it failed and will try the batch again a second later.
+        await waitFor(() => /writing statistics failed/.test(server.output()), 2000);
+      }
+      assert.match(server.output(), /writing statistics failed/, 'the flush was in doubt');
       await sleep(1500);
-      assert.equal(await storedClicks(schema, `link:${link.body.id}`), CLICKS);
-      assert.equal((await api(server.url, 'GET', `/api/url/${link.body.id}`)).body.data.clicks, CLICKS);
+      assert.equal(await storedClicks(schema, `link:${link.body.id}`), total);
+      assert.equal((await api(server.url, 'GET', `/api/url/${link.body.id}`)).body.data.clicks, total);
     } finally {
       await stop(server);
       await proxy.close();

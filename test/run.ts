@@ -14,7 +14,7 @@ import { interruptPasses, runTestFiles, slowest, timesTable, total } from './run
 import type { PassResult } from './runner/test-files.ts';
 
 // PostgreSQL-only files (postgres, postgres-server, instances, keys-instances, cluster, global-limits: the last needs
-// TEST_REDIS_URL too) are not listed: they run in the first pass,
+// TEST_REDIS_URL too; and webhooks-process, whose PostgreSQL half is such) are not listed: they run in the first pass,
 // read TEST_DATABASE_URL themselves, and print one skip line without it.
 // What runs twice: what reads and writes the store in ways a backend decides: the records of every
 // resource through the API (uniques, cascades, ownership, lists with their search, sort and paging),
@@ -30,13 +30,14 @@ const BOTH_BACKENDS = [
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
   'api-keys', 'key-scopes', 'audit', 'bulk', 'idempotency',
   'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention', 'link-imports', 'import-jobs', 'analytics-geo', 'click-sources',
+  'webhooks', 'webhook-delivery', 'event-stream',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
 // file started last would leave one lane running alone at the end. Order from coverage/test-times.tsv of a full run.
 const LONGEST = [
   'openapi-contract', 'browser-pages', 'hostile-strings', 'silent-network', 'cli-data', 'cli-move', 'qr-images', 'postgres-server', 'import-crash', 'fuzz',
-  'global-limits', 'instances', 'store-lock', 'connections', 'process', 'crash', 'cluster', 'docs-examples', 'keys-instances', 'docker', 'fake-package', 'demo', 'start-up',
+  'global-limits', 'instances', 'webhooks-process', 'store-lock', 'connections', 'process', 'crash', 'cluster', 'docs-examples', 'keys-instances', 'docker', 'fake-package', 'demo', 'start-up',
 ];
 const weight = (file: string) => {
   const at = LONGEST.indexOf(file.slice(5, -8));

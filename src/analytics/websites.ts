@@ -12,6 +12,7 @@ import { websiteSubject } from './website-subject.ts';
 import { isFirstOfDomain } from './website-ownership.ts';
 import type { FieldErrors } from './laravel-errors.ts';
 import { int, laravelTime as laravelTimeShape, str } from '../resources/shapes.ts';
+import { websiteEventData } from '../events/event-data.ts';
 
 const TAKEN = 'The domain has already been taken.';
 const DOMAIN_TAKEN = () => new ApiError(422, TAKEN, { domain: [TAKEN] });
@@ -137,6 +138,7 @@ export const websites = defineResource<typeof websiteFields, Website>({
   scope: 'websites',
   owned: true,
   fields: websiteFields,
+  events: { created: 'website.created', data: websiteEventData },
   create: { required: ['domain'], defaults: { privacy: 0, email: 0, exclude_bots: 1, exclude_params: '', exclude_ips: '', favorite: false } },
   update: { required: [], fields: ['privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'] },
   paths: { list: '/api/v1/websites', get: '/api/v1/websites/:id', create: '/api/v1/websites', update: '/api/v1/websites/:id', remove: '/api/v1/websites/:id' },

@@ -28,7 +28,7 @@ export const SCOPE_AREAS = {
   files: { about: 'Uploaded files (`/api/files…`).' },
   websites: { about: 'Tracked websites of the analytics API (`/api/v1/websites…`).' },
   stats: { about: 'Website statistics of the analytics API (`/api/v1/stats/:id`).', readOnly: true },
-  webhooks: { about: 'Webhooks and their deliveries (`/api/webhooks…`), once the server has them.' },
+  webhooks: { about: 'Webhooks, their deliveries, test events and redeliveries (`/api/webhooks…`), and the event stream (`/api/events/stream`).' },
   keys: { about: 'The API keys of the account (`/api/keys…`).' },
   audit: { about: 'The audit log of the account (`/api/audit`).', readOnly: true },
   account: { about: 'The account (`/api/account`, `/api/v1/account`, `/api/plans`); rotating the account key needs `*`.' },

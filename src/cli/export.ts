@@ -17,9 +17,9 @@ export interface ExportHeader {
 /** An export: a header, the user (public fields only) and every owned collection, statistics included. */
 export type ExportFile = { $export: ExportHeader; users: Record<string, unknown>[] } & Record<string, unknown>;
 
-/** The owned collections of the table one user's export carries, in table order: not the server's records about the account (keys, audit log). */
+/** The owned collections of the table one user's export carries, in table order: not the server's records about the account (keys, audit log), nor the event outbox. */
 export function ownedCollections(resources: readonly Resource[]): string[] {
-  return [...new Set(resources.filter((r) => r.owned && !r.wholeStoreOnly).map((r) => r.collection))];
+  return [...new Set(resources.filter((r) => r.owned && !r.wholeStoreOnly && !r.transient).map((r) => r.collection))];
 }
 
 /** How many records an export of `user` holds. */

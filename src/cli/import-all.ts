@@ -1,7 +1,7 @@
 import { FixtureError } from '../fixtures/read.ts';
 import type { RawFixtures } from '../fixtures/read.ts';
 import type { Resource } from '../resources/define.ts';
-import { collectionsOf } from '../resources/table.ts';
+import { exportedCollections } from '../resources/table.ts';
 import { ConflictError, FILES_COLLECTION, STATS_COLLECTION, StoreNotEmptyError, StoreUnavailableError } from '../store/store.ts';
 import type { Store, StoredRecord } from '../store/store.ts';
 import { EXPORT_FORMAT, describeCounts } from './export-all.ts';
@@ -78,7 +78,7 @@ function recordProblem(row: Resource, r: unknown, ids: Set<number>, users: Set<n
 export function checkAllExport(raw: RawFixtures, resources: readonly Resource[], source: string): Record<string, StoredRecord[]> {
   const counts = checkHeader(raw, source);
   // Users first: the owners every other record is checked against.
-  const collections = ['users', ...collectionsOf(resources).filter((c) => c !== 'users')];
+  const collections = ['users', ...exportedCollections(resources).filter((c) => c !== 'users')];
   for (const key of [...Object.keys(raw), ...Object.keys(counts)]) {
     if (!key.startsWith('$') && !collections.includes(key)) throw new FixtureError(`${source}: unknown collection "${key}".`);
   }

@@ -22,6 +22,7 @@ import { cryptoRandom } from '../random.ts';
 import type { HookContext, UserRecord } from '../resources/define.ts';
 import { RESOURCES } from '../resources/table.ts';
 import { DailyCounters } from '../stats/daily-counters.ts';
+import { EventStreams } from '../events/event-streams.ts';
 import { Geolocator } from '../geo/geolocator.ts';
 import type { Store } from '../store/store.ts';
 import { NO_PROGRESS, progressOn } from './progress.ts';
@@ -55,6 +56,9 @@ function commandContext(store: Store, config: Config, user: UserRecord): HookCon
     keyUses: new KeyUses(store, clock),
     // Rows are links, not visits: nobody to locate.
     geo: new Geolocator(),
+    // The server's deliveries send what this command's writes appended; a command streams nothing.
+    webhooks: { kick() {} },
+    streams: new EventStreams(store, { perUser: 0, databaseMs: Math.round(config.databaseTimeout * 1000) }),
     user,
     apiKey: null,
   };

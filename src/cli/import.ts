@@ -8,6 +8,8 @@ import type { Progress } from './progress.ts';
 import { NO_PROGRESS } from './progress.ts';
 import { isFirstOfDomain } from '../analytics/website-ownership.ts';
 import { ownDomainKey } from '../analytics/websites.ts';
+import { systemClock } from '../clock.ts';
+import { newEvent } from '../events/event-types.ts';
 
 /** Kinds of counter subject and the collection their ids belong to ('link:7' counts links 7). */
 export const SUBJECT_KINDS: Readonly<Record<string, string>> = { link: 'links', qr: 'qrs', campaign: 'campaigns', website: 'websites', file: 'files' };
@@ -26,8 +28,8 @@ export interface ImportReport {
 
 /** Owned rows a user's export carries, in an order where every row comes after the rows it refers to; statistics last. */
 export function importOrder(resources: readonly Resource[]): Resource[] {
-  // Keys and the audit log never come with one user's export (export.ts, ownedCollections).
-  const rows = resources.filter((r) => r.owned && !r.wholeStoreOnly);
+  // Keys, the audit log and the event outbox never come with one user's export (export.ts, ownedCollections).
+  const rows = resources.filter((r) => r.owned && !r.wholeStoreOnly && !r.transient);
   const names = new Set(rows.map((r) => r.collection));
   const out: Resource[] = [];
   const placed = new Set<string>([STATS_COLLECTION]);
@@ -70,6 +72,7 @@ async function clashOf(tx: Tx, row: Resource, candidate: StoredRecord, resources
  * resolved and reported: aliases and slugs get a suffix, a branded domain or website the target
  * already has is reused, a branded domain another user has is left out (its links move to the main
  * host), a website of a domain another website has is imported without receiving its events.
+ * An `import.finished` event for the target ends the transaction.
  */
 export async function importInto(store: Store, data: Fixtures, target: UserRecord, resources: readonly Resource[], progress: Progress = NO_PROGRESS): Promise<ImportReport> {
   const report: ImportReport = { imported: {}, notes: [] };
@@ -86,6 +89,8 @@ export async function importInto(store: Store, data: Fixtures, target: UserRecor
         progress.tick();
       }
     }
+    // After the records' own events (link.created…, when the store appends them), in the same transaction.
+    await tx.appendEvents([newEvent(target.id, 'import.finished', { source: 'export', imported: report.imported, notes: report.notes.slice(0, 100) }, systemClock)]);
   });
   progress.done();
   return report;

@@ -3,7 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { systemClock } from '../clock.ts';
-import { RESOURCES, collectionsOf } from '../resources/table.ts';
+import { RESOURCES, exportedCollections } from '../resources/table.ts';
 import type { Store } from '../store/store.ts';
 import { describeCounts, storeCounts, writeAllExport } from './export-all.ts';
 import type { TextSink } from './export-all.ts';
@@ -48,7 +48,7 @@ export async function toFile(path: string, write: (sink: TextSink) => Promise<vo
 export async function runExportAll(store: Store, values: Values, out: (line: string) => void, io: CommandIo): Promise<void> {
   // One snapshot for the counts and every record: a server writing meanwhile changes neither.
   const counts = await store.readSnapshot(async (view) => {
-    const counts = await storeCounts(view, collectionsOf(RESOURCES));
+    const counts = await storeCounts(view, exportedCollections(RESOURCES));
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const progress = progressOf(values, io, 'Exporting everything', total);
     const write = (sink: TextSink) => writeAllExport(view, counts, sink, systemClock.now(), progress);

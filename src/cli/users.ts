@@ -10,6 +10,7 @@ import type { UserRecord } from '../resources/define.ts';
 import { checkUserUnique, newUserFields, userFields } from '../resources/users.ts';
 import { RESOURCES, storeSchema } from '../resources/table.ts';
 import { openStore } from '../store/open.ts';
+import { withEvents } from '../events/emitting-store.ts';
 import type { Store } from '../store/store.ts';
 import { ApiError } from '../errors.ts';
 import { FixtureError } from '../fixtures/read.ts';
@@ -136,7 +137,12 @@ export async function runUserCommand(cmd: UserCommand, argv: string[]): Promise<
   const flags = (['data-dir', 'database-url', 'database-schema'] as const).flatMap((name) => (typeof values[name] === 'string' ? [`--${name}`, values[name]] : []));
   const config = loadConfig(processEnv(), flags);
   io.config = config;
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: 2, databaseSchema: config.databaseSchema, collections: storeSchema(RESOURCES) });
+  // Records a command writes fire their events as the server's own writes do (an import's link.created…).
+  const store = withEvents(
+    await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: 2, databaseSchema: config.databaseSchema, collections: storeSchema(RESOURCES) }),
+    RESOURCES,
+    { config, clock: systemClock },
+  );
   try {
     await cmd.run(store, values, (line) => console.log(line), io);
     return 0;

@@ -18,6 +18,8 @@ import type { Geolocator } from '../geo/geolocator.ts';
 import type { StatsRetention } from '../stats/retention.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { KeyUses } from '../auth/key-uses.ts';
+import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import type { EventStreams } from '../events/event-streams.ts';
 
 /** What a test-mode app is built from: the app's parts, with a movable clock and a rewindable random source. */
 export interface TestParts {
@@ -36,6 +38,9 @@ export interface TestParts {
   /** The audit buffer and key uses, kept across rebuilds (a new one per rebuild would stay registered with the store). */
   audit?: AuditLog;
   keyUses?: KeyUses;
+  /** The webhook deliveries (default: new ones on the store, driven by the movable clock). */
+  webhooks?: WebhookDispatcher;
+  streams?: EventStreams;
 }
 
 /** Every record of every collection, copied: the state a reset goes back to. */
@@ -61,6 +66,8 @@ export class TestControl {
   private inner: Hono<AppEnv>;
   // One counter buffer for the control's life: a new one per rebuild would stay registered with the store.
   private readonly counters: DailyCounters;
+  /** One dispatcher for the control's life too, driven by its clock: a moved clock makes retries due. */
+  readonly webhooks: WebhookDispatcher;
   private readonly initial: Fixtures;
   /** The retention run the last clock move started: requests wait for it, so they read what the clock's time keeps. */
   private pruning: Promise<unknown> = Promise.resolve();
@@ -76,9 +83,10 @@ export class TestControl {
     private readonly parts: TestParts,
     initial: Fixtures,
   ) {
-    parts.log.warn('TEST_MODE is on: POST /__admin/reset, /__admin/seed and /__admin/clock are enabled; never use it in production');
+    parts.log.warn('TEST_MODE is on: POST /__admin/reset, /__admin/seed, /__admin/clock and /__admin/webhooks/deliver are enabled; never use it in production');
     this.initial = initial;
     this.counters = new DailyCounters(parts.store, { clock: parts.clock, random: parts.random, log: parts.log });
+    this.webhooks = parts.webhooks ?? new WebhookDispatcher({ store: parts.store, config: parts.config, clock: parts.clock, log: parts.log });
     this.inner = this.build();
     this.app = new Hono<AppEnv>();
     this.app.route('/', adminRoutes(this, parts.store, parts.log));
@@ -89,7 +97,13 @@ export class TestControl {
   }
 
   private build(): Hono<AppEnv> {
-    return createApp({ ...this.parts, counters: this.counters });
+    return createApp({ ...this.parts, counters: this.counters, webhooks: this.webhooks });
+  }
+
+  /** Sends every webhook delivery due now (new events included, the clicks buffered so far too) and resolves once each attempt ended. */
+  async deliverWebhooks(): Promise<void> {
+    await this.counters.flush();
+    await this.webhooks.drain();
   }
 
   /** Back to the start: the initial records, clock and random source, and a fresh app. */
@@ -113,9 +127,12 @@ export class TestControl {
 
   /**
    * Runs statistics retention for the clock's new time (the days it no longer keeps go), after
-   * writing what the counters buffer (retention acts on what is stored); resolves when it is done.
+   * writing what the counters buffer (retention acts on what is stored), and sends the webhook
+   * retries the new time makes due; resolves when the retention is done.
    */
   async clockMoved(): Promise<void> {
+    // Webhook deliveries due by the new time go at once.
+    this.webhooks.kick();
     const retention = this.parts.retention;
     if (!retention) return;
     this.pruning = this.counters.flush().then(() => retention.run());

@@ -107,8 +107,10 @@ export interface FakeServer {
   reset(): Promise<void>;
   /** Adds fixtures (an object or a path) to the current data; a record replaces the one with its id. */
   seed(fixtures: RawFixtures | string): Promise<SeedCounts>;
-  /** The fake's clock: it stands still until set or advanced. */
+  /** The fake's clock: it stands still until set or advanced; moving it makes the webhook retries it passes due at once. */
   clock: { now(): number; set(at: string | number): void; advance(ms: number): void };
+  /** Sends every webhook delivery due now (events of writes made so far included) and resolves once each attempt ended. */
+  deliverWebhooks(): Promise<void>;
   /** Stops the server. */
   close(): Promise<void>;
 }
@@ -169,6 +171,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
         void control.clockMoved();
       },
     },
+    deliverWebhooks: () => control.deliverWebhooks(),
     close: () => running.close(),
   };
 }

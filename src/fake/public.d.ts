@@ -122,8 +122,10 @@ export interface FakeServer {
   config: FakeConfig;
   reset(): Promise<void>;
   seed(fixtures: Fixtures | string): Promise<SeedCounts>;
-  /** The fake's clock: it stands still until set or advanced. Moving it runs statistics retention for the new time (requests wait for it); the realtime view reads it. */
+  /** The fake's clock: it stands still until set or advanced. Moving it runs statistics retention for the new time (requests wait for it), the realtime view reads it, and the webhook retries it makes due go at once. */
   clock: { now(): number; set(at: string | number): void; advance(ms: number): void };
+  /** Sends every webhook delivery due now (events of writes made so far included) and resolves once each attempt ended. */
+  deliverWebhooks(): Promise<void>;
   close(): Promise<void>;
 }
 

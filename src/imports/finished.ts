@@ -1,3 +1,4 @@
+import { newEvent } from '../events/event-types.ts';
 import type { Services } from '../resources/define.ts';
 import type { Tx } from '../store/store.ts';
 import type { JobState } from './job-rows.ts';
@@ -19,6 +20,10 @@ export interface ImportEnded extends OutcomeCounts {
  * write; for `import-links`, after its last batch): the one place where the `import.finished`
  * webhook event is to be appended, so that the event is stored if and only if the end is.
  */
-export async function importEnded(_tx: Tx, s: Pick<Services, 'log'>, ended: ImportEnded): Promise<void> {
+export async function importEnded(tx: Tx, s: Pick<Services, 'log' | 'clock'>, ended: ImportEnded): Promise<void> {
   s.log.info('import ended', { ...ended });
+  // A dry run changed nothing: nothing to tell.
+  if (ended.dryRun) return;
+  const { userId: _owner, dryRun: _dry, ...data } = ended;
+  await tx.appendEvents([newEvent(ended.userId, 'import.finished', { source: 'links', ...data }, s.clock)]);
 }

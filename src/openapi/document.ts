@@ -16,6 +16,7 @@ import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
 import { ownershipOperations } from './ownership-operations.ts';
 import { statsPageOperations } from './stats-page-operations.ts';
+import { webhookOperations } from './webhook-operations.ts';
 
 /** The server's name, as its documents and its API index give it. */
 export const SERVER_NAME = 'Short links and website analytics';
@@ -42,6 +43,7 @@ const TAG_NOTES: Record<string, string> = {
   Tracking: 'What tracked websites and their visitors use: the script, the event endpoint, the statistics page. No key.',
   [IMPORTS_TAG]: 'Links from another shortener\'s export (Bitly, YOURLS, Shlink, Kutt, Rebrandly) or a CSV of your own, created in the background.',
   'Public pages': 'Short links, QR images and campaign pages as visitors see them, and the server\'s own pages. No key.',
+  Events: 'The live stream of what happens to your records: the events webhooks get, as Server-Sent Events.',
 };
 
 /** The operations of the whole server: the rows of the table, then the routes outside the generic ones. */
@@ -51,7 +53,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), linkExportOperation(), ...ownershipOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...statsPageOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...statsPageOperations(c), ...publicOperations(c, s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

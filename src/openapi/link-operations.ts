@@ -24,6 +24,7 @@ const TITLES: Readonly<Record<string, readonly [string, string]>> = {
   website: ['Websites', 'website'],
   key: ['API keys', 'API key'],
   audit: ['Audit log', 'audit entry'],
+  webhook: ['Webhooks', 'webhook'],
 };
 
 /** The docs tag and singular noun of a row. */

@@ -30,15 +30,16 @@ export interface PublicFetchOptions {
   headers?: Readonly<Record<string, string>>;
 }
 
-// Why publicFetch refused to go on; loadLogo turns it into "no logo".
-class PublicFetchError extends Error {}
+/** Why publicFetch refused to go on (a refused scheme or address, too many redirects); loadLogo turns it into "no logo". */
+export class PublicFetchError extends Error {}
 
 /** Most redirects a logo fetch follows. */
 export const MAX_LOGO_REDIRECTS = 3;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-const systemResolve: Resolve = (host) => lookup(host, { all: true, verbatim: true });
+/** The system's resolver (hosts file included): every address of a name. */
+export const systemResolve: Resolve = (host) => lookup(host, { all: true, verbatim: true });
 
 const LOGO_HEADERS = { accept: 'image/png, image/jpeg', 'user-agent': 'shortlink-server (QR logo)' };
 
@@ -59,7 +60,7 @@ export function publicFetch(options: PublicFetchOptions = {}): LogoFetch {
     let url = new URL(start);
     for (let hop = 0; ; hop++) {
       const addresses = await checkedAddresses(url, resolve, allow, signal, protocols);
-      const res = await pinnedGet(url, addresses, signal, headers);
+      const res = await pinnedRequest(url, addresses, { signal, headers });
       const location = res.headers.location;
       if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return responseOf(res);
       res.destroy();
@@ -69,8 +70,8 @@ export function publicFetch(options: PublicFetchOptions = {}): LogoFetch {
   };
 }
 
-/** Every address of `url`'s host, all of them allowed; throws when one is not (a name is as safe as its worst address). */
-async function checkedAddresses(url: URL, resolve: Resolve, allow: (address: string) => boolean, signal: AbortSignal, protocols: readonly string[]): Promise<ResolvedAddress[]> {
+/** Every address of `url`'s host, all of them allowed; throws PublicFetchError when one is not (a name is as safe as its worst address). */
+export async function checkedAddresses(url: URL, resolve: Resolve, allow: (address: string) => boolean, signal: AbortSignal, protocols: readonly string[]): Promise<ResolvedAddress[]> {
   if (!protocols.includes(url.protocol) || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new PublicFetchError(`Refused scheme ${url.protocol}`);
   const host = hostOf(url);
   const family = isIP(host);
@@ -84,7 +85,9 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
-function pinnedGet(url: URL, addresses: ResolvedAddress[], signal: AbortSignal, headers: Readonly<Record<string, string>>): Promise<IncomingMessage> {
+/** A request to exactly `addresses` (checked ones) for `url`'s host, which still goes in Host and SNI: GET unless told, with `body` when given. */
+export function pinnedRequest(url: URL, addresses: ResolvedAddress[], options: { signal: AbortSignal; headers: Readonly<Record<string, string>>; method?: string; body?: string }): Promise<IncomingMessage> {
+  const { signal, headers } = options;
   const [first] = addresses;
   // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily), else for one.
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
@@ -98,7 +101,7 @@ function pinnedGet(url: URL, addresses: ResolvedAddress[], signal: AbortSignal, 
         host: hostOf(url),
         port: url.port === '' ? undefined : Number(url.port),
         path: `${url.pathname}${url.search}`,
-        method: 'GET',
+        method: options.method ?? 'GET',
         headers: { ...headers },
         lookup: pinned,
         agent: false,
@@ -107,7 +110,7 @@ function pinnedGet(url: URL, addresses: ResolvedAddress[], signal: AbortSignal, 
       resolve,
     );
     req.on('error', reject);
-    req.end();
+    req.end(options.body);
   });
 }
 

@@ -14,6 +14,7 @@ import type { ScopeAreaName } from '../auth/scopes.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { QrRenderer } from '../qr/renderer.ts';
 import type { OwnershipProofs } from '../ownership/proofs.ts';
+import type { EventStreams } from '../events/event-streams.ts';
 import type { Geolocator } from '../geo/geolocator.ts';
 
 /** A value, or a promise of it. */
@@ -62,6 +63,10 @@ export interface Services {
   renderer: QrRenderer;
   /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */
   proofs: OwnershipProofs;
+  /** The webhook deliveries of this process (src/webhooks/dispatcher.ts): told when there is work to do now. */
+  webhooks: { kick(): void };
+  /** The live event streams of this process. */
+  streams: EventStreams;
   /** Where visitors are: the country header, the bundled country database, the City database. */
   geo: Geolocator;
 }
@@ -112,6 +117,10 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   scope?: ScopeAreaName | '*';
   /** Records of the server about an account (keys, audit), carried by `export --all` but never by one user's export or import. */
   wholeStoreOnly?: boolean;
+  /** Kept only for a while (the event outbox): no export carries its records, nor does an import bring any. */
+  transient?: boolean;
+  /** The events its records' writes append to the outbox, whatever writes them (src/events/emitting-store.ts). */
+  events?: RowEvents<R>;
   fields: F;
   /** Fields required on create; the others are optional, with `defaults` applied. Absent: no create route. */
   create?: { required: readonly (keyof F & string)[]; defaults?: { [K in keyof F]?: v.InferOutput<F[K]> } };
@@ -192,6 +201,15 @@ export interface Resource<F extends Fields = Fields, R extends StoredRecord = St
   onDelete?(tx: Tx, record: R, ctx: HookContext): Awaitable<void>;
   /** Runs once a delete is committed, before it is answered (a revoked key waits until no process can trust it). */
   deleted?(record: R, ctx: HookContext): Awaitable<void>;
+}
+
+/** The event types of a row's creates, updates and deletes, and what an event says of the record. */
+export interface RowEvents<R extends StoredRecord = StoredRecord> {
+  created?: string;
+  updated?: string;
+  deleted?: string;
+  /** The event's `data`: the record as receivers see it (no secrets), read inside the write's transaction. */
+  data(record: R, reads: StoreReads, config: Config): Awaitable<Record<string, unknown>>;
 }
 
 /** What `prepare` returns: fields to store and values for the response only. */

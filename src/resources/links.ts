@@ -15,6 +15,7 @@ import { readsOf } from './define.ts';
 import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
 import { date, int, linkStatsShape, str } from './shapes.ts';
+import { linkEventData } from '../events/event-data.ts';
 
 const NOT_YOUR_DOMAIN = 'Invalid domain: it is not one of your branded domains.';
 
@@ -122,6 +123,7 @@ export const links = defineResource<typeof linkFields, Link>({
   owned: true,
   extension: true,
   fields: linkFields,
+  events: { created: 'link.created', updated: 'link.updated', deleted: 'link.deleted', data: linkEventData },
   create: { required: ['url'] },
   update: { required: [], resets: LINK_RESETS },
   paths: { list: '/api/urls', get: '/api/url/:id', create: '/api/url/add', update: '/api/url/:id/update', remove: '/api/url/:id/delete' },

@@ -8,6 +8,7 @@ import { buildQrPayload } from '../qr/payload.ts';
 import { MAX_LOGO_BYTES, parseDataUri } from '../qr/logo.ts';
 import { randomToken } from '../random.ts';
 import type { StoredRecord } from '../store/store.ts';
+import { qrEventData } from '../events/event-data.ts';
 import { defineResource } from './define.ts';
 import type { HookContext } from './define.ts';
 import { date, int, str, visitStatsShape } from './shapes.ts';
@@ -98,6 +99,7 @@ export const qrs = defineResource<typeof qrFields, Qr>({
   scope: 'qr',
   owned: true,
   fields: qrFields,
+  events: { created: 'qr.created', data: qrEventData },
   create: { required: ['type', 'data'], defaults: { background: 'rgb(255,255,255)', foreground: 'rgb(0,0,0)' } },
   update: { required: ['data'] },
   paths: { list: '/api/qr', get: '/api/qr/:id', create: '/api/qr/add', update: '/api/qr/:id/update', remove: '/api/qr/:id/delete' },

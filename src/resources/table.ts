@@ -17,13 +17,20 @@ import { audit } from './audit.ts';
 import { statsDays } from '../stats/stats-row.ts';
 import { importJobs, importParts, importResults } from '../imports/job-rows.ts';
 import { IDEMPOTENCY_SCHEMA } from '../idempotency/keys.ts';
+import { webhooks } from './webhooks.ts';
+import { deliveriesRow, eventsRow } from './outbox-rows.ts';
 
 /** The resource table: every resource of both APIs, one row each. */
-export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, apiKeys, audit, statsDays, importJobs, importParts, importResults];
+export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, apiKeys, audit, webhooks, eventsRow, deliveriesRow, statsDays, importJobs, importParts, importResults];
 
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {
   return [...new Set(rows.map((r) => r.collection))];
+}
+
+/** The collections exports carry (`export --all`, and what `import --all` takes): all but the transient ones (the event outbox). */
+export function exportedCollections(rows: readonly Resource[]): string[] {
+  return collectionsOf(rows.filter((r) => !r.transient));
 }
 
 /** Collections the store keeps beside the table's: no resource (no routes, no user export, left out of `export --all`). */

@@ -48,8 +48,10 @@ export interface AdminControl {
   reset(): Promise<void>;
   seed(fixtures: RawFixtures): Promise<SeedCounts>;
   clockState(): ClockState;
-  /** Called after the clock moved: what depends on its time catches up (statistics retention). */
+  /** Called after the clock moved: what depends on its time catches up (statistics retention, webhook retries). */
   clockMoved(): Promise<void>;
+  /** Sends the webhook deliveries due now and resolves once they ended. */
+  deliverWebhooks?(): Promise<void>;
 }
 
 /** Moves the clock as a POST /__admin/clock body says: `{now}` (ISO date or epoch ms) stops it there, `{advance}` (ms) moves it. */
@@ -66,7 +68,7 @@ function moveClock(control: AdminControl, input: Record<string, unknown>): void 
   }
 }
 
-/** `/__admin/reset`, `/__admin/seed` and `/__admin/clock`: test mode's controls, for admin keys only. */
+/** `/__admin/reset`, `/__admin/seed`, `/__admin/clock` and `/__admin/webhooks/deliver`: test mode's controls, for admin keys only. */
 export function adminRoutes(control: AdminControl, store: Store, log: Logger): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.use('/__admin/*', requireAdminKey(store));
@@ -95,6 +97,11 @@ export function adminRoutes(control: AdminControl, store: Store, log: Logger): H
     moveClock(control, await body(c));
     await control.clockMoved();
     return c.json({ error: 0, clock: control.clockState() });
+  });
+
+  routes.post('/__admin/webhooks/deliver', async (c) => {
+    await control.deliverWebhooks?.();
+    return c.json({ error: 0, message: 'Every webhook delivery due now was attempted; see each webhook\'s delivery log.' });
   });
 
   routes.onError((err, c) => renderError(c, toApiError(err, log, c)));

@@ -3,7 +3,8 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { RandomSource } from '../random.ts';
-import type { CountsDelta, Store, Tx } from '../store/store.ts';
+import type { CountsDelta, NewEvent, Store, Tx } from '../store/store.ts';
+import { countEvents } from '../events/count-events.ts';
 import { outsideStoreDeadline, waitWithin } from '../store/deadline.ts';
 import { dayOf, hourOf } from '../visits/visitor.ts';
 import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
@@ -27,6 +28,8 @@ export interface DailyCounterOptions {
   ratedSightings?: number;
   /** Least time between two savings of the visitor ledger while visits come in (default 10 s; always on close). */
   ledgerSaveMs?: number;
+  /** The events a batch's write appends to the outbox (default: clicks and scans, countEvents). */
+  events?: (deltas: readonly CountsDelta[]) => NewEvent[];
 }
 
 /** A batch of deltas on its way to the store, with the visits it asks the store about. */
@@ -37,6 +40,8 @@ interface Batch {
   /** The minutes of the realtime window it adds, and whether the store has them already (then reads no longer count them here). */
   realtime: PendingMinute[];
   realtimeWritten: boolean;
+  /** What the batch reports (link.clicked, qr.scanned), made once: a retry sends the same event ids. */
+  events: NewEvent[];
 }
 
 /** Who and when an event is counted for. */
@@ -64,6 +69,7 @@ export class DailyCounters {
   private readonly random: RandomSource;
   private readonly ratedSightings: number | undefined;
   private readonly ledgerSaveMs: number;
+  private readonly eventsOf: (deltas: readonly CountsDelta[]) => NewEvent[];
   private ledger: VisitorLedger;
   private ledgerKept = 0;
   private ledgerSavedAt = 0;
@@ -101,6 +107,7 @@ export class DailyCounters {
     this.random = options.random;
     this.ratedSightings = options.ratedSightings;
     this.ledgerSaveMs = options.ledgerSaveMs ?? 10_000;
+    this.eventsOf = options.events ?? ((deltas) => countEvents(deltas, this.clock));
     this.ledger = this.newLedger();
     this.shared = store.shared ? new SharedSightings(store.shared, options.random) : null;
     this.live = new RealtimeBuffer(store.shared, options.random, this.maxLabels);
@@ -310,7 +317,7 @@ export class DailyCounters {
     if (this.unsent && !(await this.send(this.unsent))) return;
     if (this.pendingCount === 0 && !this.live.hasPending) return;
     // A crypto id, not this.random: test mode's seeded random would give every process the same ids.
-    const batch: Batch = { id: randomUUID(), deltas: this.pending, sightings: this.shared?.take() ?? [], realtime: this.live.take(), realtimeWritten: false };
+    const batch: Batch = { id: randomUUID(), deltas: this.pending, sightings: this.shared?.take() ?? [], realtime: this.live.take(), realtimeWritten: false, events: this.eventsOf([...this.pending.values()].flatMap((days) => [...days.values()])) };
     this.pending = new Map();
     this.pendingCount = 0;
     await this.send(batch);
@@ -348,7 +355,7 @@ export class DailyCounters {
         batch.realtimeWritten = true;
       }
       const sightings = this.shared && batch.sightings.length > 0 ? await this.shared.check(batch.sightings, (subject, day) => batch.deltas.get(subject)?.has(day) === true) : undefined;
-      await this.store.addCounts(deltas, this.maxLabels, batch.id, applied, sightings);
+      await this.store.addCounts(deltas, this.maxLabels, batch.id, applied, sightings, batch.events);
       applied();
       return true;
     } catch (err) {

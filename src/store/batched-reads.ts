@@ -94,6 +94,7 @@ export function forwardingTx(tx: Tx): Tx {
     removeWhere: (c, where) => tx.removeWhere(c, where),
     dropCounts: (subject) => tx.dropCounts(subject),
     addCounts: (deltas, maxLabels) => tx.addCounts(deltas, maxLabels),
+    appendEvents: (events) => tx.appendEvents(events),
     putFileContent: (fileId, bytes) => tx.putFileContent(fileId, bytes),
   };
 }

@@ -145,6 +145,8 @@ export interface Tx extends StoreReads {
    * it. They go when the record goes (deleted, or its owner deleted): no other call removes them.
    */
   putFileContent(fileId: number, bytes: Uint8Array): Promise<void>;
+  /** Appends events to the outbox (the `events` collection), all or nothing with the rest of the transaction; one write for all on PostgreSQL. */
+  appendEvents(events: readonly NewEvent[]): Promise<void>;
 }
 
 /** The collection of uploaded files, whose records have their bytes kept beside them (`putFileContent`). */
@@ -156,9 +158,11 @@ export interface CounterStore {
    * Adds every delta to its (subject, day) in one durable write; a label past `maxLabels` per dimension and day counts as '(other)'.
    * With a `batch` id the write is idempotent: a batch already stored (its first write committed but
    * the answer was lost) is not added again, so a failed flush can be retried as it was.
-   * `sightings` (stores shared by several processes only) are checked in the same write.
+   * `sightings` (stores shared by several processes only) are checked in the same write, and
+   * `events` (what the counts report: clicks since the last flush) appended in it: a batch skipped
+   * as stored already appends none again.
    */
-  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void, sightings?: SightingCheck): Promise<void>;
+  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void, sightings?: SightingCheck, events?: readonly NewEvent[]): Promise<void>;
   /** A subject's stored days between `from` and `to` (inclusive, both optional), oldest first. */
   countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
   /** Totals of `names` over all days, per subject (subjects never counted get zeros). */
@@ -324,6 +328,89 @@ export interface Store extends StoreReads, CounterStore, RealtimeStore {
   beforeClose(fn: () => Promise<void> | void): void;
   /** Flushes and releases what the store holds (files, lock, connections). */
   close(): Promise<void>;
+  /** The event outbox: its events in order, their routing to webhooks, the deliveries' queue. */
+  readonly outbox: Outbox;
+}
+
+/** The outbox's collections: events (one per change), webhook deliveries, and where routing stands. */
+export const EVENTS_COLLECTION = 'events';
+export const DELIVERIES_COLLECTION = 'deliveries';
+export const OUTBOX_COLLECTION = 'outbox';
+
+/** How both backends keep the outbox's collections, whether or not the resource table names them (rows that do use these keys). */
+export const OUTBOX_SCHEMAS: readonly CollectionSchema[] = [
+  {
+    name: EVENTS_COLLECTION,
+    indexes: { eventId: { key: (r) => (typeof r.eventId === 'string' ? r.eventId : null) }, created: { key: (r) => (typeof r.created === 'string' ? r.created : null) } },
+  },
+  {
+    name: DELIVERIES_COLLECTION,
+    indexes: {
+      // Set while a delivery waits: the queues' heads are found without reading what was delivered.
+      queue: { key: (r) => (r.state === 'pending' && typeof r.queue === 'string' ? r.queue : null) },
+      created: { key: (r) => (typeof r.created === 'string' ? r.created : null) },
+    },
+  },
+  { name: OUTBOX_COLLECTION },
+];
+
+/** `schemas` with the outbox's collections added where missing. */
+export function withOutbox(schemas: readonly CollectionSchema[]): CollectionSchema[] {
+  const named = new Set(schemas.map((s) => s.name));
+  return [...schemas, ...OUTBOX_SCHEMAS.filter((s) => !named.has(s.name))];
+}
+
+/** An event as it is appended: what happened to one user's records, in the form webhooks and streams send. */
+export interface NewEvent {
+  userId: number;
+  /** `evt_…`: unique across processes, restarts and servers (receivers deduplicate by it). */
+  eventId: string;
+  type: string;
+  /** When it happened, ISO 8601. */
+  created: string;
+  data: Record<string, unknown>;
+}
+
+/** A stored event. */
+export type EventRecord = StoredRecord & NewEvent;
+
+/** An event and where it stands in the outbox's order (a cursor: opaque, compared only by the store). */
+export interface PlacedEvent {
+  cursor: string;
+  event: EventRecord;
+}
+
+/**
+ * The event outbox (`events`, `deliveries`, `outbox`). Events are appended in the transaction of
+ * the change they report, so a rollback leaves none and a commit always has one. Their order is the
+ * order in which they became durable; a reader only ever gets events that no transaction still
+ * running can come before (PostgreSQL numbers ids before commits, so ids alone would let one slip
+ * past a reader). Deliveries are records of the `deliveries` collection: `webhookId`, `queue` (one
+ * queue per webhook, delivered in id order; a manual delivery has a queue of its own), `state`
+ * ('pending' until 'delivered' or 'failed'), `nextAt` (epoch ms, the app's clock), `manual`.
+ */
+export interface Outbox {
+  /** Events after `cursor` (null: from the oldest kept), in order, at most `limit`; one owner's when given. */
+  eventsAfter(cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]>;
+  /** The cursor of the event `eventId`, or null when it is not kept (never was, or pruned). */
+  cursorOf(eventId: string): Promise<string | null>;
+  /** A cursor after every event durable now: reading after it gives what comes later. */
+  endCursor(): Promise<string>;
+  /**
+   * Hands `fn` the events since the last routing (at most `limit`, in order) inside one transaction
+   * that also records them as routed: what `fn` writes (deliveries) and the routing commit together.
+   * One process routes at a time; null when another one is routing now, else how many were routed.
+   */
+  route(limit: number, fn: (tx: Tx, events: readonly EventRecord[]) => Promise<void>): Promise<number | null>;
+  /**
+   * Leases up to `limit` deliveries due at `now` (epoch ms of the app's clock): the first pending
+   * one of each queue, whose webhook is active (a manual one: whatever its webhook), not leased
+   * already. Each comes back with `lease`, a token the delivery's result must present; a lease ends
+   * after `leaseMs` (real time), so a delivery whose process died is taken up again.
+   */
+  claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]>;
+  /** Removes events and deliveries created before `before` (ISO 8601), delivered or not; writes nothing when there are none. */
+  prune(before: string): Promise<void>;
 }
 
 /** What `readSnapshot` reads: every collection as it was when the snapshot began. */

@@ -8,8 +8,8 @@ import { Journal, isJournalSegment } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { prepareDataDir, tightenDataDir } from './permissions.ts';
-import { ConflictError, FILES_COLLECTION, StoreNotEmptyError } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NOT_AT_HAND, RealtimeCounts, RealtimeDelta, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
+import { ConflictError, FILES_COLLECTION, OUTBOX_COLLECTION, StoreNotEmptyError, withOutbox } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, NOT_AT_HAND, RealtimeCounts, RealtimeDelta, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
 import { FILES_DIR, FileContents } from './file-contents.ts';
 import { Collection, collectionFileChunks } from './collection.ts';
 import { readCollectionFile } from './collection-reader.ts';
@@ -20,6 +20,7 @@ import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
 import { KEPT_VALUES_FILE, loadKeptValues, saveKeptValues } from './kept-values.ts';
 import { MemoryReads } from './memory-reads.ts';
 import { recordingTx } from './transaction.ts';
+import { appendEventsIn, FileOutbox } from './file-outbox.ts';
 import type { SyncTx } from './transaction.ts';
 
 /** How to open a file store. */
@@ -66,6 +67,8 @@ export class FileStore implements Store {
   private reads!: MemoryReads;
   /** Uploaded files' bytes: in DATA_DIR/files, or in memory. */
   private contents!: FileContents;
+  /** The event outbox, over the collections in memory. */
+  outbox!: FileOutbox;
 
   private constructor(
     private readonly dir: string | null,
@@ -82,7 +85,7 @@ export class FileStore implements Store {
     const log = options.log ?? silentLogger;
     const every = options.snapshotEvery ?? 20000;
     const bytes = options.snapshotBytes ?? 64 * 1024 * 1024;
-    const schemas = withStats(options.collections.map((c) => (typeof c === 'string' ? { name: c } : c)));
+    const schemas = withOutbox(withStats(options.collections.map((c) => (typeof c === 'string' ? { name: c } : c))));
     if (options.dir === ':memory:') {
       const store = new FileStore(null, null, every, bytes, log);
       store.contents = new FileContents(null);
@@ -145,6 +148,11 @@ export class FileStore implements Store {
     }
     this.counters = new FileCounters(this.col(STATS_COLLECTION));
     this.reads = new MemoryReads((name) => this.col(name), this.counters);
+    this.outbox = new FileOutbox(this.reads, (fn) => this.transaction(fn));
+  }
+
+  private isUser(id: number): boolean {
+    return this.collections.get('users')?.records.has(id) ?? false;
   }
 
   private hasFile(id: number): boolean {
@@ -334,6 +342,7 @@ export class FileStore implements Store {
         await this.contents.write(fileId, bytes);
         undo.push(() => void this.contents.remove(fileId).catch(() => {}));
       },
+      appendEvents: (events) => appendEventsIn(tx, events, (id) => this.isUser(id)),
     };
   }
 
@@ -341,11 +350,12 @@ export class FileStore implements Store {
    * Adds counter deltas in one transaction; no batch id needed: a write here fails before it is
    * applied, never in doubt. No sightings either: one process, whose ledger knows every visitor.
    */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, _batch?: string, applied?: () => void, _sightings?: SightingCheck): Promise<void> {
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, _batch?: string, applied?: () => void, _sightings?: SightingCheck, events: readonly NewEvent[] = []): Promise<void> {
     if (deltas.length === 0) return;
     const users = this.col('users');
-    await this.run((tx) => {
+    await this.run(async (tx) => {
       this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id));
+      await appendEventsIn(tx, events, (id) => users.records.has(id));
       // Reads answer from memory: the counts are visible now, before the journal's fsync.
       applied?.();
     });
@@ -443,7 +453,8 @@ export class FileStore implements Store {
     const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     await this.run(async (tx) => {
       if (options.onlyIfEmpty) {
-        const held = Object.fromEntries([...this.collections].map(([name, col]) => [name, col.records.size]).filter(([, n]) => n));
+        // Where routing stands (the outbox's one record) is no data of anyone's.
+        const held = Object.fromEntries([...this.collections].map(([name, col]) => [name, name === OUTBOX_COLLECTION ? 0 : col.records.size]).filter(([, n]) => n));
         if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
       }
       // The new bytes first (a failure after leaves bytes no record names, which the next open

@@ -1,5 +1,6 @@
-import { ConflictError, FILES_COLLECTION } from '../store.ts';
-import type { CountsDelta, Found, ListQuery, StoredRecord, Tx, Where } from '../store.ts';
+import { ConflictError, EVENTS_COLLECTION, FILES_COLLECTION } from '../store.ts';
+import type { CountsDelta, Found, ListQuery, NewEvent, StoredRecord, Tx, Where } from '../store.ts';
+import { insertEventsIn } from './pg-outbox.ts';
 import { putFileContentIn } from './file-contents.ts';
 import { addCountsIn, dropCountsIn } from './pg-counters.ts';
 import { countRecords, findRecords, firstDueRecord, getRecord, getRecords, lookupRecord, lookupRecords } from './reads.ts';
@@ -206,6 +207,11 @@ export class PgTx implements Tx {
   addCounts(deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
     this.touched.add(STATS);
     return this.run(() => this.written(addCountsIn(this.db, deltas, maxLabels)));
+  }
+
+  /** Appends events in one statement. */
+  async appendEvents(events: readonly NewEvent[]): Promise<void> {
+    if (events.length > 0) await this.write(EVENTS_COLLECTION, (plan) => insertEventsIn(this.db, plan, events), () => false);
   }
 
   /** Keeps a file's bytes in this transaction. */

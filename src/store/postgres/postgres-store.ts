@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
-import { NOT_AT_HAND, StoreNotEmptyError } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import { EVENTS_COLLECTION, NOT_AT_HAND, OUTBOX_COLLECTION, StoreNotEmptyError } from '../store.ts';
+import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import { insertEventsIn, PgOutbox, PLACE_EVENTS_SQL } from './pg-outbox.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { putFileContentIn, readFileContentIn } from './file-contents.ts';
@@ -94,6 +95,8 @@ export class PostgresStore implements Store {
   readonly group: GroupCommit;
   /** The kept counts of the tables this process writes, folded a second after (kept-counts.ts). */
   private readonly folds: KeptCountFolds;
+  /** The event outbox (pg-outbox.ts). */
+  readonly outbox: PgOutbox;
 
   private constructor(
     pool: LivePool,
@@ -110,7 +113,7 @@ export class PostgresStore implements Store {
       {
         inTransaction: (work, lastWords) => this.db.inTransaction(work, lastWords),
         inTransactionOnce: (work, lastWords) => this.db.inTransactionOnce(work, lastWords),
-        notice: (touched, cascaded) => this.feed.notifySql(cascaded ? 'all' : [...touched]),
+        notice: (touched, cascaded) => lastWords(touched.has(EVENTS_COLLECTION) ? PLACE_EVENTS_SQL : null, this.feed.notifySql(cascaded ? 'all' : [...touched])),
         isUnavailable,
         isLost,
         mapError: (err) => this.mapError(err),
@@ -120,6 +123,22 @@ export class PostgresStore implements Store {
     this.feed = new ChangeFeed(settings, (changed) => this.bump(changed === 'all' ? this.plans.keys() : changed.filter((c) => this.plans.has(c))), log);
     this.windows = new PgRateWindows(this.db.read);
     this.folds = new KeptCountFolds((tables) => foldKeptCounts(this.db.read, tables), log);
+    this.outbox = new PgOutbox({
+      read: this.db.read,
+      inTransaction: (work) => {
+        this.db.open();
+        return this.db.inTransaction(work);
+      },
+      withTx: async (db, fn) => {
+        const done = await this.runTx(db, fn);
+        return { result: done.result, touched: done.touched };
+      },
+      publishIn: (db, touched) => this.feed.publishIn(db, touched),
+      wrote: (touched) => {
+        this.bump(touched);
+        this.folds.wrote(this.countedTables(touched));
+      },
+    });
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }
@@ -270,21 +289,28 @@ export class PostgresStore implements Store {
    * CounterStore.addCounts). The sightings are claimed in it, and the counts of visitors another
    * process had seen first taken back, so counts and sightings commit (or not) together.
    */
-  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, _applied?: () => void, sightings?: SightingCheck): Promise<void> {
+  async addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, _applied?: () => void, sightings?: SightingCheck, events: readonly NewEvent[] = []): Promise<void> {
     if (deltas.length === 0) return;
     const prune = batch !== undefined && Date.now() - this.prunedAt > PRUNE_EVERY_MS;
-    await this.db.inTransaction(async (db) => {
-      if (batch !== undefined && !(await claimBatchIn(db, batch))) return;
-      const corrections = sightings ? sightings.correct(await claimSightingsIn(db, sightings.keys)) : [];
-      await addCountsIn(db, [...deltas, ...corrections], maxLabels);
-      await this.feed.publishIn(db, [STATS]);
-      if (prune) {
-        await pruneBatchesIn(db);
-        await pruneSightingsIn(db);
-      }
-    });
+    const touched = events.length > 0 ? [STATS, EVENTS_COLLECTION] : [STATS];
+    await this.db.inTransaction(
+      async (db) => {
+        if (batch !== undefined && !(await claimBatchIn(db, batch))) return 0;
+        const corrections = sightings ? sightings.correct(await claimSightingsIn(db, sightings.keys)) : [];
+        await addCountsIn(db, [...deltas, ...corrections], maxLabels);
+        // Owners of the deltas are share-locked by addCountsIn: an event's user cannot go before the commit.
+        const appended = await insertEventsIn(db, this.plan(EVENTS_COLLECTION), events);
+        await this.feed.publishIn(db, touched);
+        if (prune) {
+          await pruneBatchesIn(db);
+          await pruneSightingsIn(db);
+        }
+        return appended;
+      },
+      (appended) => (appended > 0 ? PLACE_EVENTS_SQL : null),
+    );
     if (prune) this.prunedAt = Date.now();
-    this.bump([STATS]);
+    this.bump(touched);
   }
 
   /** One retention step in its own transaction, when this process has the schema's turn (pg-retention.ts); others hear of the change. */
@@ -434,11 +460,19 @@ async function refuseUnlessEmpty(db: Db, plans: readonly TablePlan[]): Promise<v
   const held: Record<string, number> = {};
   // One at a time: a transaction's statements share one connection.
   for (const plan of plans) {
+    // Where routing stands is no data of anyone's.
+    if (plan.collection === OUTBOX_COLLECTION) continue;
     // The rows themselves, not the kept counts: what an import would truncate is decided on facts.
     const n = await countRecords(db, { ...plan, counted: false }, {});
     if (n > 0) held[plan.collection] = n;
   }
   if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
+}
+
+/** Statements sent together before a COMMIT, or null for none. */
+function lastWords(...statements: (string | null)[]): string | null {
+  const some = statements.filter((s): s is string => s !== null);
+  return some.length > 0 ? some.join('; ') : null;
 }
 
 const rank = (name: string) => (name === 'users' ? 0 : name === STATS ? 2 : 1);

@@ -1,3 +1,4 @@
+import { withOutbox } from '../store.ts';
 import type { CollectionSchema, StoredRecord } from '../store.ts';
 import type { ConstraintMap } from './errors.ts';
 
@@ -47,10 +48,10 @@ function keyColumnName(index: string): string {
   return `k_${index.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
 }
 
-/** The plan of every collection the server names, stats included. */
+/** The plan of every collection the server names, stats and the outbox's included. */
 export function planTables(collections: readonly CollectionSchema[]): Map<string, TablePlan> {
   const plans = new Map<string, TablePlan>();
-  const schemas = collections.some((c) => c.name === STATS) ? collections : [...collections, { name: STATS }];
+  const schemas = withOutbox(collections.some((c) => c.name === STATS) ? collections : [...collections, { name: STATS }]);
   for (const schema of schemas) {
     const keys: KeyColumn[] = Object.entries(schema.indexes ?? {}).map(([index, def]) => {
       const fixed = schema.name === 'users' ? USER_COLUMNS[index] : undefined;

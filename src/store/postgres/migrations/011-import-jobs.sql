@@ -32,3 +32,16 @@ CREATE TABLE import_results (
 );
 CREATE INDEX import_results_user_id_idx ON import_results (user_id, id);
 CREATE INDEX import_results_k_part_idx ON import_results (k_part, id);
+
+-- Their totals per owner are kept by the triggers of 006, as every owned table's are.
+DO $$
+DECLARE
+  t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['imports', 'import_parts', 'import_results'] LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_added()', t || '_counted_insert', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_removed()', t || '_counted_delete', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE OF user_id ON %I FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id) EXECUTE FUNCTION kept_counts_moved()', t || '_counted_move', t);
+  END LOOP;
+END
+$$;

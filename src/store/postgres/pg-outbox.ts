@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION } from '../store.ts';
+import type { EventRecord, NewEvent, Outbox, PlacedEvent, StoredRecord, Tx } from '../store.ts';
+import type { Db } from './reads.ts';
+import { recordOf, rowValues, ROW_COLUMNS } from './rows.ts';
+import type { Row } from './rows.ts';
+import type { TablePlan } from './tables.ts';
+
+// A cursor is an event's `pos` (migration 010): its place in the order events became durable,
+// given at COMMIT under a lock (PLACE_EVENTS_SQL), so a reader that has seen a place has seen every
+// place before it; "0" is before every event.
+function parse(cursor: string | null): string {
+  return cursor !== null && /^\d{1,19}$/.test(cursor) ? cursor : '0';
+}
+
+// One lock per schema (two keys: this use, and the schema): servers on other schemas never wait on it.
+const PLACE_LOCK = "pg_advisory_xact_lock(hashtext('shortlink events'), hashtext(current_schema()))";
+
+/**
+ * The last statement of a transaction that appended events, sent with its COMMIT: it takes the
+ * schema's placing lock (held until that COMMIT ends) and gives the transaction's rows their places,
+ * in id order. The next transaction to place events waits for this one's COMMIT, so places become
+ * visible in their order, and a reader never passes over one that commits late.
+ */
+export const PLACE_EVENTS_SQL =
+  `SELECT ${PLACE_LOCK}; ` +
+  `UPDATE events e SET pos = p.pos FROM (SELECT id, nextval('events_pos_seq') AS pos FROM (SELECT id FROM events WHERE pos IS NULL ORDER BY id) o) p WHERE e.id = p.id`;
+
+/** Appends events in one statement (the database numbers them and notes their transaction); those of users gone meanwhile are dropped. How many were stored. */
+export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const values = events.map((e) => rowValues(plan, { id: 0, ...e }));
+  const keys = plan.keys.map((k) => `, "${k.column}"`).join('');
+  const casts = plan.keys.map((_, i) => `, $${i + 3}::text[]`).join('');
+  const names = plan.keys.map((_, i) => `, x.k${i}`).join('');
+  const aliases = plan.keys.map((_, i) => `, k${i}`).join('');
+  const { rowCount } = await db(
+    `INSERT INTO ${plan.table} (user_id, data${keys})
+     SELECT x.u, x.d${names} FROM unnest($1::bigint[], $2::jsonb[]${casts}) WITH ORDINALITY AS x(u, d${aliases}, n)
+     WHERE EXISTS (SELECT 1 FROM users WHERE id = x.u) ORDER BY x.n`,
+    [values.map((v) => v.userId), values.map((v) => v.data), ...plan.keys.map((_, i) => values.map((v) => v.keys[i]))],
+  );
+  return rowCount ?? 0;
+}
+
+/** Events placed after `cursor`, in order. */
+async function eventsAfterIn(db: Db, cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]> {
+  const byOwner = owner === undefined ? '' : ' AND t.user_id = $3::bigint';
+  const values: unknown[] = [parse(cursor), Math.max(0, Math.floor(limit))];
+  if (owner !== undefined) values.push(owner);
+  const { rows } = await db<Row & { pos: string }>(`SELECT ${ROW_COLUMNS}, t.pos::text AS pos FROM events t WHERE t.pos > $1::bigint${byOwner} ORDER BY t.pos LIMIT $2`, values);
+  return rows.map((r) => ({ cursor: r.pos, event: recordOf<EventRecord>(r) }));
+}
+
+/** What the PostgreSQL outbox needs of its store. */
+export interface PgOutboxDeps {
+  read: Db;
+  /** One transaction, retried on a serialization failure. */
+  inTransaction<R>(work: (db: Db) => Promise<R>): Promise<R>;
+  /** A store transaction over `db`, and what it wrote once `fn` is done (it throws what failed inside). */
+  withTx<R>(db: Db, fn: (tx: Tx) => Promise<R>): Promise<{ result: R; touched: ReadonlySet<string> }>;
+  /** Tells other processes, inside the transaction, which collections it wrote. */
+  publishIn(db: Db, touched: readonly string[]): Promise<void>;
+  /** Counts this process's committed write of these collections. */
+  wrote(touched: readonly string[]): void;
+}
+
+/**
+ * The PostgreSQL outbox: events in the order of their places (see the cursor above), routing by one process
+ * at a time (the `outbox` row locked FOR UPDATE SKIP LOCKED), deliveries claimed by one process
+ * each (FOR UPDATE SKIP LOCKED, then a lease in the row that runs out by the database's clock).
+ */
+export class PgOutbox implements Outbox {
+  constructor(private readonly deps: PgOutboxDeps) {}
+
+  async eventsAfter(cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]> {
+    return eventsAfterIn(this.deps.read, cursor, limit, owner);
+  }
+
+  async cursorOf(eventId: string): Promise<string | null> {
+    const { rows } = await this.deps.read<{ pos: string | null }>('SELECT pos::text AS pos FROM events WHERE k_event_id = $1 AND pos IS NOT NULL ORDER BY id DESC LIMIT 1', [eventId]);
+    return rows[0]?.pos ?? null;
+  }
+
+  async endCursor(): Promise<string> {
+    // A place taken but not yet committed is above it: it comes to whoever reads after it.
+    const { rows } = await this.deps.read<{ pos: string }>('SELECT coalesce(max(pos), 0)::text AS pos FROM events');
+    return rows[0]!.pos;
+  }
+
+  async route(limit: number, fn: (tx: Tx, events: readonly EventRecord[]) => Promise<void>): Promise<number | null> {
+    // A read first: a server with nothing to route writes nothing (no transaction every sweep).
+    const { rows: ahead } = await this.deps.read<{ more: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM events WHERE pos > coalesce((SELECT (data ->> 'routed')::bigint FROM ${OUTBOX_COLLECTION} WHERE id = 1), 0)) AS more`,
+    );
+    if (!ahead[0]?.more) return 0;
+    const outcome = await this.deps.inTransaction(async (db) => {
+      let { rows } = await db<{ data: { routed?: string } }>(`SELECT data FROM ${OUTBOX_COLLECTION} WHERE id = 1 FOR UPDATE SKIP LOCKED`);
+      if (!rows[0]) {
+        // Locked by another router, or missing (a fresh or replaced store): inserting tells which.
+        ({ rows } = await db<{ data: { routed?: string } }>(`INSERT INTO ${OUTBOX_COLLECTION} (id, data) VALUES (1, '{}') ON CONFLICT (id) DO NOTHING RETURNING data`));
+        if (!rows[0]) return null;
+      }
+      const events = await eventsAfterIn(db, rows[0].data.routed ?? null, limit);
+      if (events.length === 0) return { n: 0, touched: [] as string[] };
+      const { touched } = await this.deps.withTx(db, (tx) => fn(tx, events.map((e) => e.event)));
+      if (touched.has(EVENTS_COLLECTION)) await db(PLACE_EVENTS_SQL);
+      await db(`UPDATE ${OUTBOX_COLLECTION} SET data = jsonb_set(data, '{routed}', to_jsonb($1::text)) WHERE id = 1`, [events.at(-1)!.cursor]);
+      const written = [...touched];
+      if (written.length > 0) await this.deps.publishIn(db, written);
+      return { n: events.length, touched: written };
+    });
+    if (outcome === null) return null;
+    this.deps.wrote(outcome.touched);
+    return outcome.n;
+  }
+
+  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]> {
+    if (limit <= 0) return [];
+    const { rows: due } = await this.deps.read<{ some: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${DELIVERIES_COLLECTION} WHERE k_queue IS NOT NULL AND (data ->> 'nextAt')::bigint <= $1::bigint) AS some`,
+      [now],
+    );
+    if (!due[0]?.some) return [];
+    const lease = randomUUID();
+    return this.deps.inTransaction(async (db) => {
+      const { rows } = await db<Row>(
+        `WITH heads AS (SELECT DISTINCT ON (k_queue) id FROM ${DELIVERIES_COLLECTION} WHERE k_queue IS NOT NULL ORDER BY k_queue, id)
+         SELECT ${ROW_COLUMNS} FROM ${DELIVERIES_COLLECTION} t JOIN heads h ON h.id = t.id
+         WHERE t.k_queue IS NOT NULL
+           AND (t.data ->> 'nextAt')::bigint <= $1::bigint
+           AND coalesce((t.data ->> 'leaseUntil')::bigint, 0) < (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+           AND (coalesce((t.data ->> 'manual')::boolean, false)
+             OR EXISTS (SELECT 1 FROM webhooks w WHERE w.id = (t.data ->> 'webhookId')::bigint AND coalesce((w.data ->> 'active')::boolean, true)))
+         ORDER BY t.id LIMIT $2
+         FOR UPDATE OF t SKIP LOCKED`,
+        [now, limit],
+      );
+      if (rows.length === 0) return [];
+      const { rows: leased } = await db<Row>(
+        `UPDATE ${DELIVERIES_COLLECTION} t SET data = t.data || jsonb_build_object('lease', $2::text, 'leaseUntil', (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $3::bigint)
+         WHERE t.id = ANY($1::bigint[]) RETURNING ${ROW_COLUMNS}`,
+        [rows.map((r) => r.id), lease, Math.round(leaseMs)],
+      );
+      return leased.map((r) => recordOf<StoredRecord>(r)).sort((a, b) => a.id - b.id);
+    });
+  }
+
+  async prune(before: string): Promise<void> {
+    const { rows } = await this.deps.read<{ old: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${DELIVERIES_COLLECTION} WHERE k_created < $1) OR EXISTS (SELECT 1 FROM ${EVENTS_COLLECTION} WHERE k_created < $1) AS old`,
+      [before],
+    );
+    if (!rows[0]?.old) return;
+    await this.deps.inTransaction(async (db) => {
+      await db(`DELETE FROM ${DELIVERIES_COLLECTION} WHERE k_created < $1`, [before]);
+      await db(`DELETE FROM ${EVENTS_COLLECTION} WHERE k_created < $1`, [before]);
+    });
+  }
+}

@@ -1,0 +1,226 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { silentLogger } from '../src/log.ts';
+import type { Webhook } from '../src/resources/webhooks.ts';
+import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import type { Delivery } from '../src/webhooks/deliveries.ts';
+import { webhookSender } from '../src/webhooks/send.ts';
+import { verifySignature } from '../src/webhooks/signature.ts';
+import { allOf, eventually, openTestStore, testApp } from './helpers.ts';
+import { receiverAccepts, startReceiver } from './webhook-receiver.ts';
+import type { Receiver } from './webhook-receiver.ts';
+
+const receivers: Receiver[] = [];
+after(() => Promise.all(receivers.map((r) => r.close())));
+
+async function receiver(answer?: Receiver['answer']): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+
+/** An app whose webhooks may reach this machine, without rate limits; `hook` subscribes `url` to `events`. */
+async function world(overrides = {}) {
+  const w = await testApp({ rateLimit: 0, webhookPrivateTargets: true, ...overrides });
+  const hook = async (url: string, events: string[] = ['*']) => {
+    const r = await w.call('POST', '/api/webhooks', { body: { url, events } });
+    assert.equal(r.status, 200, r.text);
+    return r.body as { id: number; secret: string };
+  };
+  const link = async (n: number | string) => {
+    const r = await w.call('POST', '/api/url/add', { body: { url: `https://example.com/${n}`, custom: `link-${n}` } });
+    assert.equal(r.status, 200, r.text);
+    return r.body as { id: number };
+  };
+  const deliveries = async (id: number, query = '') => (await w.call('GET', `/api/webhooks/${id}/deliveries${query}`)).body;
+  return { ...w, hook, link, deliveries };
+}
+
+test('deliveries are signed, verified by the receiver, carry their ids, and come in order', async () => {
+  const w = await world();
+  const r = await receiver();
+  const { id, secret } = await w.hook(`${r.url}/in?source=test`);
+  for (let n = 1; n <= 5; n++) await w.link(n);
+  await w.webhooks.drain();
+
+  assert.deepEqual(r.received.map((x) => x.event.data.alias), ['link-1', 'link-2', 'link-3', 'link-4', 'link-5']);
+  for (const x of r.received) {
+    assert.equal(x.method, 'POST');
+    assert.equal(x.path, '/in?source=test');
+    assert.equal(x.headers['content-type'], 'application/json');
+    assert.equal(x.headers['x-webhook-id'], String(id));
+    assert.equal(x.headers['x-event-id'], x.event.id);
+    assert.equal(x.headers['x-event-type'], 'link.created');
+    assert.deepEqual(Object.keys(JSON.parse(x.body)), ['id', 'type', 'created', 'data']);
+    assert.equal(x.event.created, '2026-11-21T10:00:00.000Z');
+    assert.ok(receiverAccepts(x, secret), `the receiver verifies ${String(x.headers['x-signature'])}`);
+    assert.ok(verifySignature(String(x.headers['x-signature']), x.body, secret, Math.floor(Date.now() / 1000)));
+    // A changed body, another secret, or an old timestamp (a replay) does not verify.
+    assert.ok(!receiverAccepts({ ...x, body: x.body.replace('link-', 'LINK-') }, secret));
+    assert.ok(!receiverAccepts(x, `${secret}x`));
+    assert.ok(!receiverAccepts(x, secret, Math.floor(Date.now() / 1000) + 301));
+  }
+  const log = await w.deliveries(id);
+  assert.equal(log.data.result, 5);
+  assert.deepEqual(log.data.deliveries.map((d: { status: string }) => d.status), ['delivered', 'delivered', 'delivered', 'delivered', 'delivered']);
+  const [newest] = log.data.deliveries;
+  assert.equal(newest.event, r.received[4]!.event.id);
+  assert.equal(newest.attempts, 1);
+  assert.equal(newest.last_attempt.status, 200);
+  assert.equal(newest.last_attempt.body, 'ok');
+  await w.webhooks.drain();
+  assert.equal(r.received.length, 5, 'nothing is sent twice');
+});
+
+test('a failing delivery holds back its webhook\'s later events, not other webhooks\' ones, and is retried by the clock', async () => {
+  const w = await world();
+  let failing = true;
+  const slow = await receiver((x) => (failing && x.event.data.alias === 'link-2' ? { status: 503, body: 'busy' } : {}));
+  const fast = await receiver();
+  await w.hook(slow.url, ['link.created']);
+  await w.hook(fast.url, ['link.created']);
+  for (let n = 1; n <= 4; n++) await w.link(n);
+  await w.webhooks.drain();
+  assert.deepEqual(slow.received.map((x) => x.event.data.alias), ['link-1', 'link-2']);
+  assert.deepEqual(fast.received.map((x) => x.event.data.alias), ['link-1', 'link-2', 'link-3', 'link-4']);
+
+  await w.webhooks.drain();
+  assert.equal(slow.received.length, 2, 'not due again before its backoff');
+  failing = false;
+  w.clock.advance(30_000);
+  await w.webhooks.drain();
+  assert.deepEqual(slow.received.map((x) => x.event.data.alias), ['link-1', 'link-2', 'link-2', 'link-3', 'link-4']);
+  assert.equal(slow.received[1]!.event.id, slow.received[2]!.event.id, 'a retry is the same event');
+});
+
+test('retries back off exponentially, then after 24 hours the webhook is turned off with the reason', async () => {
+  const w = await world();
+  const r = await receiver(() => ({ status: 500, body: `failure ${'x'.repeat(5000)}` }));
+  const { id } = await w.hook(r.url);
+  await w.link(1);
+  await w.webhooks.drain();
+  const started = w.clock.now();
+  const due: number[] = [];
+  for (let i = 0; i < 60 && (await w.call('GET', `/api/webhooks/${id}`)).body.data.active; i++) {
+    const [d] = await allOf<Delivery>(w.store, 'deliveries');
+    due.push(d!.nextAt - w.clock.now());
+    w.clock.set(d!.nextAt - 1);
+    await w.webhooks.drain();
+    assert.equal(r.received.length, i + 1, 'not a moment before it is due');
+    w.clock.set(d!.nextAt);
+    await w.webhooks.drain();
+  }
+  assert.deepEqual(due.slice(0, 9), [30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000, 3_600_000], 'doubling from 30 s, at most an hour');
+  assert.equal(w.clock.now() - started, 24 * 3_600_000, 'the last attempt is 24 hours after the first failure');
+  const hook = (await w.call('GET', `/api/webhooks/${id}`)).body.data;
+  assert.equal(hook.active, false);
+  assert.match(hook.disabled.reason, /^Deliveries failed for 24 hours \(the last: HTTP 500\)/);
+  const stored = (await allOf<Webhook>(w.store, 'webhooks'))[0]!;
+  assert.equal(stored.active, false);
+
+  const log = (await w.deliveries(id)).data.deliveries[0];
+  assert.equal(log.status, 'failed');
+  assert.equal(log.attempts, r.received.length);
+  assert.equal(log.log.length, 10, 'the log keeps the last ten attempts');
+  assert.equal(log.last_attempt.status, 500);
+  assert.equal(log.last_attempt.error, 'HTTP 500');
+  assert.equal(log.last_attempt.body.length, 1024, 'the answer is clipped');
+  assert.equal((await w.deliveries(id, '?status=failed')).data.result, 1);
+  assert.equal((await w.deliveries(id, '?status=pending')).data.result, 0);
+
+  // Turned off, it is sent nothing; turned on again, what came meanwhile goes, in order.
+  const sent = r.received.length;
+  r.answer = () => ({});
+  await w.link(2);
+  w.clock.advance(86_400_000);
+  await w.webhooks.drain();
+  assert.equal(r.received.length, sent);
+  await w.call('PUT', `/api/webhooks/${id}/update`, { body: { active: true } });
+  await w.webhooks.drain();
+  assert.deepEqual(r.received.slice(sent).map((x) => x.event.data.alias), ['link-2']);
+});
+
+test('a redirect is a failure and is not followed; a name resolving to a private address is refused at delivery', async () => {
+  const w = await world();
+  const target = await receiver();
+  const redirecting = await receiver(() => ({ status: 302, headers: { location: `${target.url}/elsewhere` } }));
+  const { id } = await w.hook(redirecting.url);
+  await w.link(1);
+  await w.webhooks.drain();
+  assert.equal(redirecting.received.length, 1);
+  assert.equal(target.received.length, 0);
+  const attempt = (await w.deliveries(id)).data.deliveries[0].last_attempt;
+  assert.equal(attempt.status, 302);
+  assert.equal(attempt.error, 'HTTP 302: redirects are not followed');
+
+  // WEBHOOK_PRIVATE_TARGETS off: a public-looking name that resolves to this machine is not sent to.
+  const store = await openTestStore();
+  const strict = await testApp({ rateLimit: 0 }, { store });
+  const send = webhookSender({ timeoutMs: 2000, allowPrivate: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+  const dispatcher = new WebhookDispatcher({ store, config: strict.config, clock: strict.clock, log: silentLogger, send });
+  const port = new URL(target.url).port;
+  const made = await strict.call('POST', '/api/webhooks', { body: { url: `http://hooks.example.com:${port}/`, events: ['*'] } });
+  assert.equal(made.status, 200, made.text);
+  await strict.call('POST', '/api/url/add', { body: { url: 'https://example.com/' } });
+  await dispatcher.drain();
+  assert.equal(target.received.length, 0);
+  const [d] = await allOf<Delivery>(store, 'deliveries');
+  assert.equal(d!.log[0]!.error, 'refused: hooks.example.com is not a public address (WEBHOOK_PRIVATE_TARGETS=on allows private ones)');
+  assert.equal(d!.state, 'pending', 'retried later: DNS may change');
+});
+
+test('the test endpoint sends a ping now; a delivery can be sent again', async () => {
+  const w = await world();
+  const r = await receiver();
+  const { id, secret } = await w.hook(r.url, ['link.deleted']);
+  const ping = await w.call('POST', `/api/webhooks/${id}/test`);
+  assert.equal(ping.status, 202, ping.text);
+  assert.match(ping.body.event, /^evt_/);
+  await w.webhooks.drain();
+  assert.equal(r.received.length, 1);
+  assert.equal(r.received[0]!.event.type, 'webhook.ping');
+  assert.equal(r.received[0]!.event.id, ping.body.event);
+  assert.ok(receiverAccepts(r.received[0]!, secret));
+  const log = (await w.deliveries(id)).data.deliveries;
+  assert.deepEqual(log.map((d: { id: number; status: string; manual: boolean }) => [d.id, d.status, d.manual]), [[ping.body.id, 'delivered', true]]);
+
+  const again = await w.call('POST', `/api/webhooks/${id}/deliveries/${ping.body.id}/redeliver`);
+  assert.equal(again.status, 202, again.text);
+  assert.equal(again.body.event, ping.body.event);
+  await w.webhooks.drain();
+  assert.deepEqual(r.received.map((x) => x.event.id), [ping.body.event, ping.body.event], 'the same event, sent again');
+  assert.equal((await w.call('POST', `/api/webhooks/${id}/deliveries/999/redeliver`)).status, 404);
+
+  // A ping fails once, without retries and without touching the webhook.
+  r.answer = () => ({ status: 500 });
+  await w.call('POST', `/api/webhooks/${id}/test`);
+  await w.webhooks.drain();
+  w.clock.advance(3_600_000);
+  await w.webhooks.drain();
+  assert.equal(r.received.length, 3);
+  assert.equal((await w.deliveries(id, '?status=failed')).data.result, 1);
+  assert.equal((await w.call('GET', `/api/webhooks/${id}`)).body.data.active, true);
+  const bad = await w.call('GET', `/api/webhooks/${id}/deliveries?status=nope`);
+  assert.equal(bad.status, 400);
+});
+
+test('a slow receiver holds up no request, and deliveries in flight are bounded', async () => {
+  const w = await world({ webhookConcurrency: 2, webhookTimeout: 5 });
+  let open = 0;
+  let most = 0;
+  const slow = await receiver(() => {
+    most = Math.max(most, ++open);
+    setTimeout(() => open--, 600);
+    return { delayMs: 600 };
+  });
+  for (let n = 0; n < 3; n++) await w.hook(`${slow.url}/${n}`, ['link.created']);
+  w.webhooks.start();
+  await w.link(1);
+  assert.ok(await eventually(() => slow.received.length >= 2, 3000));
+  const started = Date.now();
+  for (let n = 2; n <= 4; n++) await w.link(n);
+  assert.ok(Date.now() - started < 500, `three creates took ${Date.now() - started} ms while deliveries hung`);
+  assert.ok(await eventually(() => slow.received.length === 3 * 4, 15_000), `${slow.received.length} of 12 delivered`);
+  assert.equal(most, 2, 'at most WEBHOOK_CONCURRENCY in flight');
+  await w.webhooks.stop();
+});
