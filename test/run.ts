@@ -104,6 +104,9 @@ const covered = checkCoverage(postgres !== null);
 const pass = file.tally.pass + (postgres?.tally.pass ?? 0);
 const fail = file.tally.fail + (postgres?.tally.fail ?? 0);
 const skipped = file.tally.skipped + (postgres?.tally.skipped ?? 0);
+for (const [pass, result] of [['file store', file], ['PostgreSQL', postgres]] as const) {
+  for (const failure of result?.failures ?? []) console.log(`# failed (${pass}): ${failure}`);
+}
 console.log(`# file store: ${file.tally.pass} passed, ${file.tally.fail} failed; PostgreSQL: ${postgres ? `${postgres.tally.pass} passed, ${postgres.tally.fail} failed` : 'skipped'}`);
 console.log(`total: ${pass} passed, ${fail} failed, ${skipped} skipped`);
 process.exitCode = file.code !== 0 || (postgres && postgres.code !== 0) || covered !== 0 ? 1 : 0;

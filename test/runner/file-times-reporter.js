@@ -1,6 +1,8 @@
 /**
- * A node:test reporter beside TAP: one line per test file, `path<TAB>ms`, the time its process took.
- * Node 20's TAP report has no line per file, only per test; the runner prints the slowest files.
+ * A node:test reporter beside TAP: one line per test file, `path<TAB>ms`, the time its process took,
+ * and one line per failed test, `fail<TAB>path<TAB>name<TAB>message`. Node 20's TAP report has no
+ * line per file, only per test; the runner prints the slowest files, and the failed tests last, where
+ * a CI log's tail shows them.
  * JavaScript, not TypeScript: node's test runner loads reporters before tsx's loader is in place.
  */
 
@@ -14,6 +16,12 @@ export default async function* fileTimes(source) {
     // A file's own test is named by its path; its tests carry the path in `file` under their own names.
     if (event.type === 'test:complete' && event.data.nesting === 0 && event.data.name === event.data.file) {
       yield `${event.data.file}\t${event.data.details.duration_ms}\n`;
+    }
+    // A test that failed itself, not one failing because a subtest did.
+    if (event.type === 'test:fail' && event.data.details.error?.failureType !== 'subtestsFailed' && event.data.name !== event.data.file) {
+      const cause = event.data.details.error?.cause ?? event.data.details.error;
+      const message = String(cause?.message ?? cause ?? '').replace(/\s+/g, ' ').slice(0, 300);
+      yield `fail\t${event.data.file ?? '?'}\t${event.data.name.replace(/\s+/g, ' ')}\t${message}\n`;
     }
   }
 }

@@ -28,11 +28,12 @@ export interface FileTimes {
   cpu: Map<string, number>;
 }
 
-/** How a pass ended: the runner's exit code, its totals, and what each file cost. */
+/** How a pass ended: the runner's exit code, its totals, what each file cost, and its failed tests (`file: name: message`). */
 export interface PassResult {
   code: number;
   tally: Tally;
   times: FileTimes;
+  failures: string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -59,10 +60,11 @@ export function runTestFiles(files: string[], env: Record<string, string>, concu
     child.on('close', (code) => {
       running.delete(child);
       const times = { wall: readTimes(join(folder, 'wall.tsv')), cpu: readTimes(join(folder, 'cpu.tsv')) };
+      const failures = readFailures(join(folder, 'wall.tsv'));
       rmSync(folder, { recursive: true, force: true });
       const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tail)?.[1] ?? 0);
       // A test cancelled (its timeout, or its file's process died) did not pass: it counts as failed.
-      resolve({ code: code ?? 1, tally: { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') }, times });
+      resolve({ code: code ?? 1, tally: { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') }, times, failures });
     });
   });
   const release = () => {
@@ -96,17 +98,29 @@ export function timesTable(passes: Record<string, FileTimes>): string {
   return ['file\tpass\twall_ms\tcpu_ms', ...rows.map((r) => `${r.file}\t${r.pass}\t${Math.round(r.ms)}\t${r.cpu ?? ''}`)].join('\n') + '\n';
 }
 
+const readLines = (path: string): string[] => {
+  try {
+    return readFileSync(path, 'utf8').split('\n');
+  } catch {
+    return [];
+  }
+};
+
 function readTimes(path: string): Map<string, number> {
   const times = new Map<string, number>();
-  let text = '';
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return times;
-  }
-  for (const line of text.split('\n')) {
+  for (const line of readLines(path)) {
     const [file, ms] = line.split('\t');
-    if (file && ms) times.set(relative(ROOT, file), Number(ms));
+    if (file && ms && file !== 'fail') times.set(relative(ROOT, file), Number(ms));
   }
   return times;
+}
+
+/** The reporter's `fail` lines, as `file: test: message`. */
+function readFailures(path: string): string[] {
+  return readLines(path)
+    .filter((line) => line.startsWith('fail\t'))
+    .map((line) => {
+      const [, file = '?', name = '', message = ''] = line.split('\t');
+      return `${file === '?' ? file : relative(ROOT, file)}: ${name}: ${message}`;
+    });
 }
