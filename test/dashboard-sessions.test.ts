@@ -76,7 +76,7 @@ test('every post needs the form token of its session: none, a wrong one, or anot
   const browser = new DashClient(t.app);
   await browser.signIn('user_csrf', 'secret-pw');
   await browser.get('/app/links/new');
-  const cases = [
+  const cases: { name: string; csrf: string | null | undefined; headers: Record<string, string> }[] = [
     { name: 'no token', csrf: null, headers: {} },
     { name: 'a wrong token', csrf: 'x'.repeat(43), headers: {} },
     { name: 'the token of the signed-out form', csrf: 'A'.repeat(43), headers: {} },
