@@ -33,6 +33,19 @@ async function loginToken(w: World): Promise<string> {
   return new URL(r.body.url).searchParams.get('token')!;
 }
 
+/** What the dashboard's signed-out forms are posted with, as documented: the fixture user's sign-in, a new account. */
+const SIGNED_OUT_FORMS: Record<string, Record<string, string>> = {
+  '/app/login': { login: 'user_alice', password: 'secret-pw' },
+  '/app/register': { username: 'dashboard_new', email: 'dashboard_new@example.com', password: 'secret-pw' },
+};
+
+/** The cookie and form token a browser gets with a signed-out dashboard page. */
+async function signedOutForm(w: World, path: string): Promise<{ cookie: string; csrf: string }> {
+  const page = await w.call('GET', path, { key: null });
+  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? assert.fail(`no form token on ${path}`) };
+}
+
 /** The URL of an operation with its path parameters filled (`missing`: ids and names that do not exist) and query. */
 function urlOf(w: World, o: DocOp, query: Record<string, string> = {}, missing = false): string {
   const path = o.path.replace(/\{(\w+)\}/g, (_m, name: string) => (missing ? (/id$/i.test(name) ? '999999' : 'no-such-thing') : w.param(o.path, name)));
@@ -159,9 +172,12 @@ for (const o of operations) {
     }
     // The login pages need a live link: the document's example token names none.
     const token = o.path === '/login' ? await loginToken(w) : null;
-    const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
+    // The dashboard's sign-in and registration forms need the form token of their page's cookie.
+    const signedOut = media && SIGNED_OUT_FORMS[o.path] ? await signedOutForm(w, o.path) : null;
+    const body = token && media ? { token } : signedOut ? { ...SIGNED_OUT_FORMS[o.path], csrf: signedOut.csrf } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
     const url = token && !media ? urlOf(w, o, { token }) : urlOf(w, o);
-    await probe(w, o, 'as documented', url, media ? bodyCall(media[0], body ?? {}) : {});
+    const call = media ? bodyCall(media[0], body ?? {}) : {};
+    await probe(w, o, 'as documented', url, signedOut ? { ...call, headers: { ...call.headers, cookie: signedOut.cookie } } : call);
     // Each other content type the operation takes, on fresh data so a create does not meet its twin.
     for (const [type, other] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { example?: unknown }>).slice(1)) {
       await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[String(o.op.operationId)] ?? other.example ?? body ?? {}));
