@@ -17,7 +17,7 @@ button.secondary,.btn.secondary{background:var(--card);color:var(--text);border-
 .scroll{overflow-x:auto;max-width:100%}.links{table-layout:auto;min-width:0}.links td,.links th{padding:6px 8px 6px 0;vertical-align:top}.links .pick{width:2em}
 .toolbar{display:flex;flex-wrap:wrap;gap:8px;align-items:end;margin:0 0 12px}.toolbar label{font-size:13px}.pages{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:12px 0 0}
 .qr{display:block;width:200px;max-width:100%;height:auto;background:#fff;border:1px solid var(--line);border-radius:8px}.short{font-weight:600;overflow-wrap:anywhere}
-[hidden]{display:none!important}`;
+fieldset>label{flex-direction:row;gap:6px;align-items:center;font-size:14px}[hidden]{display:none!important}`;
 
 /** The dashboard's whole stylesheet, inlined and allowed by its hash. */
 export const DASHBOARD_CSS = STATS_CSS + DASHBOARD_EXTRA;

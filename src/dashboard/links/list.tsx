@@ -135,7 +135,7 @@ export function LinkTable(props: { p: ListParams; items: ListedLink[]; total: nu
     return <p>{p.q || p.domain || p.campaign || p.channel ? 'No link matches.' : 'You have no links yet.'}</p>;
   }
   return (
-    <form method="post" action="/app/links/bulk">
+    <form class="stack" method="post" action="/app/links/bulk">
       <Csrf token={props.csrf} />
       <input type="hidden" name="back" value={listHref(p)} />
       {props.canWrite && (

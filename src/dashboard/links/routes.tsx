@@ -195,10 +195,10 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
             <h2 id="qr">QR code</h2>
             <img class="qr" src={`/app/links/${link.id}/qr?format=svg`} width={QR_PREVIEW} height={QR_PREVIEW} alt={`QR code of ${short}`} />
             <div class="actions">
-              <a href={`/app/links/${link.id}/qr?format=png&download=1`} download={`${link.alias}.png`}>
+              <a href={`/app/links/${link.id}/qr?format=png&download=1`} download={`${link.alias}-qr.png`}>
                 Download PNG
               </a>
-              <a href={`/app/links/${link.id}/qr?format=svg&download=1`} download={`${link.alias}.svg`}>
+              <a href={`/app/links/${link.id}/qr?format=svg&download=1`} download={`${link.alias}-qr.svg`}>
                 Download SVG
               </a>
             </div>
