@@ -81,13 +81,18 @@ test('every post needs the form token of its session: none, a wrong one, or anot
     { name: 'a wrong token', csrf: 'x'.repeat(43), headers: {} },
     { name: 'the token of the signed-out form', csrf: 'A'.repeat(43), headers: {} },
     { name: 'the right token from another site', csrf: undefined, headers: { 'sec-fetch-site': 'cross-site' } },
+    { name: "the right token from a script's fetch of this origin (a pixel)", csrf: undefined, headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-dest': 'empty' } },
   ];
   for (const c of cases) {
     const res = await browser.post('/app/links', { url: 'https://example.com/csrf' }, { csrf: c.csrf, headers: c.headers });
     assert.equal(res.status, 403, c.name);
-    assert.match(res.text, /Form expired/, c.name);
+    assert.match(res.text, /Form expired|pages opened in the browser only/, c.name);
     assert.equal(await t.store.count('links'), 0, `${c.name}: nothing stored`);
   }
+  // Nor does a script's read of a page get it: the page (and its form token) answers page loads only.
+  const read = await browser.get('/app/links', { 'sec-fetch-dest': 'empty', 'sec-fetch-site': 'same-origin' });
+  assert.equal(read.status, 403);
+  assert.doesNotMatch(read.text, /name="csrf"/);
   // Sign-out, revocation and the sign-in form are posts too.
   assert.equal((await browser.post('/app/logout', {}, { csrf: null })).status, 403);
   assert.equal(await t.store.count(SESSIONS), 1);

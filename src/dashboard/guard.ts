@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import type { PasswordAttempts } from '../http/password-attempts.ts';
-import { fromOwnPage } from '../html/page-headers.ts';
+import { fromOwnPage, isPageLoad } from '../html/page-headers.ts';
 import type { Services } from '../resources/define.ts';
 import { messagePage } from './layout.tsx';
 import type { Chrome } from './layout.tsx';
@@ -60,11 +60,16 @@ export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form) => Promise<
 /**
  * A screen behind sign-in: without a session, a page load goes to /app/login (303 after a post);
  * a post must come from a page of this origin and carry the session's form token, else it is
- * refused (403) before the handler runs, so nothing is stored. The user (and the scoped key that
+ * refused (403) before the handler runs, so nothing is stored; so is any request that is not a page
+ * load (a script's fetch). The user (and the scoped key that
  * bounds the session) are left on the context, where the API's hooks find them.
  */
-export function screen(d: Dashboard, handler: Screen) {
+export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean } = {}) {
   return async (c: Context<AppEnv>): Promise<Response> => {
+    // The origin also serves pages that run users' third-party scripts (pixels): such a script can
+    // make the browser send the session cookie with fetch(), so a session answers page loads only
+    // (Sec-Fetch-Dest; images for the QR route), as the stats page does (docs/security.md).
+    if (!opts.image && !isPageLoad(c)) return messagePage(c, 403, 'Not allowed', 'The dashboard answers pages opened in the browser only.');
     const who = await d.sessions.current(c);
     const post = c.req.method === 'POST';
     if (!who) {

@@ -7,7 +7,7 @@ import type { Credential } from '../auth/key-index.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { clientBucket, retryAfter } from '../http/rate-limit.ts';
-import { fromOwnPage } from '../html/page-headers.ts';
+import { fromOwnPage, isPageLoad } from '../html/page-headers.ts';
 import type { UserRecord } from '../resources/define.ts';
 import { registerUser } from '../routes/link-api/register.ts';
 import { field, readForm, screen } from './guard.ts';
@@ -140,7 +140,7 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
 
   routes.post('/app/login', async (c) => {
     const form = await readForm(c);
-    if (!fromOwnPage(c) || !d.sessions.preTokenMatches(c, form.csrf)) {
+    if (!fromOwnPage(c) || !isPageLoad(c) || !d.sessions.preTokenMatches(c, form.csrf)) {
       return messagePage(c, 403, 'Form expired', 'This form could not be checked. Open the sign-in page again.');
     }
     const ip = clientIp(c, s.config.trustProxy);
@@ -193,7 +193,7 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
     });
     routes.post('/app/register', async (c) => {
       const form = await readForm(c);
-      if (!fromOwnPage(c) || !d.sessions.preTokenMatches(c, form.csrf)) {
+      if (!fromOwnPage(c) || !isPageLoad(c) || !d.sessions.preTokenMatches(c, form.csrf)) {
         return messagePage(c, 403, 'Form expired', 'This form could not be checked. Open the registration page again.');
       }
       const values = { username: field(form, 'username'), email: field(form, 'email'), password: field(form, 'password') };

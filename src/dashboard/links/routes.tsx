@@ -224,7 +224,7 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
       const headers: Record<string, string> = { 'Content-Type': format === 'svg' ? 'image/svg+xml; charset=utf-8' : 'image/png', 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
       if (download) headers['Content-Disposition'] = `attachment; filename="${link.alias}-qr.${format}"`;
       return c.body(image, 200, headers);
-    }),
+    }, { image: true }),
   );
 
   routes.get(
