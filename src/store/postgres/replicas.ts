@@ -33,10 +33,12 @@ class Replica {
   /** Whether its question of a round is still unanswered (a silent replica holds up no other). */
   asking = false;
 
-  constructor(url: string, settings: ConnectionSettings, poolSize: number, log: Logger) {
+  constructor(url: string, settings: ConnectionSettings, poolSize: number, log: Logger, fell: (replica: Replica, err: unknown) => void) {
     this.name = describeUrl(url);
     const replica = { ...settings, url };
-    this.db = new PgConnections(new LivePool(createPool(replica, poolSize, log), settings.connectTimeoutMs), (err) => err, log, answerTimeout(replica));
+    // An idle connection it drops (a restart, a stop) is the replica's news: one line, from fell().
+    const pool = createPool(replica, poolSize, log, (err) => fell(this, err));
+    this.db = new PgConnections(new LivePool(pool, settings.connectTimeoutMs), (err) => err, log, answerTimeout(replica));
   }
 }
 
@@ -77,7 +79,7 @@ export class ReplicaSet {
     private readonly maxLagMs: number,
     private readonly log: Logger,
   ) {
-    this.replicas = urls.map((url) => new Replica(url, { ...settings, applicationName: `${settings.applicationName}/replica-reads` }, poolSize, log));
+    this.replicas = urls.map((url) => new Replica(url, { ...settings, applicationName: `${settings.applicationName}/replica-reads` }, poolSize, log, (r, err) => this.fell(r, err)));
   }
 
   /** Starts the rounds (the first at once); resolves after the first. */

@@ -1,0 +1,195 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { aliasKey } from '../src/links/alias.ts';
+import { storeReadiness } from '../src/http/ready-route.ts';
+import { silentLogger } from '../src/log.ts';
+import type { Logger } from '../src/log.ts';
+import { RESOURCES, storeSchema } from '../src/resources/table.ts';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import type { ReplicaState } from '../src/store/store.ts';
+import { startEmbeddedPostgres } from './runner/embedded-postgres.ts';
+import type { EmbeddedPostgres } from './runner/embedded-postgres.ts';
+import { replicationRefusal, startReplica } from './pg-replica.ts';
+import type { StreamingReplica } from './pg-replica.ts';
+import { waitFor } from './pg-server.ts';
+
+/**
+ * Read replicas (DATABASE_READ_URL) against a real streaming replica: pg_basebackup of the test
+ * database's server (or, when that server refuses replication, of an embedded PostgreSQL of this
+ * file's own), started on its own port and removed afterwards. Which pool answered is counted
+ * (ReplicaState.reads, PostgresStore.primaryReads); pausing the replica's replay makes a row that
+ * only the primary holds tell the two apart. Skipped with one line where no replica can be had.
+ */
+const DATABASE_URL = process.env.TEST_DATABASE_URL;
+
+let primaryUrl = '';
+let embedded: EmbeddedPostgres | null = null;
+let replica: StreamingReplica | null = null;
+let skip: string | false = DATABASE_URL ? false : 'TEST_DATABASE_URL is not set';
+const schema = `t_replica_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+const stores: PostgresStore[] = [];
+
+before(async () => {
+  if (skip) return;
+  primaryUrl = DATABASE_URL!;
+  const refusal = await replicationRefusal(primaryUrl);
+  if (refusal) {
+    // The machine's server need not allow replication; a cluster of our own does (initdb's pg_hba.conf).
+    const started = await startEmbeddedPostgres();
+    if ('reason' in started) {
+      skip = `the test database cannot be replicated (${refusal}) and no embedded PostgreSQL started (${started.reason})`;
+      return;
+    }
+    embedded = started.pg;
+    primaryUrl = embedded.url;
+  }
+  const made = await startReplica(primaryUrl);
+  if ('reason' in made) skip = made.reason;
+  else replica = made;
+  if (skip) console.log(`read replica tests skipped: ${skip}`);
+  else console.log(`read replica tests: a streaming replica of ${embedded ? `an embedded PostgreSQL ${embedded.version} (the test database refuses replication)` : new URL(primaryUrl).host}`);
+});
+
+after(async () => {
+  for (const store of stores) await store.close();
+  await replica?.remove();
+  if (embedded) await embedded.stop();
+  else if (primaryUrl) {
+    const client = new pg.Client({ connectionString: primaryUrl });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  }
+});
+
+/** A logger that keeps its warnings and notices (all but the schema's migration). */
+function keptLog(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (msg: string, extra?: Record<string, unknown>) => void (msg.includes('migrated') || lines.push(`${msg} ${JSON.stringify(extra ?? {})}`));
+  return { ...silentLogger, info: keep, warn: keep, lines };
+}
+
+/** A store on the test schema reading from the replica; a replica further behind than `maxLagMs` is skipped. */
+async function openStore(maxLagMs: number, log: Logger = silentLogger): Promise<PostgresStore> {
+  const store = await PostgresStore.open({ url: primaryUrl, schema, collections: storeSchema(RESOURCES), poolSize: 3, readUrls: [replica!.url], readMaxLagMs: maxLagMs, log });
+  stores.push(store);
+  return store;
+}
+
+const stateOf = (store: PostgresStore): ReplicaState => store.replicas()[0]!;
+
+/** Runs the store's check until `ok` says yes (false after 10 s). */
+async function until(store: PostgresStore, ok: (s: ReplicaState) => boolean): Promise<boolean> {
+  return waitFor(async () => {
+    await store.checkReplicas();
+    return ok(stateOf(store));
+  }, 10_000);
+}
+
+/** Runs `read` and says which pool answered it: the replica, the primary, or (wrongly) both or neither. */
+async function answeredBy<R>(store: PostgresStore, read: () => Promise<R>): Promise<{ by: string; result: R }> {
+  const replicaBefore = stateOf(store).reads;
+  const primaryBefore = store.primaryReads;
+  const result = await read();
+  const onReplica = stateOf(store).reads - replicaBefore;
+  const onPrimary = store.primaryReads - primaryBefore;
+  return { by: onReplica === 1 && onPrimary === 0 ? 'replica' : onPrimary === 1 && onReplica === 0 ? 'primary' : `replica ${onReplica}, primary ${onPrimary}`, result };
+}
+
+describe('read replicas', () => {
+  test('reads go to a replica that holds every write seen; own and heard writes are read from the primary until it does', async (t) => {
+    if (skip) return t.skip(skip);
+    const log = keptLog();
+    const a = await openStore(60_000, log);
+    const b = await openStore(60_000);
+    const userId = (await a.transaction((tx) => tx.insert('users', { username: 'replica', email: 'replica@example.com' }))).id;
+    assert.ok(await until(a, (s) => s.state === 'ok' && s.lagMs === 0), 'the replica catches up with the user');
+    assert.ok(await until(b, (s) => s.state === 'ok' && s.lagMs === 0));
+
+    // Lists, lookups and statistics of data the replica holds are read there.
+    assert.equal((await answeredBy(a, () => a.find('links'))).by, 'replica');
+    assert.equal((await answeredBy(a, () => a.get('users', userId))).by, 'replica');
+    assert.equal((await answeredBy(a, () => a.countedDays('link:1'))).by, 'replica');
+    const missing = await answeredBy(b, () => b.lookup('links', 'alias', aliasKey(null, 'fresh')));
+    assert.deepEqual(missing, { by: 'replica', result: undefined }, "b's lookup cache keeps the miss");
+
+    // With replay paused, what is written now exists on the primary only.
+    await replica!.sql('SELECT pg_wal_replay_pause()');
+    const bVersion = b.version('links');
+    const link = await a.transaction((tx) => tx.insert('links', { userId, domainId: null, alias: 'fresh', url: 'https://example.com/fresh' }));
+    const own = await answeredBy(a, () => a.get('links', link.id));
+    assert.equal(own.by, 'primary', 'a write is read back from the primary');
+    assert.equal(own.result?.alias, 'fresh');
+    assert.equal((await answeredBy(a, () => a.find('links'))).result.total, 1);
+    // Another process hears of the write; its cache is dropped and refilled from the primary.
+    assert.ok(await waitFor(() => b.version('links') > bVersion, 5000), 'b hears of the write');
+    const heard = await answeredBy(b, () => b.lookup('links', 'alias', aliasKey(null, 'fresh')));
+    assert.equal(heard.by, 'primary');
+    assert.equal(heard.result?.id, link.id);
+    // Collections nobody wrote are still read on the replica (its lag is under 60 s).
+    assert.equal((await answeredBy(a, () => a.count('users'))).by, 'replica');
+    const behind = await replica!.sql('SELECT count(*)::int AS n FROM ' + schema + '.links');
+    assert.deepEqual(behind, [{ n: 0 }], 'the paused replica does not hold the link');
+
+    await replica!.sql('SELECT pg_wal_replay_resume()');
+    assert.ok(await until(a, (s) => s.lagMs === 0));
+    const caughtUp = await answeredBy(a, () => a.find('links'));
+    assert.equal(caughtUp.by, 'replica', 'once replayed, the link is read on the replica');
+    assert.deepEqual(caughtUp.result.items.map((l) => l.alias), ['fresh']);
+    assert.deepEqual(log.lines, [], 'nothing lagged or fell');
+  });
+
+  test('a replica further behind than the bound is skipped with one log line, and serves again once it catches up', async (t) => {
+    if (skip) return t.skip(skip);
+    const log = keptLog();
+    const store = await openStore(300, log);
+    assert.ok(await until(store, (s) => s.state === 'ok'));
+    await replica!.sql('SELECT pg_wal_replay_pause()');
+    try {
+      // The primary's WAL moves on; the replica does not replay it.
+      await store.transaction((tx) => tx.insert('users', { username: 'lag', email: 'lag@example.com' }));
+      assert.ok(await until(store, (s) => s.state === 'lagging'), 'the paused replica is found lagging');
+      assert.ok(stateOf(store).lagMs! > 300);
+      assert.equal((await answeredBy(store, () => store.count('links'))).by, 'primary', 'a collection nobody wrote is read on the primary too');
+      const ready = await storeReadiness(store, { databaseTimeout: 2 }).state();
+      assert.equal(ready.ready, true);
+      assert.equal(ready.checks[`replica ${stateOf(store).name}`], 'lagging');
+      await store.checkReplicas();
+      assert.equal(log.lines.filter((l) => l.includes('lags')).length, 1, log.lines.join('\n'));
+    } finally {
+      await replica!.sql('SELECT pg_wal_replay_resume()');
+    }
+    assert.ok(await until(store, (s) => s.state === 'ok'));
+    assert.equal((await answeredBy(store, () => store.count('links'))).by, 'replica');
+    assert.equal(log.lines.length, 2, log.lines.join('\n'));
+    assert.match(log.lines[1]!, /serves reads again/);
+  });
+
+  test('a stopped replica is skipped with one log line; every read goes to the primary and the store stays up', async (t) => {
+    if (skip) return t.skip(skip);
+    const log = keptLog();
+    const store = await openStore(60_000, log);
+    assert.ok(await until(store, (s) => s.state === 'ok' && s.lagMs === 0));
+    assert.equal((await answeredBy(store, () => store.find('links'))).by, 'replica');
+    await replica!.stop();
+    // The first read after the stop finds it gone (on the replica's pooled connection) and is answered by the primary.
+    const first = await answeredBy(store, () => store.find('links'));
+    assert.equal(first.result.total, 1);
+    assert.equal(stateOf(store).state, 'down');
+    for (let i = 0; i < 5; i++) {
+      await store.checkReplicas();
+      // lookupMany: the lookup cache is neither read nor filled, so every one is a statement.
+      const read = await answeredBy(store, () => store.lookupMany('links', 'alias', [aliasKey(null, 'fresh')]));
+      assert.equal(read.by, 'primary');
+      assert.equal(read.result.get(aliasKey(null, 'fresh'))?.alias, 'fresh');
+    }
+    assert.equal(log.lines.length, 1, log.lines.join('\n'));
+    assert.match(log.lines[0]!, /replica does not answer/);
+    assert.doesNotMatch(log.lines[0]!, /password/);
+    const ready = await storeReadiness(store, { databaseTimeout: 2 }).state();
+    assert.equal(ready.ready, true, 'the instance serves without its replica');
+    assert.equal(ready.checks.store, 'ok');
+    assert.equal(ready.checks[`replica ${stateOf(store).name}`], 'unavailable');
+  });
+});
