@@ -12,7 +12,8 @@ import { startEmbeddedPostgres } from './runner/embedded-postgres.ts';
 import type { EmbeddedPostgres } from './runner/embedded-postgres.ts';
 import { replicationRefusal, startReplica } from './pg-replica.ts';
 import type { StreamingReplica } from './pg-replica.ts';
-import { waitFor } from './pg-server.ts';
+import { api } from './process-helpers.ts';
+import { startPgServer, stop, waitFor } from './pg-server.ts';
 
 /**
  * Read replicas (DATABASE_READ_URL) against a real streaming replica: pg_basebackup of the test
@@ -28,6 +29,8 @@ let embedded: EmbeddedPostgres | null = null;
 let replica: StreamingReplica | null = null;
 let skip: string | false = DATABASE_URL ? false : 'TEST_DATABASE_URL is not set';
 const schema = `t_replica_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+/** The server process's own (its admin is made on an empty store). */
+const serverSchema = `${schema}_server`;
 const stores: PostgresStore[] = [];
 
 before(async () => {
@@ -58,7 +61,7 @@ after(async () => {
   else if (primaryUrl) {
     const client = new pg.Client({ connectionString: primaryUrl });
     await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    for (const name of [schema, serverSchema]) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
     await client.end();
   }
 });
@@ -166,12 +169,26 @@ describe('read replicas', () => {
     assert.match(log.lines[1]!, /serves reads again/);
   });
 
-  test('a stopped replica is skipped with one log line; every read goes to the primary and the store stays up', async (t) => {
+  test('a stopped replica is skipped with one log line; every read goes to the primary and the store (and a server) stays up', async (t) => {
     if (skip) return t.skip(skip);
     const log = keptLog();
     const store = await openStore(60_000, log);
     assert.ok(await until(store, (s) => s.state === 'ok' && s.lagMs === 0));
     assert.equal((await answeredBy(store, () => store.find('links'))).by, 'replica');
+    // A server configured as an operator would: its own writes are read back at once, /ready names the replica.
+    const server = await startPgServer(serverSchema, primaryUrl, { DATABASE_READ_URL: replica!.url, DATABASE_POOL: '2' });
+    t.after(() => stop(server));
+    const name = `replica ${stateOf(store).name}`;
+    const made = await api(server.url, 'POST', '/api/url/add', { url: 'https://example.com/served', custom: 'served' });
+    assert.equal(made.status, 200);
+    const redirect = await fetch(`${server.url}/served`, { redirect: 'manual' });
+    assert.equal(redirect.status, 302, 'a link is followed the moment it is made');
+    assert.equal(redirect.headers.get('location'), 'https://example.com/served');
+    const serverReady = await fetch(`${server.url}/ready`);
+    assert.deepEqual(await serverReady.json(), { status: 'ready', checks: { store: 'ok', [name]: 'ok' } });
+    const sessions = await replica!.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'shortlink-server/${serverSchema}/replica-reads'`);
+    assert.ok((sessions[0]!.n as number) >= 1, 'the server reads on the replica');
+
     await replica!.stop();
     // The first read after the stop finds it gone (on the replica's pooled connection) and is answered by the primary.
     const first = await answeredBy(store, () => store.find('links'));
@@ -190,6 +207,16 @@ describe('read replicas', () => {
     const ready = await storeReadiness(store, { databaseTimeout: 2 }).state();
     assert.equal(ready.ready, true, 'the instance serves without its replica');
     assert.equal(ready.checks.store, 'ok');
-    assert.equal(ready.checks[`replica ${stateOf(store).name}`], 'unavailable');
+    assert.equal(ready.checks[name], 'unavailable');
+
+    // The server: its reads on the primary, one line for the replica, /ready still 200.
+    const list = await api(server.url, 'GET', '/api/urls');
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data.urls.map((u: { alias: string }) => u.alias), ['served']);
+    assert.equal((await fetch(`${server.url}/served`, { redirect: 'manual' })).status, 302);
+    assert.ok(await waitFor(async () => (await (await fetch(`${server.url}/ready`)).json()).checks[name] === 'unavailable', 5000), '/ready reports the replica gone');
+    const after = await fetch(`${server.url}/ready`);
+    assert.equal(after.status, 200);
+    assert.equal(server.output().split('\n').filter((l) => l.includes('replica does not answer')).length, 1, server.output());
   });
 });
