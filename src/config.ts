@@ -336,7 +336,7 @@ function parseValue(s: Setting, raw: string): unknown {
     case 'database-urls':
       // One URL may name several hosts (libpq: postgres://h1,h2/db): a list is split only before a scheme.
       return raw
-        .split(/,\s*(?=postgres(?:ql)?:\/\/)/)
+        .split(/,\s*(?=[a-z][a-z0-9+.-]*:\/\/)/i)
         .map((url) => url.trim())
         .filter((url) => url !== '')
         .map((url) => serviceUrl(s, url, ['postgres:', 'postgresql:'], 'comma-separated postgres://user:password@host:port/database URLs', parseDatabaseUrl));
