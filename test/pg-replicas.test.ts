@@ -90,6 +90,18 @@ async function until(store: PostgresStore, ok: (s: ReplicaState) => boolean): Pr
   }, 10_000);
 }
 
+/**
+ * Runs the store's check until `read` is answered by the replica (false after 10 s): the replica
+ * then holds every write of what it reads. (Its lag need not reach 0 meanwhile: on a server that
+ * other tests write to all the time, the replica is always a little behind the newest round.)
+ */
+async function servedByReplica(store: PostgresStore, read: () => Promise<unknown>): Promise<boolean> {
+  return waitFor(async () => {
+    await store.checkReplicas();
+    return (await answeredBy(store, read)).by === 'replica';
+  }, 10_000);
+}
+
 /** Runs `read` and says which pool answered it: the replica, the primary, or (wrongly) both or neither. */
 async function answeredBy<R>(store: PostgresStore, read: () => Promise<R>): Promise<{ by: string; result: R }> {
   const replicaBefore = stateOf(store).reads;
@@ -107,8 +119,8 @@ describe('read replicas', () => {
     const a = await openStore(60_000, log);
     const b = await openStore(60_000);
     const userId = (await a.transaction((tx) => tx.insert('users', { username: 'replica', email: 'replica@example.com' }))).id;
-    assert.ok(await until(a, (s) => s.state === 'ok' && s.lagMs === 0), 'the replica catches up with the user');
-    assert.ok(await until(b, (s) => s.state === 'ok' && s.lagMs === 0));
+    assert.ok(await servedByReplica(a, () => a.get('users', userId)), 'the replica catches up with the user');
+    assert.ok(await servedByReplica(b, () => b.get('users', userId)));
 
     // Lists, lookups and statistics of data the replica holds are read there.
     assert.equal((await answeredBy(a, () => a.find('links'))).by, 'replica');
@@ -136,7 +148,7 @@ describe('read replicas', () => {
     assert.deepEqual(behind, [{ n: 0 }], 'the paused replica does not hold the link');
 
     await replica!.sql('SELECT pg_wal_replay_resume()');
-    assert.ok(await until(a, (s) => s.lagMs === 0));
+    assert.ok(await servedByReplica(a, () => a.count('links')));
     const caughtUp = await answeredBy(a, () => a.find('links'));
     assert.equal(caughtUp.by, 'replica', 'once replayed, the link is read on the replica');
     assert.deepEqual(caughtUp.result.items.map((l) => l.alias), ['fresh']);
@@ -146,34 +158,35 @@ describe('read replicas', () => {
   test('a replica further behind than the bound is skipped with one log line, and serves again once it catches up', async (t) => {
     if (skip) return t.skip(skip);
     const log = keptLog();
-    const store = await openStore(300, log);
+    const store = await openStore(1000, log);
     assert.ok(await until(store, (s) => s.state === 'ok'));
+    // Lines from here on: before the pause, a replica of a busy server may have lagged a moment.
+    const from = log.lines.length;
     await replica!.sql('SELECT pg_wal_replay_pause()');
     try {
       // The primary's WAL moves on; the replica does not replay it.
       await store.transaction((tx) => tx.insert('users', { username: 'lag', email: 'lag@example.com' }));
       assert.ok(await until(store, (s) => s.state === 'lagging'), 'the paused replica is found lagging');
-      assert.ok(stateOf(store).lagMs! > 300);
+      assert.ok(stateOf(store).lagMs! > 1000);
       assert.equal((await answeredBy(store, () => store.count('links'))).by, 'primary', 'a collection nobody wrote is read on the primary too');
       const ready = await storeReadiness(store, { databaseTimeout: 2 }).state();
       assert.equal(ready.ready, true);
       assert.equal(ready.checks[`replica ${stateOf(store).name}`], 'lagging');
       await store.checkReplicas();
-      assert.equal(log.lines.filter((l) => l.includes('lags')).length, 1, log.lines.join('\n'));
+      assert.deepEqual(log.lines.slice(from).map((l) => /^PostgreSQL replica lags:/.test(l)), [true], log.lines.join('\n'));
     } finally {
       await replica!.sql('SELECT pg_wal_replay_resume()');
     }
-    assert.ok(await until(store, (s) => s.state === 'ok'));
-    assert.equal((await answeredBy(store, () => store.count('links'))).by, 'replica');
-    assert.equal(log.lines.length, 2, log.lines.join('\n'));
-    assert.match(log.lines[1]!, /serves reads again/);
+    assert.ok(await servedByReplica(store, () => store.count('links')), 'caught up, it serves reads again');
+    assert.equal(log.lines.length, from + 2, log.lines.join('\n'));
+    assert.match(log.lines[from + 1]!, /serves reads again/);
   });
 
   test('a stopped replica is skipped with one log line; every read goes to the primary and the store (and a server) stays up', async (t) => {
     if (skip) return t.skip(skip);
     const log = keptLog();
     const store = await openStore(60_000, log);
-    assert.ok(await until(store, (s) => s.state === 'ok' && s.lagMs === 0));
+    assert.ok(await servedByReplica(store, () => store.count('links')));
     assert.equal((await answeredBy(store, () => store.find('links'))).by, 'replica');
     // A server configured as an operator would: its own writes are read back at once, /ready names the replica.
     const server = await startPgServer(serverSchema, primaryUrl, { DATABASE_READ_URL: replica!.url, DATABASE_POOL: '2' });
