@@ -6,6 +6,7 @@ import { storeReadiness } from '../src/http/ready-route.ts';
 import { silentLogger } from '../src/log.ts';
 import type { Logger } from '../src/log.ts';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
+import { withStoreDeadline } from '../src/store/deadline.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { ReplicaState } from '../src/store/store.ts';
 import { startEmbeddedPostgres } from './runner/embedded-postgres.ts';
@@ -13,7 +14,8 @@ import type { EmbeddedPostgres } from './runner/embedded-postgres.ts';
 import { replicationRefusal, startReplica } from './pg-replica.ts';
 import type { StreamingReplica } from './pg-replica.ts';
 import { api } from './process-helpers.ts';
-import { startPgServer, stop, waitFor } from './pg-server.ts';
+import { startPgServer, stop, viaPort, waitFor } from './pg-server.ts';
+import { TcpProxy } from './tcp-proxy.ts';
 
 /**
  * Read replicas (DATABASE_READ_URL) against a real streaming replica: pg_basebackup of the test
@@ -180,6 +182,27 @@ describe('read replicas', () => {
     assert.ok(await servedByReplica(store, () => store.count('links')), 'caught up, it serves reads again');
     assert.equal(log.lines.length, from + 2, log.lines.join('\n'));
     assert.match(log.lines[from + 1]!, /serves reads again/);
+  });
+
+  test("a replica gone silent takes at most half of a read's wait: the primary answers in the rest, and the replica is skipped", async (t) => {
+    if (skip) return t.skip(skip);
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(replica!.url).port));
+    t.after(() => proxy.close());
+    const log = keptLog();
+    const store = await PostgresStore.open({ url: primaryUrl, schema, collections: storeSchema(RESOURCES), poolSize: 2, readUrls: [viaPort(replica!.url, proxy.port)], readMaxLagMs: 60_000, log });
+    stores.push(store);
+    assert.ok(await servedByReplica(store, () => store.count('links')));
+    proxy.stall();
+    // Without the halving, the silent replica would take the whole 3 s and the read would fail unavailable.
+    const read = await answeredBy(store, () => withStoreDeadline(3000, () => store.find('links')));
+    assert.equal(read.by, 'primary');
+    assert.deepEqual(read.result.items.map((l) => l.alias), ['fresh']);
+    assert.equal(stateOf(store).state, 'down');
+    assert.equal((await answeredBy(store, () => withStoreDeadline(3000, () => store.count('links')))).by, 'primary', 'skipped from then on');
+    assert.equal(log.lines.length, 1, log.lines.join('\n'));
+    assert.match(log.lines[0]!, /replica does not answer/);
+    proxy.heal();
+    await proxy.restore();
   });
 
   test('a stopped replica is skipped with one log line; every read goes to the primary and the store (and a server) stays up', async (t) => {
