@@ -36,7 +36,7 @@ const serverSchema = `${schema}_server`;
 const stores: PostgresStore[] = [];
 
 before(async () => {
-  if (skip) return;
+  if (skip) return console.log(`read replica tests skipped: ${skip}`);
   primaryUrl = DATABASE_URL!;
   const refusal = await replicationRefusal(primaryUrl);
   if (refusal) {
@@ -44,7 +44,7 @@ before(async () => {
     const started = await startEmbeddedPostgres();
     if ('reason' in started) {
       skip = `the test database cannot be replicated (${refusal}) and no embedded PostgreSQL started (${started.reason})`;
-      return;
+      return console.log(`read replica tests skipped: ${skip}`);
     }
     embedded = started.pg;
     primaryUrl = embedded.url;
