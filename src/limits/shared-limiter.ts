@@ -64,9 +64,10 @@ export class SharedLimiter implements Limiter {
     const giving: Promise<void>[] = [];
     for (const [key, tally] of this.keys) {
       if (now >= tally.endsAt) this.keys.delete(key);
-      else if (now - tally.lastHitAt >= IDLE_MS && !tally.inflight) {
+      else if (now - tally.lastHitAt >= IDLE_MS) {
+        // Forgotten now; a slice still under way is handed back once it lands.
         this.keys.delete(key);
-        giving.push(this.giveBack(key, tally, tally.takeLeft()));
+        giving.push((tally.inflight ?? Promise.resolve()).then(() => this.giveBack(key, tally, tally.takeLeft())));
       }
     }
     if (this.keys.size === 0 && this.sweeper) {
@@ -81,7 +82,10 @@ export class SharedLimiter implements Limiter {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     const now = this.clock.now();
-    const giving = [...this.keys].map(([key, tally]) => (now < tally.endsAt ? this.giveBack(key, tally, tally.takeLeft()) : Promise.resolve()));
+    const giving = [...this.keys].map(async ([key, tally]) => {
+      await tally.inflight;
+      if (now < tally.endsAt) await this.giveBack(key, tally, tally.takeLeft());
+    });
     this.keys.clear();
     await Promise.all(giving);
   }
