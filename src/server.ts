@@ -140,13 +140,13 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
           server.closeIdleConnections();
         });
         await webhooks.stop();
-        limits?.close();
+        await limits?.close();
         geo.close();
         await store.close();
       })());
     return { url, port, app, store, config, testControl, close };
   } catch (err) {
-    limits?.close();
+    await limits?.close();
     geo.close();
     await store.close();
     throw err;

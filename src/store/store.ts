@@ -255,6 +255,12 @@ export interface WindowCounter {
    * same count and the same end of the window.
    */
   hit(key: string, endsAt: number, n?: number): Promise<WindowCount>;
+  /**
+   * Takes back `n` hits of `key` counted in the window ending at `endsAt` that were leased but not
+   * used (a process hands back the unused part of its slice); nothing when that window is no longer
+   * the stored one. Never below 0.
+   */
+  giveBack(key: string, endsAt: number, n: number): Promise<void>;
 }
 
 /** A storage backend. */
