@@ -1,7 +1,7 @@
 /** Starting, watching and stopping the processes under test. */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cp, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
@@ -102,13 +102,30 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** CPU time a process has used so far, seconds (user + system, Linux /proc). */
+/** The fields of /proc/<pid>/stat after the command name (which may contain spaces), from the state (field 3) on; null once the process is gone. */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time a process and its live children have used so far, seconds (user + system, Linux
+ * /proc): a WORKERS=N server's primary does little, its workers the work.
+ */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may contain spaces) start at the state, field 3.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerSecond = 100;
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  const own = (fields: string[] | null) => (fields ? (Number(fields[11]) + Number(fields[12])) / ticksPerSecond : 0);
+  let total = own(statFields(pid));
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields?.[1] === String(pid)) total += own(fields);
+  }
+  return total;
 }
 
 /**

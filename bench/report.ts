@@ -125,6 +125,13 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
     // Issue 14: the PostgreSQL backend, in the same run as the file store.
     ratio('PostgreSQL redirect with click vs file store redirect', 'pg-redirect', 'redirect', 0.7, '%'),
     minTarget('PostgreSQL durable create (POST /api/qr/add), one process', rpsOf(rows, 'pg-create-10k'), 3000, 'req/s'),
+    // Issue 29: the rate limit counted in PostgreSQL (leased slices) against the same list with it off.
+    ratio('PostgreSQL list, limiter on vs off, one process', 'pg-list', 'pg-list-off', 0.8, '%'),
+    cpuTarget('(context) PostgreSQL list, server CPU µs/req, limiter on / off, one process', rows, 'pg-list', 'pg-list-off'),
+    ...workerRows(rows).flatMap(([on, off]) => [
+      ratio(`PostgreSQL list, limiter on vs off, ${on.slice('pg-list-w'.length)} workers`, on, off, 0.8, '%'),
+      cpuTarget(`(context) PostgreSQL list, server CPU µs/req, limiter on / off, ${on.slice('pg-list-w'.length)} workers`, rows, on, off),
+    ]),
     // Issue 26: geolocation out of the box costs little, against the same load with GEOIP=off.
     atMostTarget('Geolocation lookup, bundled countries (median)', extras.geoLookup?.countryUs ?? null, 5, 'µs'),
     ratio('Redirect located by IP vs GEOIP=off with a CDN header', 'redirect', 'redirect-header', 0.9, '%'),
@@ -135,6 +142,24 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
     minTarget('Bulk create (POST /api/url/bulk), file store, one process', rows.find((r) => r.id === 'bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
     minTarget('Bulk create (POST /api/url/bulk), PostgreSQL, one process', rows.find((r) => r.id === 'pg-bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
   ];
+}
+
+/** The WORKERS=N list rows with the limiter on and off, when both ran. */
+function workerRows(rows: readonly Summary[]): [string, string][] {
+  const on = rows.find((r) => /^pg-list-w\d+$/.test(r.id));
+  const off = on && rows.find((r) => r.id === on.id.replace('pg-list-w', 'pg-list-off-w'));
+  return on && off ? [[on.id, off.id]] : [];
+}
+
+/** Server CPU µs per request of two rows, side by side, and their ratio (context: no threshold). */
+function cpuTarget(name: string, rows: readonly Summary[], a: string, b: string): Target {
+  const us = (id: string) => {
+    const r = rows.find((x) => x.id === id);
+    return r ? (r.cpu * 1e4) / r.rps : NaN;
+  };
+  const [on, off] = [us(a), us(b)];
+  const ok = Number.isFinite(on) && Number.isFinite(off);
+  return { name, measured: ok ? `${on.toFixed(0)} / ${off.toFixed(0)} µs (${(on / off).toFixed(2)}×)` : 'n/a', paired: '', wanted: '-', pass: null };
 }
 
 function table(head: string[], rows: string[][], right: boolean[]): string {

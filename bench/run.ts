@@ -89,7 +89,8 @@ async function seed(): Promise<void> {
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
   const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 }, 'pg-bulk': {} };
-  for (const name of ['pg-list', 'pg-links', 'pg-event']) pgCounts[`${name}-w`] = pgCounts[name]!;
+  pgCounts['pg-list-off'] = pgCounts['pg-list']!;
+  for (const name of ['pg-list', 'pg-links', 'pg-event', 'pg-list-off']) pgCounts[`${name}-w`] = pgCounts[name]!;
   for (const server of new Set(chosen.map((s) => s.server).filter((name) => name.startsWith('pg-')))) {
     seededSchemas.push(schemas[server]!);
     await seedSchema(schemas[server]!, pgCounts[server]!);

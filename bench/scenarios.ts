@@ -172,6 +172,8 @@ export function pgSchemas(): Record<string, string> {
     'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create`, 'pg-bulk': `${tag}_bulk`,
     // The WORKERS=N servers: schemas of their own, seeded alike, so neither run sees the other's rows.
     'pg-list-w': `${tag}_list_w`, 'pg-links-w': `${tag}_links_w`, 'pg-event-w': `${tag}_event_w`,
+    // The list with the limiter off (RATE_LIMIT=0), against the limiter counting in PostgreSQL.
+    'pg-list-off': `${tag}_list_off`, 'pg-list-off-w': `${tag}_list_off_w`,
   };
 }
 
@@ -186,7 +188,9 @@ function postgresScenarios(files: readonly Scenario[]): Scenario[] {
   // The same loads on WORKERS=<cores> (issue 15): one port, a worker per core.
   const many = (s: Scenario): Scenario => ({ ...s, id: `${s.id}-w${PG_WORKERS}`, label: s.label.replace('PostgreSQL', `PostgreSQL, ${PG_WORKERS} workers,`), server: `${s.server}-w` });
   const one = [pg('list', 'pg-list', SIZES.list), pg('redirect', 'pg-links', SIZES.links), pg('event', 'pg-event', 1)];
-  return [one[0]!, pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), ...one.map(many)];
+  // What the rate limit costs a list request: the same load with the limiter off, one process and WORKERS=<cores>.
+  const off: Scenario = { ...one[0]!, id: 'pg-list-off', label: `${one[0]!.label}, RATE_LIMIT=0 (limiter off)`, server: 'pg-list-off' };
+  return [one[0]!, off, pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), ...one.map(many), many(off)];
 }
 
 /** How to start the server a scenario names, given the directory (or file) it serves. */
@@ -196,7 +200,10 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
     const spec = jsonServerSpec(server, data);
     return { ...spec, args: [...nodeArgs, ...spec.args] };
   }
-  if (server.startsWith('pg-')) return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data, WORKERS: server.endsWith('-w') ? String(PG_WORKERS) : '1' } });
+  if (server.startsWith('pg-')) {
+    const limiter: Record<string, string> = server.startsWith('pg-list-off') ? { RATE_LIMIT: '0' } : {};
+    return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data, WORKERS: server.endsWith('-w') ? String(PG_WORKERS) : '1', ...limiter } });
+  }
   // The twins of the redirect and event rows without geolocation: the country header only, as before it.
   const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel, ...(/-(nogeo|header)$/.test(ownServer(server)) ? { GEOIP: 'off' } : {}) } });
   // The other build of `--compare`: the same settings, its own dist/main.js.
