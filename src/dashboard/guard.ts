@@ -6,7 +6,10 @@ import { clientIp } from '../http/client-ip.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import type { PasswordAttempts } from '../http/password-attempts.ts';
 import { fromOwnPage, isPageLoad } from '../html/page-headers.ts';
-import type { Services } from '../resources/define.ts';
+import type { Resource, Services } from '../resources/define.ts';
+import { ApiError } from '../errors.ts';
+import { findVisible } from '../routes/crud.ts';
+import type { StoredRecord } from '../store/store.ts';
 import { messagePage } from './layout.tsx';
 import type { Chrome } from './layout.tsx';
 import { csrfMatches, SESSION_COOKIE } from './sessions.ts';
@@ -106,4 +109,14 @@ export function lacking(c: Context, who: SignedIn, scope: string): Promise<Respo
  */
 export function audit(d: Dashboard, c: Context, who: SignedIn, route: string, resource: string, resourceId: number | null, status: number): void {
   d.s.audit.record({ userId: who.user.id, keyId: who.key?.id ?? null, method: 'POST', route, resource, resourceId, status, ip: clientIp(c, d.s.config.trustProxy) });
+}
+
+/** The record of `row` the path's `:id` names if it is the user's; null when it is missing or another user's (both answer 404). */
+export async function ownRecord<R extends StoredRecord>(d: Dashboard, row: Resource, c: Context, who: SignedIn): Promise<R | null> {
+  try {
+    return await findVisible<R>(d.s, row, c.req.param('id'), who.user.id);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
 }

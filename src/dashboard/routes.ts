@@ -4,7 +4,9 @@ import type { AppEnv } from '../http/app-env.ts';
 import type { PasswordAttempts } from '../http/password-attempts.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import type { Services } from '../resources/define.ts';
-import { accountRoutes } from './account.tsx';
+import { keyScreens } from './account/keys.tsx';
+import { accountRoutes } from './account/routes.tsx';
+import { webhookScreens } from './account/webhooks.tsx';
 import { screen } from './guard.ts';
 import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
@@ -23,5 +25,5 @@ export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts;
     '/app',
     screen(d, async (c) => c.redirect('/app/links', 302)),
   );
-  return [home, signInRoutes(d), accountRoutes(d), linkScreens(d)];
+  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), linkScreens(d)];
 }

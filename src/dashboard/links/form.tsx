@@ -115,8 +115,8 @@ export function errorField(err: ApiError): string {
   return name && FORM_FIELDS.includes(name) ? (FORM_FIELD[name] ?? name) : 'form';
 }
 
-/** A labelled control with its hint and its error, tied together for screen readers. */
-function Field(props: { name: string; label: string; errors: Record<string, string>; hint?: string; children: (aria: Record<string, string | undefined>) => Child }) {
+/** A labelled control with its hint and its error, tied together for screen readers (every dashboard form uses it). */
+export function Field(props: { name: string; label: string; errors: Record<string, string>; hint?: string; children: (aria: Record<string, string | undefined>) => Child }) {
   const error = props.errors[props.name];
   const described = [error ? `${props.name}-error` : '', props.hint ? `${props.name}-hint` : ''].filter(Boolean).join(' ');
   return (

@@ -20,10 +20,32 @@ async function rotateKey(s: Services, userId: number, expires: string | null): P
   return apikey;
 }
 
+const updating = updateSchema(users);
+
+/**
+ * Changes a user's email and password from an update body (validated as PUT /api/account/update
+ * validates it; the password hashed as on create): the API's update and the dashboard's account
+ * forms. Whether anything changed.
+ */
+export async function updateAccount(s: Services, user: UserRecord, body: Record<string, unknown>): Promise<boolean> {
+  const input = parseWith(updating, withoutEmptyOptionals(users, 'update', body)) as { email?: string; password?: string };
+  const patch: Partial<UserRecord> = {};
+  if (input.email !== undefined && input.email.toLowerCase() !== user.email.toLowerCase()) {
+    patch.email = input.email;
+    patch.avatar = avatarFor(input.email);
+  }
+  if (input.password !== undefined) patch.password = await hashPassword(input.password);
+  if (Object.keys(patch).length === 0) return false;
+  await transact(s, users, async (tx) => {
+    await checkUserUnique(tx, { email: patch.email }, user.id);
+    await tx.update('users', user.id, patch);
+  });
+  return true;
+}
+
 /** The account of the key's owner, and key rotation (the user's own, or any user's for an admin). */
 export function accountRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const updating = updateSchema(users);
 
   routes.get('/api/account', (c) => {
     const { admin: _admin, ...account } = publicUser(c.get('user'));
@@ -31,20 +53,8 @@ export function accountRoutes(s: Services): Hono<AppEnv> {
   });
 
   routes.put('/api/account/update', async (c) => {
-    const user = c.get('user');
-    const input = parseWith(updating, withoutEmptyOptionals(users, 'update', await readJson(c))) as { email?: string; password?: string };
-    const patch: Partial<UserRecord> = {};
-    if (input.email !== undefined && input.email.toLowerCase() !== user.email.toLowerCase()) {
-      patch.email = input.email;
-      patch.avatar = avatarFor(input.email);
-    }
-    if (input.password !== undefined) patch.password = await hashPassword(input.password);
-    if (Object.keys(patch).length === 0) return c.json({ error: 0, message: 'No changes were done to the account.' });
-    await transact(s, users, async (tx) => {
-      await checkUserUnique(tx, { email: patch.email }, user.id);
-      await tx.update('users', user.id, patch);
-    });
-    return c.json({ error: 0, message: users.messages.updated });
+    const changed = await updateAccount(s, c.get('user'), await readJson(c));
+    return c.json({ error: 0, message: changed ? users.messages.updated : 'No changes were done to the account.' });
   });
 
   routes.post('/api/account/rotate-key', async (c) => {

@@ -36,6 +36,12 @@ async function sendNow(s: Services, hook: Webhook, event: SentEvent): Promise<De
   return delivery as Delivery;
 }
 
+/** Sends the test event (PING) to `hook` alone: `POST /api/webhooks/:id/test` and the dashboard's "Send a test event". */
+export async function sendTestEvent(s: Services, hook: Webhook): Promise<{ delivery: Delivery; event: SentEvent }> {
+  const event: SentEvent = { id: eventId(), type: PING, created: new Date(s.clock.now()).toISOString(), data: { webhook: hook.id, url: hook.url } };
+  return { delivery: await sendNow(s, hook, event), event };
+}
+
 /** A webhook's update by POST, test event, delivery log and redeliveries. */
 export function webhookRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -51,9 +57,8 @@ export function webhookRoutes(s: Services): Hono<AppEnv> {
 
   routes.post(WEBHOOK_PATHS.test, async (c) => {
     const hook = await findVisible<Webhook>(s, webhooks, c.req.param('id'), c.get('user').id);
-    const event: SentEvent = { id: eventId(), type: PING, created: new Date(s.clock.now()).toISOString(), data: { webhook: hook.id, url: hook.url } };
-    const d = await sendNow(s, hook, event);
-    return c.json({ error: 0, id: d.id, event: event.id, message: 'The test event is on its way: its outcome is in the delivery log.' }, 202);
+    const { delivery, event } = await sendTestEvent(s, hook);
+    return c.json({ error: 0, id: delivery.id, event: event.id, message: 'The test event is on its way: its outcome is in the delivery log.' }, 202);
   });
 
   routes.get(WEBHOOK_PATHS.deliveries, async (c) => {

@@ -1,28 +1,30 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../http/app-env.ts';
-import { pathId } from '../http/validate.ts';
-import { chromeOf, screen } from './guard.ts';
-import type { Dashboard } from './guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from './layout.tsx';
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from '../../http/app-env.ts';
+import { pathId } from '../../http/validate.ts';
+import { chromeOf, screen } from '../guard.ts';
+import type { Dashboard } from '../guard.ts';
+import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import type { SignedIn } from '../sessions.ts';
+import { changeProfile, DONE, ProfileCards } from './profile.tsx';
+import type { ProfileState } from './profile.tsx';
 
 const METHODS = { password: 'password', key: 'API key', link: 'sign-in link' } as const;
 
-/** `/app/account`: who is signed in, and every session of the account, each with its own sign-out, and "sign out everywhere". */
+/**
+ * `/app/account`: who is signed in, the plan and its end, the email and password forms (through the
+ * API's account update), and every session of the account, each with its own sign-out, and "sign out everywhere".
+ */
 export function accountRoutes(d: Dashboard): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
-  routes.get(
-    '/app/account',
-    screen(d, async (c, who) => {
+  const page = async (c: Context<AppEnv>, who: SignedIn, state: ProfileState, status: ContentfulStatusCode = 200) => {
       const list = await d.sessions.list(who.user.id);
       return answerPage(
         c,
         <Layout title="Account" chrome={chromeOf(who, '/app/account')}>
-          <section class="card">
-            <h1>{who.user.username}</h1>
-            <p class="muted">{who.user.email}</p>
-            {who.key && <p class="muted">Signed in with the API key {who.key.name}: this session can do what that key may ({who.key.scopes.join(', ')}).</p>}
-          </section>
+          <ProfileCards who={who} state={state} />
           <section class="card" aria-labelledby="sessions">
             <h2 id="sessions">Where you are signed in</h2>
             <div class="scroll">
@@ -72,9 +74,27 @@ export function accountRoutes(d: Dashboard): Hono<AppEnv> {
             </form>
           </section>
         </Layout>,
+        status,
       );
+  };
+
+  routes.get(
+    '/app/account',
+    screen(d, async (c, who) => {
+      const done = c.req.query('done');
+      return page(c, who, done && done in DONE ? { done: DONE[done as keyof typeof DONE] } : {});
     }),
   );
+
+  for (const what of ['email', 'password'] as const) {
+    routes.post(
+      `/app/account/${what}`,
+      screen(d, async (c, who, form) => {
+        const outcome = await changeProfile(d, c, who, form, what);
+        return outcome.ok ? c.redirect(`/app/account?done=${outcome.done}`, 303) : page(c, who, outcome.state, outcome.status);
+      }),
+    );
+  }
 
   routes.post(
     '/app/account/sessions/revoke-all',
