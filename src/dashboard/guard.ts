@@ -55,7 +55,13 @@ export async function readForm(c: Context): Promise<Form> {
 }
 
 /** The bar of a signed-in page. */
-export const chromeOf = (who: SignedIn, current?: string): Chrome => ({ csrf: who.csrf, username: who.user.username, ...(current ? { current } : {}) });
+export const chromeOf = (who: SignedIn, current?: string): Chrome => ({
+  csrf: who.csrf,
+  username: who.user.username,
+  admin: who.user.admin && who.by === null,
+  ...(who.by ? { by: who.by.username } : {}),
+  ...(current ? { current } : {}),
+});
 
 /** A screen's handler: the request, who is signed in, and (on POST) the form, its token already checked. */
 export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form) => Promise<Response>;

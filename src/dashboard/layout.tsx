@@ -15,6 +15,9 @@ export const NAV: readonly { href: string; label: string }[] = [
   { href: '/app/account', label: 'Account' },
 ];
 
+/** The screens of the bar only an admin sees. */
+export const ADMIN_NAV: readonly { href: string; label: string }[] = [{ href: '/app/admin/users', label: 'Users' }];
+
 /**
  * What every dashboard page may load: its stylesheet and script (inline, by hash), images of this
  * origin (QR previews) and the inline icon, forms posted to itself; nothing else, no third party.
@@ -27,6 +30,10 @@ export interface Chrome {
   username: string;
   /** The NAV entry to mark as the current page. */
   current?: string;
+  /** Whether the Users screen is in the bar (an admin's own session). */
+  admin?: boolean;
+  /** The admin who is signed in as this user ("sign in as"), shown with a way back. */
+  by?: string;
 }
 
 /** The hidden form token every form of a signed-in page carries. */
@@ -55,7 +62,7 @@ export function Layout(props: { title: string; chrome?: Chrome; children?: Child
               <a class="brand" href="/app">
                 Dashboard
               </a>
-              {NAV.map((n) => (
+              {[...NAV, ...(chrome.admin ? ADMIN_NAV : [])].map((n) => (
                 <a href={n.href} aria-current={chrome.current === n.href ? 'page' : undefined}>
                   {n.label}
                 </a>
@@ -68,6 +75,17 @@ export function Layout(props: { title: string; chrome?: Chrome; children?: Child
               </form>
             </nav>
           </header>
+        )}
+        {chrome?.by && (
+          <form class="acting" method="post" action="/app/admin/return" role="status">
+            <Csrf token={chrome.csrf} />
+            <span>
+              You ({chrome.by}, admin) are signed in as <strong>{chrome.username}</strong>: what you do here is done as this user.
+            </span>
+            <button type="submit" class="secondary">
+              Back to {chrome.by}
+            </button>
+          </form>
         )}
         <main id="main" tabindex={-1}>
           {props.children}

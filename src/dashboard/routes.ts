@@ -5,6 +5,7 @@ import type { PasswordAttempts } from '../http/password-attempts.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import type { Services } from '../resources/define.ts';
 import { keyScreens } from './account/keys.tsx';
+import { adminScreens } from './admin/users.tsx';
 import { accountRoutes } from './account/routes.tsx';
 import { webhookScreens } from './account/webhooks.tsx';
 import { screen } from './guard.ts';
@@ -25,5 +26,5 @@ export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts;
     '/app',
     screen(d, async (c) => c.redirect('/app/links', 302)),
   );
-  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), linkScreens(d)];
+  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d)];
 }

@@ -13,6 +13,8 @@ import type { SessionRecord } from '../resources/sessions.ts';
 /** The cookie of a dashboard session, and the one that carries a signed-out browser's form token (sign-in, registration). */
 export const SESSION_COOKIE = 'dash_session';
 export const PRE_COOKIE = 'dash_pre';
+/** The admin's own session cookie, kept while the admin is signed in as another user ("sign in as"), to go back to. */
+export const ADMIN_COOKIE = 'dash_admin';
 /** Every dashboard cookie is sent to /app only (and set by /login, the one-time link's page, too). */
 const COOKIE_PATH = '/app';
 
@@ -21,6 +23,8 @@ export interface SignedIn {
   session: SessionRecord;
   user: UserRecord;
   key: ApiKeyRecord | null;
+  /** The admin who opened this session with "sign in as"; null for the user's own session. */
+  by: UserRecord | null;
   /** The form token every form of this session carries (see csrfToken). */
   csrf: string;
 }
@@ -51,7 +55,7 @@ export class DashboardSessions {
   }
 
   /** Opens a session for `user` and sets its cookie; the cookie's value is never stored. */
-  async open(c: Context, user: UserRecord, method: SessionRecord['method'], keyId: number | null): Promise<void> {
+  async open(c: Context, user: UserRecord, method: SessionRecord['method'], keyId: number | null, by: number | null = null): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     const now = this.s.clock.now();
     const days = this.s.config.dashboardSessionDays;
@@ -64,6 +68,7 @@ export class DashboardSessions {
       method,
       agent: (c.req.header('user-agent') ?? '').slice(0, 200),
       ip: clientIp(c, this.s.config.trustProxy),
+      ...(by === null ? {} : { by }),
     };
     await this.s.store.transaction((tx) => tx.insert(SESSIONS, record));
     setCookie(c, SESSION_COOKIE, token, this.cookieOptions(c, days * 86_400));
@@ -76,19 +81,20 @@ export class DashboardSessions {
    */
   async current(c: Context): Promise<SignedIn | null> {
     const token = getCookie(c, SESSION_COOKIE);
-    if (!token || token.length > 100) return null;
-    const hash = hashApiKey(token);
-    const session = await this.s.store.lookup<SessionRecord>(SESSIONS, 'tokenHash', hash);
-    if (!session || !sameKeyHash(session.tokenHash, hash) || session.expires <= this.s.clock.now()) return null;
+    const session = await this.named(token);
+    if (!token || !session) return null;
     const user = await this.s.store.get<UserRecord>('users', session.userId);
     if (!user) return null;
+    // A "sign in as" session lasts only while the admin who opened it is there and still an admin.
+    const by = session.by ? ((await this.s.store.get<UserRecord>('users', session.by)) ?? null) : null;
+    if (session.by && !by?.admin) return null;
     let key: ApiKeyRecord | null = null;
     if (session.keyId !== null) {
       key = (await this.s.store.get<ApiKeyRecord>(API_KEYS, session.keyId)) ?? null;
       if (!key || key.userId !== user.id || keyExpired(key.expires, this.s.clock.now())) return null;
       if (key.ips.length > 0 && !allowedFrom(key, clientIp(c, this.s.config.trustProxy))) return null;
     }
-    return { session, user, key, csrf: csrfToken(token) };
+    return { session, user, key, by, csrf: csrfToken(token) };
   }
 
   /** The form token of a signed-out browser (sign-in, registration), setting its cookie when it has none. */
@@ -124,6 +130,25 @@ export class DashboardSessions {
   /** Ends every session of a user (sign out everywhere); how many. Expired ones go too. */
   async revokeAll(userId: number): Promise<number> {
     return this.s.store.transaction((tx) => tx.removeWhere(SESSIONS, { owner: userId }));
+  }
+
+  /** The session a cookie value names, if it is stored and unexpired (the admin's own, kept while signed in as another user). */
+  async named(token: string | undefined): Promise<SessionRecord | null> {
+    if (!token || token.length > 100) return null;
+    const hash = hashApiKey(token);
+    const session = await this.s.store.lookup<SessionRecord>(SESSIONS, 'tokenHash', hash);
+    return session && sameKeyHash(session.tokenHash, hash) && session.expires > this.s.clock.now() ? session : null;
+  }
+
+  /** Puts a cookie value back as the browser's session (going back from "sign in as"). */
+  restoreCookie(c: Context, token: string): void {
+    setCookie(c, SESSION_COOKIE, token, this.cookieOptions(c, this.s.config.dashboardSessionDays * 86_400));
+  }
+
+  /** Keeps (or, with null, forgets) the admin's own session cookie while signed in as another user. */
+  keepAdminCookie(c: Context, token: string | null): void {
+    if (token === null) deleteCookie(c, ADMIN_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'Lax', secure: requestIsHttps(c, this.s.config.trustProxy) });
+    else setCookie(c, ADMIN_COOKIE, token, this.cookieOptions(c, this.s.config.dashboardSessionDays * 86_400));
   }
 
   /** Forgets the browser's session cookie. */

@@ -17,7 +17,9 @@ export interface SessionRecord extends StoredRecord {
   /** The scoped key it was opened with (its scopes bound the session); null: a password, a sign-in link or the account key. */
   keyId: number | null;
   /** How it was opened, for the account page. */
-  method: 'password' | 'key' | 'link';
+  method: 'password' | 'key' | 'link' | 'admin';
+  /** The admin who opened it with "sign in as" (method `admin`); absent or null otherwise. */
+  by?: number | null;
   /** The browser's User-Agent (cut to 200 characters) and address, for the account page. */
   agent: string;
   ip: string;

@@ -10,7 +10,7 @@ import type { SignedIn } from '../sessions.ts';
 import { changeProfile, DONE, ProfileCards } from './profile.tsx';
 import type { ProfileState } from './profile.tsx';
 
-const METHODS = { password: 'password', key: 'API key', link: 'sign-in link' } as const;
+const METHODS = { password: 'password', key: 'API key', link: 'sign-in link', admin: 'an admin\'s "sign in as"' } as const;
 
 /**
  * `/app/account`: who is signed in, the plan and its end, the email and password forms (through the
