@@ -41,6 +41,7 @@ export function seededPaths(root: string) {
     eventNoGeo: join(root, 'event-nogeo'),
     linksHeader: join(root, 'links-100k-header'),
     eventHeader: join(root, 'event-header'),
+    eventNoLimit: join(root, 'event-nolimit'),
     create: (n: number) => join(root, `create-seed-${n / 1000}k`),
     jsonServerDb: join(root, 'json-server-10k.json'),
   };
@@ -158,6 +159,8 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
     event,
     { ...event, id: 'event-header', label: `${event.label}, GEOIP=off, CDN header`, server: 'event-header', load: withHeader(event) },
     { ...event, id: 'event-nogeo', label: `${event.label}, GEOIP=off, no header`, server: 'event-nogeo' },
+    // The event path without its rate limit (EVENT_RATE_LIMIT=0), to tell what the limiter costs from what the rest does.
+    { ...event, id: 'event-nolimit', label: `${event.label}, limiter off`, server: 'event-nolimit' },
   ];
   return [...files, ...postgresScenarios(files)];
 }
@@ -172,6 +175,8 @@ export function pgSchemas(): Record<string, string> {
     'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create`, 'pg-bulk': `${tag}_bulk`,
     // The WORKERS=N servers: schemas of their own, seeded alike, so neither run sees the other's rows.
     'pg-list-w': `${tag}_list_w`, 'pg-links-w': `${tag}_links_w`, 'pg-event-w': `${tag}_event_w`,
+    // The limiter-off servers (issue 29): schemas of their own too.
+    'pg-list-nolimit': `${tag}_list_nolimit`, 'pg-event-nolimit': `${tag}_event_nolimit`,
   };
 }
 
@@ -186,7 +191,9 @@ function postgresScenarios(files: readonly Scenario[]): Scenario[] {
   // The same loads on WORKERS=<cores> (issue 15): one port, a worker per core.
   const many = (s: Scenario): Scenario => ({ ...s, id: `${s.id}-w${PG_WORKERS}`, label: s.label.replace('PostgreSQL', `PostgreSQL, ${PG_WORKERS} workers,`), server: `${s.server}-w` });
   const one = [pg('list', 'pg-list', SIZES.list), pg('redirect', 'pg-links', SIZES.links), pg('event', 'pg-event', 1)];
-  return [one[0]!, pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), ...one.map(many)];
+  // The same list and events with their rate limit off (RATE_LIMIT=0, EVENT_RATE_LIMIT=0): what the limiter costs (issue 29).
+  const off = (s: Scenario): Scenario => ({ ...s, id: `${s.id}-nolimit`, label: `${s.label}, limiter off`, server: `${s.server}-nolimit` });
+  return [one[0]!, off(one[0]!), pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), off(one[2]!), ...one.map(many)];
 }
 
 /** How to start the server a scenario names, given the directory (or file) it serves. */
@@ -196,9 +203,10 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
     const spec = jsonServerSpec(server, data);
     return { ...spec, args: [...nodeArgs, ...spec.args] };
   }
-  if (server.startsWith('pg-')) return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data, WORKERS: server.endsWith('-w') ? String(PG_WORKERS) : '1' } });
+  const limits: Record<string, string> = server.endsWith('-nolimit') ? { RATE_LIMIT: '0', EVENT_RATE_LIMIT: '0' } : {};
+  if (server.startsWith('pg-')) return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data, WORKERS: server.endsWith('-w') ? String(PG_WORKERS) : '1', ...limits } });
   // The twins of the redirect and event rows without geolocation: the country header only, as before it.
-  const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel, ...(/-(nogeo|header)$/.test(ownServer(server)) ? { GEOIP: 'off' } : {}) } });
+  const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel, ...(/-(nogeo|header)$/.test(ownServer(server)) ? { GEOIP: 'off' } : {}), ...limits } });
   // The other build of `--compare`: the same settings, its own dist/main.js.
   return checkout && isOther(server) ? { ...spec, args: [...nodeArgs, otherMain(checkout), 'serve'] } : spec;
 }
@@ -206,6 +214,6 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
 /** The data a long-lived server serves: a directory, a file, or a PostgreSQL schema. */
 export function serverData(server: string, root: string): string {
   const p = seededPaths(root);
-  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'links-nogeo': p.linksNoGeo, 'event-nogeo': p.eventNoGeo, 'links-header': p.linksHeader, 'event-header': p.eventHeader, 'json-server-list': p.jsonServerDb, ...pgSchemas() };
+  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'links-nogeo': p.linksNoGeo, 'event-nogeo': p.eventNoGeo, 'links-header': p.linksHeader, 'event-header': p.eventHeader, 'event-nolimit': p.eventNoLimit, 'json-server-list': p.jsonServerDb, ...pgSchemas() };
   return map[ownServer(server)] ?? '';
 }
