@@ -24,12 +24,16 @@ interface CountRow {
  * count. The rows go as one JSON text: a flush of a busy second carries tens of thousands, and the
  * driver's array literals (every element escaped in JavaScript) held the event loop for tens of
  * milliseconds, where JSON.stringify is native (texts are encoded first, so no NUL nor lone surrogate reaches json).
+ * Rows of one (day, metric, label) are summed there, and with 'skip' a sum of zero (a visitor's count
+ * taken back in the same flush) writes nothing: summing them here, under string keys, was most of a
+ * flush's own CPU. A stored day put back as it was keeps its zeros.
  */
-async function upsertCounts(db: Db, rows: readonly CountRow[]): Promise<void> {
+async function upsertCounts(db: Db, rows: readonly CountRow[], zeros: 'keep' | 'skip'): Promise<void> {
   if (rows.length === 0) return;
   await db(
     `INSERT INTO stat_counts (day_id, metric, label, is_total, n)
-     SELECT x.d, x.m, x.l, x.t, x.n FROM json_to_recordset($1::json) AS x(d bigint, m text, l text, t boolean, n bigint)
+     SELECT x.d, x.m, x.l, bool_or(x.t), sum(x.n) FROM json_to_recordset($1::json) AS x(d bigint, m text, l text, t boolean, n bigint)
+     GROUP BY x.d, x.m, x.l${zeros === 'skip' ? ' HAVING sum(x.n) <> 0' : ''}
      ON CONFLICT (day_id, metric, label) DO UPDATE SET n = stat_counts.n + excluded.n`,
     [JSON.stringify(rows.map((r) => ({ d: r.dayId, m: encodeText(r.metric), l: encodeText(r.label), t: r.total, n: r.n })))],
   );
@@ -153,13 +157,8 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
   const counted = await withPropertyCap(db, live, dayIdOf);
 
   // Totals are added as they come; labels first need what their dimensions already hold.
-  const sums = new Map<string, CountRow>();
-  const add = (dayId: number, metric: string, label: string, total: boolean, n: number) => {
-    const key = `${dayId}\u0000${metric}\u0000${label}`;
-    const row = sums.get(key);
-    if (row) row.n += n;
-    else sums.set(key, { dayId, metric, label, total, n });
-  };
+  const rows: CountRow[] = [];
+  const add = (dayId: number, metric: string, label: string, total: boolean, n: number) => void rows.push({ dayId, metric, label, total, n });
   const wanted = new Map<string, { dayId: number; metric: string; labels: Set<string> }>();
   for (const d of counted) {
     const dayId = dayIdOf(d);
@@ -198,8 +197,7 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
       }
     }
   }
-  // A visitor's count taken back in the same flush nets to zero: no row for it.
-  await upsertCounts(db, [...sums.values()].filter((r) => r.n !== 0));
+  await upsertCounts(db, rows, 'skip');
 }
 
 /**
@@ -314,5 +312,5 @@ export async function putStatsDays(db: Db, records: readonly StoredRecord[]): Pr
     [records.map((r) => r.id), fields.map((f) => encodeText(f.subject)), fields.map((f) => f.day), fields.map((f) => f.owner)],
   );
   await db('DELETE FROM stat_counts WHERE day_id = ANY($1::bigint[])', [records.map((r) => r.id)]);
-  await upsertCounts(db, records.flatMap((r, i) => countRowsOf(r.id, fields[i]!.counts)));
+  await upsertCounts(db, records.flatMap((r, i) => countRowsOf(r.id, fields[i]!.counts)), 'keep');
 }
