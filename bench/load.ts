@@ -1,6 +1,6 @@
 /** One round of load with autocannon, reduced to the figures the table needs. */
 import autocannon from 'autocannon';
-import { processTree, rssMb, treeCpuSeconds } from './processes.ts';
+import { cpuSeconds, rssMb } from './processes.ts';
 import type { Proc } from './processes.ts';
 
 /**
@@ -37,11 +37,10 @@ export interface Round {
   requests: number;
   /** Answers with another status than expected, plus socket errors and timeouts. */
   bad: number;
-  /** Server CPU over the round, % of one core: the server process and its workers together. */
+  /** Server CPU over the round, % of one core. */
   cpu: number;
   /** The load generator's own CPU (this process), % of one core: near 100 means the client was the limit. */
   clientCpu: number;
-  /** The server's resident memory after the round: its workers' added (pages they share are counted in each). */
   rssMb: number;
 }
 
@@ -53,9 +52,7 @@ function variant(base: autocannon.Request, v: { path?: string; body?: string; he
 export async function runRound(proc: Proc, load: Load, options: LoadOptions): Promise<Round> {
   const base: autocannon.Request = { method: load.method, path: load.path, headers: load.headers, body: load.body };
   const requests = load.vary ? Array.from({ length: load.variants ?? 1 }, (_, i) => variant(base, load.vary!(i))) : [base];
-  // The processes are taken once: a worker started or gone during the round is not one of a benchmark's servers.
-  const tree = processTree(proc.pid);
-  const cpuBefore = treeCpuSeconds(tree);
+  const cpuBefore = cpuSeconds(proc.pid);
   const clientBefore = process.cpuUsage();
   const wallBefore = performance.now();
   const result = await autocannon({
@@ -67,7 +64,7 @@ export async function runRound(proc: Proc, load: Load, options: LoadOptions): Pr
     timeout: 30,
   });
   const wall = (performance.now() - wallBefore) / 1000;
-  const cpu = ((treeCpuSeconds(tree) - cpuBefore) / wall) * 100;
+  const cpu = ((cpuSeconds(proc.pid) - cpuBefore) / wall) * 100;
   const client = process.cpuUsage(clientBefore);
   const clientCpu = ((client.user + client.system) / 1e6 / wall) * 100;
   const codes = (result.statusCodeStats ?? {}) as Record<string, { count?: number }>;
@@ -81,7 +78,7 @@ export async function runRound(proc: Proc, load: Load, options: LoadOptions): Pr
     bad: answered - good + result.errors + result.timeouts,
     cpu,
     clientCpu,
-    rssMb: tree.reduce((sum, pid) => sum + (rssMb(pid) || 0), 0),
+    rssMb: rssMb(proc.pid),
   };
 }
 

@@ -98,18 +98,12 @@ export async function startProc(spec: ProcSpec, port?: number): Promise<Proc> {
 
 /** Resident set size of a process, MB (Linux /proc). */
 export function rssMb(pid: number): number {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return NaN; // gone (a worker that exited)
-  }
-  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
 /** The fields of /proc/<pid>/stat after the command name (which may contain spaces), from the state (field 3) on; null once the process is gone. */
-function statFields(pid: number): string[] | null {
+function statFields(pid: number | string): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -118,29 +112,20 @@ function statFields(pid: number): string[] | null {
   }
 }
 
-/** CPU time a process has used so far, seconds (user + system, Linux /proc). */
+/**
+ * CPU time a process and its live children have used so far, seconds (user + system, Linux
+ * /proc): a WORKERS=N server's primary does little, its workers the work.
+ */
 export function cpuSeconds(pid: number): number {
-  const fields = statFields(pid);
   const ticksPerSecond = 100;
-  return fields ? (Number(fields[11]) + Number(fields[12])) / ticksPerSecond : 0;
-}
-
-/** A process and every process below it (a WORKERS=N server's primary and its workers), from the parent ids in /proc. */
-export function processTree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const parent = Number(statFields(Number(name))?.[1]);
-    if (Number.isFinite(parent)) children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+  const own = (fields: string[] | null) => (fields ? (Number(fields[11]) + Number(fields[12])) / ticksPerSecond : 0);
+  let total = own(statFields(pid));
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields?.[1] === String(pid)) total += own(fields);
   }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
-  return tree;
-}
-
-/** CPU time of a process and its descendants alive now, seconds: a cluster's workers counted with their primary. */
-export function treeCpuSeconds(pids: readonly number[]): number {
-  return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  return total;
 }
 
 /**

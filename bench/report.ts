@@ -80,23 +80,6 @@ function pairedRatio(results: readonly ScenarioResult[], a: string, b: string): 
   return median(ra.slice(0, rb.length).map((x, i) => x.rps / rb[i]!.rps));
 }
 
-/** Server CPU µs per answered request. */
-const cpuPerRequest = (x: { cpu: number; rps: number }) => (x.cpu * 1e4) / x.rps;
-
-/** The median over rounds of a's CPU µs per request ÷ b's, each round's pair measured back to back. */
-function pairedCpuRatio(results: readonly ScenarioResult[], a: string, b: string): number {
-  const ra = results.find((r) => r.id === a)?.rounds ?? [];
-  const rb = results.find((r) => r.id === b)?.rounds ?? [];
-  return median(ra.slice(0, rb.length).map((x, i) => cpuPerRequest(x) / cpuPerRequest(rb[i]!)));
-}
-
-/** A ratio that must stay at most `max` (0: shown for context, judged by nobody). */
-function atMostRatioTarget(name: string, ratio: number, paired: number, max: number): Target {
-  const show = (r: number) => (Number.isFinite(r) ? `${r.toFixed(2)}×` : 'n/a');
-  if (max === 0) return { name, measured: show(ratio), paired: show(paired), wanted: '-', pass: null };
-  return { name, measured: show(ratio), paired: show(paired), wanted: `≤ ${max}×`, pass: Number.isFinite(ratio) ? ratio <= max : null };
-}
-
 function ratioTarget(name: string, ratio: number, paired: number, min: number, unit: '%' | '×'): Target {
   const show = (r: number) => (!Number.isFinite(r) ? 'n/a' : unit === '%' ? `${(r * 100).toFixed(0)}%` : `${r.toFixed(1)}×`);
   // min 0: a figure shown for context, judged by nobody.
@@ -129,11 +112,6 @@ function peakRss(extras: Extras): number | null {
 export function judge(results: readonly ScenarioResult[], rows: readonly Summary[], extras: Extras): Target[] {
   const ratio = (name: string, a: string, b: string, min: number, unit: '%' | '×') =>
     ratioTarget(name, rpsOf(rows, a) / rpsOf(rows, b), pairedRatio(results, a, b), min, unit);
-  const cpuOf = (id: string) => {
-    const row = rows.find((r) => r.id === id);
-    return row ? cpuPerRequest(row) : NaN;
-  };
-  const cpuRatio = (name: string, a: string, b: string, max: number) => atMostRatioTarget(name, cpuOf(a) / cpuOf(b), pairedCpuRatio(results, a, b), max);
   return [
     ratio('List (GET /api/qr, 10k) vs baseline', 'list', 'baseline', 0.6, '%'),
     // Context, not a target of the issue: the same list from a bare node:http server with no framework.
@@ -147,6 +125,17 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
     // Issue 14: the PostgreSQL backend, in the same run as the file store.
     ratio('PostgreSQL redirect with click vs file store redirect', 'pg-redirect', 'redirect', 0.7, '%'),
     minTarget('PostgreSQL durable create (POST /api/qr/add), one process', rpsOf(rows, 'pg-create-10k'), 3000, 'req/s'),
+    // Issue 29: the rate limit counted in PostgreSQL (leased slices) against the same list with it off.
+    ratio('PostgreSQL list, limiter on vs off, one process', 'pg-list', 'pg-list-off', 0.8, '%'),
+    cpuTarget('(context) PostgreSQL list, server CPU µs/req, limiter on / off, one process', rows, 'pg-list', 'pg-list-off'),
+    ...workerRows(rows).flatMap(([on, off]) => [
+      ratio(`PostgreSQL list, limiter on vs off, ${on.slice('pg-list-w'.length)} workers`, on, off, 0.8, '%'),
+      cpuTarget(`(context) PostgreSQL list, server CPU µs/req, limiter on / off, ${on.slice('pg-list-w'.length)} workers`, rows, on, off),
+    ]),
+    // Issue 29: server CPU per event on PostgreSQL against the file store's, each with its limiter
+    // (PostgreSQL's counted in the database, the file store's in memory), and both with it off.
+    cpuRatioTarget('PostgreSQL event, server CPU µs/event vs file store', rows, 'pg-event', 'event', 1.5),
+    cpuRatioTarget('(context) the same, both with EVENT_RATE_LIMIT=0', rows, 'pg-event-off', 'event-off', 0),
     // Issue 26: geolocation out of the box costs little, against the same load with GEOIP=off.
     atMostTarget('Geolocation lookup, bundled countries (median)', extras.geoLookup?.countryUs ?? null, 5, 'µs'),
     ratio('Redirect located by IP vs GEOIP=off with a CDN header', 'redirect', 'redirect-header', 0.9, '%'),
@@ -156,14 +145,37 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
     // Issue 27: links through the bulk create, one process, on each backend.
     minTarget('Bulk create (POST /api/url/bulk), file store, one process', rows.find((r) => r.id === 'bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
     minTarget('Bulk create (POST /api/url/bulk), PostgreSQL, one process', rows.find((r) => r.id === 'pg-bulk-create')?.recordsPerSecond ?? NaN, 20000, 'links/s'),
-    // Issue 29: server CPU per event on PostgreSQL against the file store's (both with their limiter:
-    // PostgreSQL's counts in the database, the file store's in memory), and the same without it.
-    cpuRatio('PostgreSQL event, server CPU µs/event vs file store', 'pg-event', 'event', 1.5),
-    cpuRatio('(context) the same, both with the limiter off', 'pg-event-nolimit', 'event-nolimit', 0),
-    // Issue 29's list target is at 12 workers on 16 cores; here one process on the bench's cores.
-    ratio('PostgreSQL list, limiter on vs off, req/s (one process)', 'pg-list', 'pg-list-nolimit', 0.8, '%'),
-    cpuRatio('(context) PostgreSQL list, limiter on vs off, server CPU µs/req', 'pg-list', 'pg-list-nolimit', 0),
   ];
+}
+
+/** The WORKERS=N list rows with the limiter on and off, when both ran. */
+function workerRows(rows: readonly Summary[]): [string, string][] {
+  const on = rows.find((r) => /^pg-list-w\d+$/.test(r.id));
+  const off = on && rows.find((r) => r.id === on.id.replace('pg-list-w', 'pg-list-off-w'));
+  return on && off ? [[on.id, off.id]] : [];
+}
+
+/** Server CPU µs per request of two rows, side by side, and their ratio (context: no threshold). */
+function cpuTarget(name: string, rows: readonly Summary[], a: string, b: string): Target {
+  const us = (id: string) => {
+    const r = rows.find((x) => x.id === id);
+    return r ? (r.cpu * 1e4) / r.rps : NaN;
+  };
+  const [on, off] = [us(a), us(b)];
+  const ok = Number.isFinite(on) && Number.isFinite(off);
+  return { name, measured: ok ? `${on.toFixed(0)} / ${off.toFixed(0)} µs (${(on / off).toFixed(2)}×)` : 'n/a', paired: '', wanted: '-', pass: null };
+}
+
+/** Server CPU µs per request of `a` and `b` and their ratio, which must stay at most `max` (0: context, judged by nobody). */
+function cpuRatioTarget(name: string, rows: readonly Summary[], a: string, b: string, max: number): Target {
+  const shown = cpuTarget(name, rows, a, b);
+  const us = (id: string) => {
+    const r = rows.find((x) => x.id === id);
+    return r ? (r.cpu * 1e4) / r.rps : NaN;
+  };
+  const ratio = us(a) / us(b);
+  if (max === 0 || !Number.isFinite(ratio)) return shown;
+  return { ...shown, wanted: `≤ ${max}×`, pass: ratio <= max };
 }
 
 function table(head: string[], rows: string[][], right: boolean[]): string {
@@ -187,7 +199,7 @@ export function render(rows: readonly Summary[], extras: Extras, targets: readon
       fixed(r.p99, 1),
       `${fixed((r.rps / base) * 100)}%`,
       fixed(r.cpu),
-      fixed(cpuPerRequest(r)),
+      fixed((r.cpu * 1e4) / r.rps),
       fixed(r.clientCpu),
       fixed(r.rssMb),
       String(r.bad),

@@ -90,12 +90,13 @@ async function seed(): Promise<void> {
   await twin('event-nogeo', paths.event, paths.eventNoGeo);
   await twin('links-header', paths.links, paths.linksHeader);
   await twin('event-header', paths.event, paths.eventHeader);
-  await twin('event-nolimit', paths.event, paths.eventNoLimit);
+  await twin('event-off', paths.event, paths.eventOff);
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
   const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 }, 'pg-bulk': {} };
-  for (const name of ['pg-list', 'pg-links', 'pg-event']) pgCounts[`${name}-w`] = pgCounts[name]!;
-  for (const name of ['pg-list', 'pg-event']) pgCounts[`${name}-nolimit`] = pgCounts[name]!;
+  pgCounts['pg-list-off'] = pgCounts['pg-list']!;
+  pgCounts['pg-event-off'] = pgCounts['pg-event']!;
+  for (const name of ['pg-list', 'pg-links', 'pg-event', 'pg-list-off']) pgCounts[`${name}-w`] = pgCounts[name]!;
   for (const server of new Set(chosen.map((s) => s.server).filter((name) => name.startsWith('pg-')))) {
     seededSchemas.push(schemas[server]!);
     await seedSchema(schemas[server]!, pgCounts[server]!);
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
     const data = isOther(server) ? `${serverData(server, root)}-other` : serverData(server, root);
     const proc = await startProc(serverSpec(server, data, nodeArgsFor(server), logLevel, flags.compare));
     running.set(server, proc);
-    if (server.replace(/^pg-/, '').replace(/@other$|-w$/, '').replace(/-(nogeo|header|nolimit)$/, '') === 'event') await createWebsite(proc);
+    if (server.replace(/^pg-/, '').replace(/@other$|-w$/, '').replace(/-(nogeo|header|off)$/, '') === 'event') await createWebsite(proc);
   }
   const links = running.get('links');
   if (links) {

@@ -33,6 +33,10 @@ export interface Config {
   databaseSchema: string;
   /** Seconds (fractions allowed) a request waits for the database in all before its 503; also PostgreSQL's statement timeout. */
   databaseTimeout: number;
+  /** Streaming replicas of DATABASE_URL's database (postgres:// URLs): plain reads go there when one is known to hold what they must see. */
+  databaseReadUrl: string[];
+  /** Seconds a replica may be behind the primary before its reads go elsewhere. */
+  databaseReadMaxLag: number;
   baseUrl: string;
   /** False when BASE_URL was not given, so the server may derive it from the port it really got. */
   baseUrlExplicit: boolean;
@@ -143,7 +147,7 @@ export class UnknownOptionError extends ConfigError {
   }
 }
 
-type Kind = 'seconds' | 'workers' | 'threads' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
+type Kind = 'database-urls' | 'seconds' | 'workers' | 'threads' | 'connections' | 'redis-url' | 'on-error' | 'port' | 'int' | 'bool' | 'string' | 'url' | 'level' | 'key' | 'redirect' | 'error-status' | 'domain-check' | 'ips' | 'hosts' | 'trust-proxy' | 'database-url' | 'identifier';
 
 interface Setting {
   key: keyof Config;
@@ -162,6 +166,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'databasePool', env: 'DATABASE_POOL', kind: 'int', fallback: '10', help: 'Connections in the PostgreSQL pool' },
   { key: 'databaseSchema', env: 'DATABASE_SCHEMA', kind: 'identifier', fallback: 'public', help: 'PostgreSQL schema holding the tables (several servers can share one database in different schemas)' },
   { key: 'databaseTimeout', env: 'DATABASE_TIMEOUT', kind: 'seconds', fallback: '5', help: 'Seconds a request waits for the database in all (every connection, statement and retry it needs) before it is answered 503 with Retry-After; also the statement timeout of PostgreSQL. Fractions allowed (0.5)' },
+  { key: 'databaseReadUrl', env: 'DATABASE_READ_URL', kind: 'database-urls', fallback: undefined, help: "Streaming replicas of DATABASE_URL's database, comma-separated postgres:// URLs: redirects, lists and statistics are read there when a replica holds every write the process has made or heard of, else on the primary (see postgresql.md); writes always go to DATABASE_URL" },
+  { key: 'databaseReadMaxLag', env: 'DATABASE_READ_MAX_LAG', kind: 'seconds', fallback: '1', help: 'Seconds a replica of DATABASE_READ_URL may be behind the primary before it is skipped (with one log line) until it catches up. Fractions allowed (0.5)' },
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
   { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
   { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and user on the link-management API, all of its keys together; 0 disables' },
@@ -327,6 +333,13 @@ function parseValue(s: Setting, raw: string): unknown {
     case 'database-url':
       // A Unix socket is named by ?host=/its/directory, with nothing between // and / (libpq's form).
       return serviceUrl(s, raw, ['postgres:', 'postgresql:'], 'postgres://user:password@host:port/database (or postgres://user@/database?host=/socket/directory)', parseDatabaseUrl);
+    case 'database-urls':
+      // One URL may name several hosts (libpq: postgres://h1,h2/db): a list is split only before a scheme.
+      return raw
+        .split(/,\s*(?=[a-z][a-z0-9+.-]*:\/\/)/i)
+        .map((url) => url.trim())
+        .filter((url) => url !== '')
+        .map((url) => serviceUrl(s, url, ['postgres:', 'postgresql:'], 'comma-separated postgres://user:password@host:port/database URLs', parseDatabaseUrl));
     case 'identifier':
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw bad('is not a plain lowercase SQL name (letters, digits, underscores)');
       return raw;
@@ -427,6 +440,8 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   }
   if (config.requestTimeout < config.headersTimeout) throw new ConfigError(`Invalid REQUEST_TIMEOUT: ${config.requestTimeout} must be at least HEADERS_TIMEOUT (${config.headersTimeout}), as the headers are part of the request`);
   config.serverIp ??= [];
+  config.databaseReadUrl ??= [];
+  if (config.databaseReadUrl.length > 0 && !config.databaseUrl) throw new ConfigError('Invalid DATABASE_READ_URL: replicas need DATABASE_URL, the primary every write goes to');
   config.reservedDomains ??= [];
   config.refusedDomains ??= [];
   if (typeof config.workers === 'number' && config.workers > 1 && !config.databaseUrl) {

@@ -85,7 +85,7 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
   const geo = openGeolocator(config, options.log);
   let store: Store;
   try {
-    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: config.databasePool, databaseSchema: config.databaseSchema, databaseTimeout: config.databaseTimeout, databaseReadUrls: config.databaseReadUrl, databaseReadMaxLag: config.databaseReadMaxLag, collections: storeSchema(resources), snapshotEvery: config.snapshotEvery, snapshotBytes: config.snapshotBytes, log: options.log });
   } catch (err) {
     geo.close();
     throw err;
@@ -140,13 +140,13 @@ export async function startServer(configIn: Config, options: StartOptions): Prom
           server.closeIdleConnections();
         });
         await webhooks.stop();
-        limits?.close();
+        await limits?.close();
         geo.close();
         await store.close();
       })());
     return { url, port, app, store, config, testControl, close };
   } catch (err) {
-    limits?.close();
+    await limits?.close();
     geo.close();
     await store.close();
     throw err;

@@ -116,6 +116,19 @@ test('workers, Redis and the limiters on error: defaults, values, and the file s
   assert.throws(() => loadConfig({ REDIS_URL: 'redis//:hunter2@cache' }), (err: Error) => err.message.includes('REDIS_URL') && !err.message.includes('hunter2'));
 });
 
+test('DATABASE_READ_URL: one or several replicas (a multi-host URL stays one), its lag bound, refused without DATABASE_URL or with a bad URL', () => {
+  const primary = { DATABASE_URL: 'postgres://u:pw@db:5432/x' };
+  assert.deepEqual([loadConfig(primary).databaseReadUrl, loadConfig(primary).databaseReadMaxLag], [[], 1]);
+  const two = loadConfig({ ...primary, DATABASE_READ_URL: 'postgres://u:pw@r1:5432/x, postgresql://u@r2,r3:5433/x?sslmode=require', DATABASE_READ_MAX_LAG: '0.5' });
+  assert.deepEqual(two.databaseReadUrl, ['postgres://u:pw@r1:5432/x', 'postgresql://u@r2,r3:5433/x?sslmode=require']);
+  assert.equal(two.databaseReadMaxLag, 0.5);
+  assert.throws(() => loadConfig({ DATABASE_READ_URL: 'postgres://u@r1/x' }), (err: Error) => err instanceof ConfigError && err.message.startsWith('Invalid DATABASE_READ_URL: replicas need DATABASE_URL'));
+  for (const bad of ['postgres://u:hunter2@r1/x,mysql://u:hunter2@r2/x', 'r1:5432', 'postgres://u:hunter2@/x']) {
+    assert.throws(() => loadConfig({ ...primary, DATABASE_READ_URL: bad }), (err: Error) => err instanceof ConfigError && err.message.startsWith('Invalid DATABASE_READ_URL') && !err.message.includes('hunter2'), bad);
+  }
+  assert.throws(() => loadConfig({ ...primary, DATABASE_READ_MAX_LAG: '0' }), /Invalid DATABASE_READ_MAX_LAG/);
+});
+
 test('DATABASE_URL: a host, or a Unix socket directory as ?host=; neither is refused without echoing the password', () => {
   assert.equal(loadConfig({ DATABASE_URL: 'postgres://u:pw@db:5432/x' }).databaseUrl, 'postgres://u:pw@db:5432/x');
   assert.equal(loadConfig({ DATABASE_URL: 'postgresql://u@/x?host=/var/run/postgresql' }).databaseUrl, 'postgresql://u@/x?host=/var/run/postgresql');

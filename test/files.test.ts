@@ -348,8 +348,11 @@ test('deleting a user removes their files and bytes', async () => {
 test('export --all carries the bytes as base64 and import --all restores them', async () => {
   const r = await upload('/api/files/upload/export.pdf', PDF);
   assert.equal(r.status, 200);
-  // Nothing buffered may reach the store while it is exported (a server would be stopped first).
+  // Nothing buffered may reach the store while it is exported (a server would be stopped first):
+  // the counters, the audit log and the keys' uses are written now, not by their timers mid-export.
   await t.counters.flush();
+  await t.audit.flush();
+  await t.keyUses.flush();
   const collections = exportedCollections(RESOURCES);
   let text = '';
   await writeAllExport(t.store, await storeCounts(t.store, collections), (piece) => void (text += piece), Date.now());

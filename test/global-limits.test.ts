@@ -17,6 +17,17 @@ const run = databaseOrSkip('global rate-limit tests');
 const LIMIT = 30;
 const UNAVAILABLE = { error: 1, message: 'The service is temporarily unavailable. Please try again in a moment.' };
 
+/** The count Redis holds for `key`'s window. */
+async function redisCount(key: string): Promise<number> {
+  const redis = createClient({ url: REDIS_URL });
+  await redis.connect();
+  try {
+    return Number(await redis.hGet(key, 'n'));
+  } finally {
+    await redis.close();
+  }
+}
+
 /** Exactly `LIMIT` of the answers passed, the rest were refused, and every answer tells the same window. */
 function assertCountedTogether(answers: Answer[]): number {
   const passed = answers.filter((a) => a.status === 200);
@@ -144,5 +155,59 @@ if (run) describe('global rate limits across processes', () => {
       assert.equal(linesMatching(s.output(), /rate limits: Redis at \S+ answers again;/), 1, s.output());
       assert.doesNotMatch(s.output(), /unhandled error|redis:\/\/[^ ]*@/);
     }
+  });
+  test('a busy key in slices, 2 processes on PostgreSQL and 2 on Redis: never more than the limit, round trips fall, leftovers go back at the end', async (t) => {
+    const SLICED = 1500;
+    // A day's window (aligned to UTC midnight): a loaded machine may take a minute over this, and the burst must lie in one window.
+    const DAY = { RATE_LIMIT: String(SLICED), RATE_LIMIT_WINDOW: '86400' };
+    const pgSchema = newSchema();
+    const redisSchema = newSchema();
+    const redisEnv = REDIS_URL ? { REDIS_URL, REDIS_PREFIX: `test:${redisSchema}:` } : null;
+    const pairs = await Promise.all([
+      Promise.all([start(pgSchema, DAY), start(pgSchema, DAY)]),
+      ...(redisEnv ? [Promise.all([start(redisSchema, { ...redisEnv, ...DAY }), start(redisSchema, { ...redisEnv, ...DAY })])] : []),
+    ]);
+    if (!redisEnv) redisOrSkip('sliced rate limits in Redis');
+    await awayFromWindowEdge(86_400_000, 180_000);
+    await Promise.all(pairs.map(async (pair, i) => {
+      const where = i === 0 ? 'PostgreSQL' : 'Redis';
+      const user = await newUser(pair[0]!.url, PROCESS_ADMIN_KEY);
+      const statuses: number[] = [];
+      const get = async (url: string) => {
+        const res = await fetch(`${url}/api/account`, { headers: { authorization: `Bearer ${user.key}` } });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        return res;
+      };
+      // Past a second each process knows the key's rate and leases slices; at most 1,200 requests, under the limit.
+      const until = Date.now() + 2000;
+      await Promise.all(pair.map(async (s) => {
+        while (Date.now() < until && statuses.length < 1200) await get(s.url);
+      }));
+      assert.deepEqual(new Set(statuses), new Set([200]), `${where}: under the limit every request passes`);
+      // Then across the limit: 4 requests at a time on each process.
+      const toSend = SLICED - statuses.length + 100;
+      let sent = 0;
+      await Promise.all([...pair, ...pair, ...pair, ...pair].map(async (s) => {
+        while (sent++ < toSend) await get(s.url);
+      }));
+      const passed = statuses.filter((x) => x === 200).length;
+      assert.ok(passed <= SLICED, `${where}: ${passed} passed of ${statuses.length}, never more than ${SLICED}`);
+      assert.ok(passed >= SLICED - 20, `${where}: ${passed} passed: near the limit the processes counted exactly`);
+      assert.deepEqual(new Set(statuses.filter((x) => x !== 200)), new Set([429]));
+      for (const s of pair) assert.equal(await stop(s, 'SIGTERM'), 0, s.output());
+      // Each process says what its limiter cost: requests against round trips (slices, single counts, slices handed back).
+      const costs = pair.map((s) => s.output().match(new RegExp(`rate limits: (\\d+) requests decided with (\\d+) round trips to ${where === 'Redis' ? 'Redis at \\S+' : 'PostgreSQL'}`)));
+      const decided = costs.reduce((n, m) => n + Number(m?.[1]), 0);
+      const trips = costs.reduce((n, m) => n + Number(m?.[2]), 0);
+      assert.ok(costs.every(Boolean), pair.map((s) => s.output()).join('\n'));
+      assert.equal(decided, statuses.length + 1, 'every request decided once (and the new user\'s creation, by the admin key)');
+      t.diagnostic(`${where}: ${passed} of ${statuses.length} passed; ${trips} round trips for ${decided} requests`);
+      assert.ok(trips <= decided / 2, `${where}: ${trips} round trips for ${decided} requests`);
+      const stored = where === 'PostgreSQL'
+        ? Number((await sql<{ n: string }>(`SELECT n FROM "${pgSchema}".rate_windows WHERE key = $1`, [`link:${user.id}`]))[0]?.n)
+        : await redisCount(`test:${redisSchema}:link:${user.id}`);
+      assert.equal(stored, statuses.length, `${where}: what was leased and not used went back when the processes stopped: the stored count is the requests'`);
+    }));
   });
 });

@@ -119,56 +119,71 @@ async function idempotencyProbes(w: World, o: DocOp, type: string | undefined): 
 const reading = await world({ authFailureLimit: 1000 });
 for (const o of operations) {
   test(`${o.method.toUpperCase()} ${o.path}`, async () => {
-    const w = o === operations[0] ? first : o.method === 'get' ? reading : await world();
-    const media = mediaOf(o);
-    if (secured(o)) {
-      await probe(w, o, 'no key', urlOf(w, o), { key: null });
-      await probe(w, o, 'unknown key', urlOf(w, o), { key: 'sk_nope' });
-      await probe(w, o, 'scope missing', urlOf(w, o), { key: w.lacking(o), ...(media ? bodyCall(media[0], media[1].example ?? {}) : {}) });
-      await probe(w, o, 'address refused', urlOf(w, o), { key: w.elsewhere });
+    // The worlds this operation made are given back when it is done (their schemas reused, emptied).
+    const made: Array<{ dispose: () => Promise<void> }> = [];
+    const fresh = async () => {
+      const w = await world();
+      made.push(w);
+      return w;
+    };
+    try {
+      await probeOperation(o, o === operations[0] ? first : o.method === 'get' ? reading : await fresh(), fresh);
+    } finally {
+      for (const m of made) await m.dispose();
     }
-    if (o.op['x-admin'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
-    if (o.path.includes('{')) await probe(w, o, 'missing record', urlOf(w, o, {}, true), media ? bodyCall(media[0], media[1].example ?? {}) : {});
-    for (const p of (o.op.parameters ?? []).filter((x: { in: string; schema: { enum?: unknown } }) => x.in === 'path' && x.schema.enum)) {
-      await probe(w, o, `bad ${p.name}`, urlOf(w, o).replace(`/${w.param(o.path, p.name)}/`, '/not-a-kind/'));
-    }
-    for (const p of (o.op.parameters ?? []).filter((x: { in: string }) => x.in === 'query')) {
-      await probe(w, o, `bad ${p.name}`, urlOf(w, o, { [p.name]: '-1.5x' }));
-    }
-    if (media) {
-      const [type, { example }] = media;
-      const fields = Object.keys((example ?? {}) as object);
-      await probe(w, o, 'empty body', urlOf(w, o), bodyCall(type, {}));
-      await probe(w, o, 'wrong types', urlOf(w, o), bodyCall(type, Object.fromEntries(fields.map((f) => [f, type.includes('json') ? { nested: [1] } : '\u0000']))));
-      await probe(w, o, 'array body', urlOf(w, o), { raw: '[1]', headers: { 'content-type': 'application/json' } });
-      await probe(w, o, 'not JSON', urlOf(w, o), { raw: '{oops', headers: { 'content-type': 'application/json' } });
-      await probe(w, o, 'unsupported type', urlOf(w, o), { raw: 'a=1', headers: { 'content-type': 'application/xml' } });
-      await probe(w, o, 'too large', urlOf(w, o), { raw: JSON.stringify({ data: 'x'.repeat(5000) }), headers: { 'content-type': type } });
-    }
-    if (o.op.operationId === 'listLink') {
-      // `short=` names a link: another user's (the fixture link is alice's), or none.
-      await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
-      await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
-    }
-    if (o.op.operationId === 'verifyWebsite') {
-      // The world's DNS holds the proof; without it the proof fails.
-      const published = new Map(w.txt);
-      w.txt.clear();
-      await probe(w, o, 'no proof published', urlOf(w, o));
-      for (const [name, records] of published) w.txt.set(name, records);
-    }
-    // The login pages need a live link: the document's example token names none.
-    const token = o.path === '/login' ? await loginToken(w) : null;
-    const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
-    const url = token && !media ? urlOf(w, o, { token }) : urlOf(w, o);
-    await probe(w, o, 'as documented', url, media ? bodyCall(media[0], body ?? {}) : {});
-    // Each other content type the operation takes, on fresh data so a create does not meet its twin.
-    for (const [type, other] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { example?: unknown }>).slice(1)) {
-      await probe(await world(), o, 'as documented', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[String(o.op.operationId)] ?? other.example ?? body ?? {}));
-    }
-    // Last: the first use of a key runs the request (an assignment done, a key rotated).
-    if (takesIdempotencyKey(o)) await idempotencyProbes(w, o, media?.[0]);
   });
+}
+
+/** Every probe of one operation on its world `w`; `fresh` makes another world. */
+async function probeOperation(o: DocOp, w: World, fresh: () => Promise<World>): Promise<void> {
+  const media = mediaOf(o);
+  if (secured(o)) {
+    await probe(w, o, 'no key', urlOf(w, o), { key: null });
+    await probe(w, o, 'unknown key', urlOf(w, o), { key: 'sk_nope' });
+    await probe(w, o, 'scope missing', urlOf(w, o), { key: w.lacking(o), ...(media ? bodyCall(media[0], media[1].example ?? {}) : {}) });
+    await probe(w, o, 'address refused', urlOf(w, o), { key: w.elsewhere });
+  }
+  if (o.op['x-admin'] && secured(o)) await probe(w, o, 'not an admin', urlOf(w, o), { key: w.alice.key });
+  if (o.path.includes('{')) await probe(w, o, 'missing record', urlOf(w, o, {}, true), media ? bodyCall(media[0], media[1].example ?? {}) : {});
+  for (const p of (o.op.parameters ?? []).filter((x: { in: string; schema: { enum?: unknown } }) => x.in === 'path' && x.schema.enum)) {
+    await probe(w, o, `bad ${p.name}`, urlOf(w, o).replace(`/${w.param(o.path, p.name)}/`, '/not-a-kind/'));
+  }
+  for (const p of (o.op.parameters ?? []).filter((x: { in: string }) => x.in === 'query')) {
+    await probe(w, o, `bad ${p.name}`, urlOf(w, o, { [p.name]: '-1.5x' }));
+  }
+  if (media) {
+    const [type, { example }] = media;
+    const fields = Object.keys((example ?? {}) as object);
+    await probe(w, o, 'empty body', urlOf(w, o), bodyCall(type, {}));
+    await probe(w, o, 'wrong types', urlOf(w, o), bodyCall(type, Object.fromEntries(fields.map((f) => [f, type.includes('json') ? { nested: [1] } : '\u0000']))));
+    await probe(w, o, 'array body', urlOf(w, o), { raw: '[1]', headers: { 'content-type': 'application/json' } });
+    await probe(w, o, 'not JSON', urlOf(w, o), { raw: '{oops', headers: { 'content-type': 'application/json' } });
+    await probe(w, o, 'unsupported type', urlOf(w, o), { raw: 'a=1', headers: { 'content-type': 'application/xml' } });
+    await probe(w, o, 'too large', urlOf(w, o), { raw: JSON.stringify({ data: 'x'.repeat(5000) }), headers: { 'content-type': type } });
+  }
+  if (o.op.operationId === 'listLink') {
+    // `short=` names a link: another user's (the fixture link is alice's), or none.
+    await probe(w, o, "another user's short URL", urlOf(w, o, { short: `${w.config.baseUrl}/fixture` }), { key: ADMIN_KEY });
+    await probe(w, o, 'unknown short URL', urlOf(w, o, { short: `${w.config.baseUrl}/no-such-alias` }), { key: w.alice.key });
+  }
+  if (o.op.operationId === 'verifyWebsite') {
+    // The world's DNS holds the proof; without it the proof fails.
+    const published = new Map(w.txt);
+    w.txt.clear();
+    await probe(w, o, 'no proof published', urlOf(w, o));
+    for (const [name, records] of published) w.txt.set(name, records);
+  }
+  // The login pages need a live link: the document's example token names none.
+  const token = o.path === '/login' ? await loginToken(w) : null;
+  const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
+  const url = token && !media ? urlOf(w, o, { token }) : urlOf(w, o);
+  await probe(w, o, 'as documented', url, media ? bodyCall(media[0], body ?? {}) : {});
+  // Each other content type the operation takes, on fresh data so a create does not meet its twin.
+  for (const [type, other] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { example?: unknown }>).slice(1)) {
+    await probe(await fresh(), o, 'as documented', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[String(o.op.operationId)] ?? other.example ?? body ?? {}));
+  }
+  // Last: the first use of a key runs the request (an assignment done, a key rotated).
+  if (takesIdempotencyKey(o)) await idempotencyProbes(w, o, media?.[0]);
 }
 
 test('rate limited: every authenticated operation answers a documented 429 with Retry-After', async () => {

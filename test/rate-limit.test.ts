@@ -119,6 +119,10 @@ function fakeCounter() {
       counts.set(`${key}@${endsAt}`, count);
       return { count, endsAt };
     },
+    giveBack: async (key, endsAt, n) => {
+      state.calls++;
+      counts.set(`${key}@${endsAt}`, Math.max(0, (counts.get(`${key}@${endsAt}`) ?? 0) - n));
+    },
   };
   return { counter, counts, state };
 }
@@ -210,6 +214,7 @@ function heldCounter() {
           },
         });
       }),
+    giveBack: async () => {},
   };
   return { counter, asked };
 }

@@ -6,7 +6,8 @@
  * coverage gate: it counts what ran. Ends with one line adding both passes up.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCoverage, coverageEnv } from './runner/coverage.ts';
 import { testDatabase } from './runner/test-database.ts';
@@ -30,14 +31,14 @@ const BOTH_BACKENDS = [
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
   'api-keys', 'key-scopes', 'audit', 'bulk', 'idempotency',
   'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention', 'link-imports', 'import-jobs', 'analytics-geo', 'click-sources', 'stats-page-view', 'stats-page-access',
-  'webhooks', 'webhook-delivery', 'event-stream',
+  'webhooks', 'webhook-delivery', 'event-stream', 'rate-slices',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
 // file started last would leave one lane running alone at the end. Order from coverage/test-times.tsv of a full run.
 const LONGEST = [
   'openapi-contract', 'browser-pages', 'browser-stats-page', 'hostile-strings', 'silent-network', 'cli-data', 'cli-move', 'qr-images', 'postgres-server', 'import-crash', 'fuzz',
-  'global-limits', 'instances', 'webhooks-process', 'store-lock', 'connections', 'process', 'crash', 'cluster', 'docs-examples', 'keys-instances', 'docker', 'fake-package', 'demo', 'start-up',
+  'global-limits', 'pg-replicas', 'instances', 'webhooks-process', 'store-lock', 'connections', 'process', 'crash', 'cluster', 'docs-examples', 'keys-instances', 'docker', 'fake-package', 'demo', 'start-up',
 ];
 const weight = (file: string) => {
   const at = LONGEST.indexOf(file.slice(5, -8));
@@ -76,7 +77,11 @@ if (built !== 0) {
 }
 cpSync(fileURLToPath(new URL('../src/store/postgres/migrations', import.meta.url)), `${BUILD}store/postgres/migrations`, { recursive: true });
 
-const common = { ...coverageEnv(), TEST_SERVER_ENTRY: `${BUILD}main.js`, ...('url' in database ? { TEST_DATABASE_URL: database.url } : {}) };
+// Each PostgreSQL store a test opens appends `migrated` or `reused` here (test/backend.ts).
+const SCHEMA_LOG = fileURLToPath(new URL('../coverage/schemas.log', import.meta.url));
+rmSync(SCHEMA_LOG, { force: true });
+mkdirSync(dirname(SCHEMA_LOG), { recursive: true });
+const common = { ...coverageEnv(), TEST_SCHEMA_LOG: SCHEMA_LOG, TEST_SERVER_ENTRY: `${BUILD}main.js`, ...('url' in database ? { TEST_DATABASE_URL: database.url } : {}) };
 const all = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`).sort((a, b) => weight(a) - weight(b));
 // Both passes at once: most files wait on processes, sockets, the disk or PostgreSQL more than on
 // the 2 cores. The PostgreSQL pass's report is held and printed after the file pass's, whole.
@@ -100,6 +105,11 @@ const slow = [...slowest(file.times, 8), ...(postgres ? slowest(postgres.times, 
 const cpu = (total(file.times.cpu) + (postgres ? total(postgres.times.cpu) : 0)) / 1000;
 writeFileSync(TIMES, timesTable({ file: file.times, ...(postgres ? { postgres: postgres.times } : {}) }));
 console.log(`# slowest files: ${slow.map((s) => s.line).join(', ')}; CPU of all test processes ${cpu.toFixed(0)} s`);
+if (postgres) {
+  const opened = existsSync(SCHEMA_LOG) ? readFileSync(SCHEMA_LOG, 'utf8').split('\n').filter(Boolean) : [];
+  const reused = opened.filter((line) => line === 'reused').length;
+  console.log(`# PostgreSQL stores of the tests: ${opened.length - reused} on a migrated schema, ${reused} on an emptied one reused`);
+}
 const covered = checkCoverage(postgres !== null);
 const pass = file.tally.pass + (postgres?.tally.pass ?? 0);
 const fail = file.tally.fail + (postgres?.tally.fail ?? 0);

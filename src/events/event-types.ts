@@ -14,9 +14,19 @@ export const ALL_EVENTS = '*';
 /** The type of the test event `POST /api/webhooks/:id/test` sends (to that webhook only, never to streams). */
 export const PING = 'webhook.ping';
 
+const ID_BYTES = 12;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
 /** A new event id: `evt_` and 24 random hex digits, from the system's random source even in test mode, so no two processes or servers ever make the same one. */
 export function eventId(): string {
-  return `evt_${randomBytes(12).toString('hex')}`;
+  // One read of the system's source per 341 ids: a bulk create of 1,000 links makes 1,000 events.
+  if (poolAt + ID_BYTES > pool.length) {
+    pool = randomBytes(ID_BYTES * 341);
+    poolAt = 0;
+  }
+  poolAt += ID_BYTES;
+  return `evt_${pool.toString('hex', poolAt - ID_BYTES, poolAt)}`;
 }
 
 /** An event of `userId`'s, happening now by `clock`. */

@@ -2,21 +2,26 @@ import { outsideStoreDeadline, withStoreDeadline } from '../store/deadline.ts';
 
 /** One thing an instance needs to serve requests, and how to ask it (resolves when it answers). */
 export interface ReadinessCheck {
-  /** Its name in /ready's body: `store`, `redis`. */
+  /** Its name in /ready's body: `store`, `redis`, `replica host:port/database`. */
   name: string;
-  probe: () => Promise<void>;
+  /** Resolves when it answers; `lagging`: it answers, but too far behind to be used (a read replica). */
+  probe: () => Promise<void | 'lagging'>;
   /**
    * Whether the instance can serve while this one is down: the Redis of RATE_LIMIT_ON_ERROR=open
-   * (requests pass without limits) is reported, and keeps the instance ready.
+   * (requests pass without limits) is reported, and keeps the instance ready; so are read replicas
+   * (their reads go to the primary meanwhile).
    */
   optional?: boolean;
 }
+
+/** One check's answer in /ready. */
+export type CheckAnswer = 'ok' | 'lagging' | 'unavailable';
 
 /** What /ready answers. */
 export interface ReadyState {
   ready: boolean;
   /** Each check's answer. */
-  checks: Record<string, 'ok' | 'unavailable'>;
+  checks: Record<string, CheckAnswer>;
   /** When the probe behind this answer ended (Unix ms). */
   at: number;
 }
@@ -50,20 +55,27 @@ export class Readiness {
   }
 
   private async probe(): Promise<ReadyState> {
-    const answers = await Promise.all(this.checks.map((c) => withStoreDeadline(this.timeoutMs, () => within(Promise.resolve().then(c.probe), this.timeoutMs)).then(() => true, () => false)));
+    const answers = await Promise.all(
+      this.checks.map((c) =>
+        withStoreDeadline(this.timeoutMs, () => within(Promise.resolve().then(c.probe), this.timeoutMs)).then(
+          (said): CheckAnswer => (said === 'lagging' ? 'lagging' : 'ok'),
+          (): CheckAnswer => 'unavailable',
+        ),
+      ),
+    );
     const checks: ReadyState['checks'] = {};
-    this.checks.forEach((c, i) => (checks[c.name] = answers[i] ? 'ok' : 'unavailable'));
-    const ready = this.checks.every((c, i) => answers[i] || c.optional);
+    this.checks.forEach((c, i) => (checks[c.name] = answers[i]!));
+    const ready = this.checks.every((c, i) => answers[i] === 'ok' || c.optional);
     this.last = { ready, checks, at: this.now() };
     return this.last;
   }
 }
 
 /** `work`, or a rejection once it took `ms` (a probe that does not bound its own wait still ends). */
-async function within(work: Promise<void>, ms: number): Promise<void> {
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer in time')), ms)))]);
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer in time')), ms)))]);
   } finally {
     clearTimeout(timer);
   }

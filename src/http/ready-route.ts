@@ -9,9 +9,28 @@ export function readyProbeMs(config: Pick<Config, 'databaseTimeout'>): number {
   return Math.min(2000, Math.round(config.databaseTimeout * 1000));
 }
 
-/** The readiness of an instance whose only dependency is its store. */
+/** The readiness of an instance that depends on its store (and `more`); its read replicas are reported beside it. */
 export function storeReadiness(store: Store, config: Pick<Config, 'databaseTimeout'>, more: readonly ReadinessCheck[] = []): Readiness {
-  return new Readiness([{ name: 'store', probe: () => store.ping() }, ...more], readyProbeMs(config));
+  return new Readiness([{ name: 'store', probe: () => store.ping() }, ...more, ...replicaChecks(store)], readyProbeMs(config));
+}
+
+/**
+ * One optional check per read replica, answered from what the store's own rounds found (no
+ * statement of its own): `ok`, `lagging` (over DATABASE_READ_MAX_LAG) or `unavailable`. A replica
+ * never makes the instance unready: its reads go to the primary meanwhile.
+ */
+function replicaChecks(store: Store): ReadinessCheck[] {
+  const stateOf = (name: string) => store.replicas?.().find((r) => r.name === name)?.state;
+  return (store.replicas?.() ?? []).map(({ name }) => ({
+    name: `replica ${name}`,
+    optional: true,
+    probe: async () => {
+      const state = stateOf(name);
+      if (state === 'ok') return;
+      if (state === 'lagging') return 'lagging' as const;
+      throw new Error(`replica ${state ?? 'unknown'}`);
+    },
+  }));
 }
 
 /**

@@ -3,6 +3,8 @@ import type { WindowCount, WindowCounter } from '../store/store.ts';
 
 interface Waiter {
   endsAt: number;
+  /** Hits it counts: 1 for a request, more for a slice leased ahead (shared-limiter.ts). */
+  n: number;
   /** Its request's deadline (deadline.ts): the round trip sent for it waits no longer. */
   deadline: number | undefined;
   resolve: (count: WindowCount) => void;
@@ -20,7 +22,8 @@ interface Flight {
  * together as one hit of n (`n = n + k` in one statement or script): a busy key (one API key, one
  * client IP) costs one round trip at a time instead of one per request, and no longer queues every
  * request on one locked row. Counting stays exact: the k waiters get the counts total-k+1 … total,
- * in the order they arrived, so exactly as many pass as the limit allows.
+ * in the order they arrived, so exactly as many pass as the limit allows (a waiter of n hits, a
+ * leased slice, gets the count of its last one).
  *
  * A round trip that has not answered within `staleMs` is no longer waited for: the next hit goes
  * at once, taking the waiting ones with it (a silent counter must not hold a key forever).
@@ -33,10 +36,13 @@ export class CoalescedHits implements WindowCounter {
     private readonly staleMs: number,
   ) {}
 
-  /** Counts one hit of `key` in the window ending at `endsAt`, alone or with others. */
-  hit(key: string, endsAt: number): Promise<WindowCount> {
+  /** Round trips sent to the counter so far (tests and the shutdown line read it). */
+  sent = 0;
+
+  /** Counts `n` hits of `key` in the window ending at `endsAt`, alone or with others; the count answered is that of its last hit. */
+  hit(key: string, endsAt: number, n = 1): Promise<WindowCount> {
     return new Promise<WindowCount>((resolve, reject) => {
-      const waiter: Waiter = { endsAt, deadline: storeDeadline(), resolve, reject };
+      const waiter: Waiter = { endsAt, n, deadline: storeDeadline(), resolve, reject };
       const flight = this.flights.get(key);
       if (!flight) return this.launch(key, [waiter]);
       flight.waiting.push(waiter);
@@ -45,6 +51,12 @@ export class CoalescedHits implements WindowCounter {
         this.launchWaiting(key, flight.waiting);
       }
     });
+  }
+
+  /** Takes back `n` unused hits of `key` (one round trip, never joined with others). */
+  giveBack(key: string, endsAt: number, n: number): Promise<void> {
+    this.sent++;
+    return this.counter.giveBack(key, endsAt, n);
   }
 
   /**
@@ -62,11 +74,15 @@ export class CoalescedHits implements WindowCounter {
   private launch(key: string, batch: Waiter[]): void {
     const flight: Flight = { since: Date.now(), waiting: [] };
     this.flights.set(key, flight);
-    const n = batch.length;
+    const n = batch.reduce((sum, w) => sum + w.n, 0);
+    this.sent++;
     this.counter
       .hit(key, batch[0]!.endsAt, n)
       .then(
-        (got) => batch.forEach((w, i) => w.resolve({ count: got.count - n + 1 + i, endsAt: got.endsAt })),
+        (got) => {
+          let before = got.count - n;
+          for (const w of batch) w.resolve({ count: (before += w.n), endsAt: got.endsAt });
+        },
         (err: unknown) => batch.forEach((w) => w.reject(err)),
       )
       .finally(() => {

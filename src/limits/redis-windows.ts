@@ -14,6 +14,13 @@ if tonumber(ARGV[1]) > e then
 end
 return {redis.call('HINCRBY', KEYS[1], 'n', n), tostring(e)}`;
 
+// Takes back ARGV[2] unused hits, only from the window that ends at ARGV[1], never below 0.
+const GIVE_BACK = `
+if redis.call('HGET', KEYS[1], 'e') ~= ARGV[1] then return 0 end
+local n = redis.call('HINCRBY', KEYS[1], 'n', -tonumber(ARGV[2]))
+if n < 0 then redis.call('HSET', KEYS[1], 'n', 0) end
+return 1`;
+
 /** Where a Redis is, for messages: host:port, never the password. */
 export function describeRedisUrl(url: string): string {
   try {
@@ -48,6 +55,11 @@ export class RedisWindows implements WindowCounter {
     const ttl = Math.max(1, endsAt - Date.now()) + 1000;
     const reply = (await this.redis.send((c) => c.eval(HIT, { keys: [this.prefix + key], arguments: [String(endsAt), String(ttl), String(n)] }))) as [number, string];
     return { count: Number(reply[0]), endsAt: Number(reply[1]) };
+  }
+
+  /** Takes back `n` unused hits of `key`'s window ending at `endsAt`, in one script. */
+  async giveBack(key: string, endsAt: number, n: number): Promise<void> {
+    await this.redis.send((c) => c.eval(GIVE_BACK, { keys: [this.prefix + key], arguments: [String(endsAt), String(n)] }));
   }
 
   /** Resolves when Redis answers a PING (for /ready). */

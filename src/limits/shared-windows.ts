@@ -44,15 +44,20 @@ export class SharedWindows {
     this.counter = new CoalescedHits(counter, timeoutMs ?? STALE_WITHOUT_BOUND_MS);
   }
 
-  /** Counts one hit of `key` in the window ending at `endsAt`; null when the counter could not. */
-  async hit(key: string, endsAt: number): Promise<WindowCount | null> {
+  /** Round trips sent to the counter so far: hits, slices and slices handed back. */
+  get roundTrips(): number {
+    return this.counter.sent;
+  }
+
+  /** Counts `n` hits (a request, or a slice leased ahead) of `key` in the window ending at `endsAt`; null when the counter could not. */
+  async hit(key: string, endsAt: number, n = 1): Promise<WindowCount | null> {
     if (this.down && this.probing) return null;
     const probe = this.down;
     if (probe) this.probing = true;
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     try {
-      const counting = this.counter.hit(key, endsAt);
+      const counting = this.counter.hit(key, endsAt, n);
       const limit = this.timeoutMs;
       const late = (reject: (err: Error) => void) => () => {
         timedOut = true;
@@ -76,6 +81,21 @@ export class SharedWindows {
     } finally {
       clearTimeout(timer);
       if (probe) this.probing = false;
+    }
+  }
+
+  /**
+   * Hands back `n` unused hits of a slice, at most within the hit's bound; a failure is let go (the
+   * window's count stays a little high until it ends: fewer requests pass, never more).
+   */
+  async giveBack(key: string, endsAt: number, n: number): Promise<void> {
+    if (n <= 0 || this.down) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.timeoutMs ?? STALE_WITHOUT_BOUND_MS)));
+    try {
+      await Promise.race([this.counter.giveBack(key, endsAt, n).catch(() => {}), bound]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

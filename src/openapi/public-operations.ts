@@ -90,7 +90,7 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
   const missing = page('Not found (on a branded domain with a 404 redirect: a 302 there instead).');
   const gone = page('The link has expired.');
   const health = () => shapeSchema(v.strictObject({ status: v.literal('ok') }));
-  const ready = (status: string) => () => shapeSchema(v.strictObject({ status: v.literal(status), checks: v.record(v.string(), v.picklist(['ok', 'unavailable'])) }));
+  const ready = (status: string) => () => shapeSchema(v.strictObject({ status: v.literal(status), checks: v.record(v.string(), v.picklist(['ok', 'lagging', 'unavailable'])) }));
   return [
     open(tag, 'home', 'get', '/', 'Home page', { '200': page('A short page pointing at /docs.'), '302': redirect('On a branded domain with a root redirect: to it.') }),
     open(tag, 'health', 'get', '/health', 'Liveness check', { '200': { description: 'The process is up (whatever its database does).', schema: c.schema('Health', health) } }),
@@ -107,6 +107,7 @@ export function publicOperations(c: Components, config: Config): OpSpec[] {
       {
         description:
           'For a proxy or orchestrator: send traffic elsewhere while this answers 503. `checks.store` is the JSON files or PostgreSQL (one trivial statement on a pooled connection proven alive); `checks.redis` is there when `REDIS_URL` is set, and makes the answer 503 only with `RATE_LIMIT_ON_ERROR=closed` (with `open` the instance serves without limits). ' +
+          'Each read replica of `DATABASE_READ_URL` is a check named `replica host:port/database`: `ok` (it serves reads), `lagging` (further behind than `DATABASE_READ_MAX_LAG`) or `unavailable` (it does not answer); a replica never makes the answer 503, as its reads go to the primary meanwhile. ' +
           'The probe is shared: its answer is reused for a second, so a busy proxy costs the database one statement a second; a probe waits at most `DATABASE_TIMEOUT`, and never more than 2 s.',
       },
     ),

@@ -14,6 +14,10 @@ export interface OpenStoreOptions {
   databaseSchema?: string;
   /** DATABASE_TIMEOUT, seconds: PostgreSQL's statement timeout (default 5). */
   databaseTimeout?: number;
+  /** DATABASE_READ_URL: streaming replicas for plain reads. */
+  databaseReadUrls?: readonly string[];
+  /** DATABASE_READ_MAX_LAG, seconds: a replica further behind is skipped (default 1). */
+  databaseReadMaxLag?: number;
   collections: readonly CollectionSchema[];
   /** File store: journal entries and bytes between two snapshots. */
   snapshotEvery?: number;
@@ -37,7 +41,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     // Loaded only when asked for: a server on the JSON files never loads the driver.
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
-    return PostgresStore.open({ url: options.databaseUrl, poolSize: options.databasePool, schema: options.databaseSchema, collections: options.collections, log: options.log, statementTimeoutMs: options.databaseTimeout === undefined ? undefined : Math.round(options.databaseTimeout * 1000) });
+    return PostgresStore.open({ url: options.databaseUrl, poolSize: options.databasePool, schema: options.databaseSchema, collections: options.collections, log: options.log, statementTimeoutMs: options.databaseTimeout === undefined ? undefined : Math.round(options.databaseTimeout * 1000), readUrls: options.databaseReadUrls, readMaxLagMs: options.databaseReadMaxLag === undefined ? undefined : Math.round(options.databaseReadMaxLag * 1000) });
   }
   return FileStore.open({ dir: options.dataDir, collections: options.collections, snapshotEvery: options.snapshotEvery, snapshotBytes: options.snapshotBytes, log: options.log });
 }

@@ -255,6 +255,12 @@ export interface WindowCounter {
    * same count and the same end of the window.
    */
   hit(key: string, endsAt: number, n?: number): Promise<WindowCount>;
+  /**
+   * Takes back `n` hits of `key` counted in the window ending at `endsAt` that were leased but not
+   * used (a process hands back the unused part of its slice); nothing when that window is no longer
+   * the stored one. Never below 0.
+   */
+  giveBack(key: string, endsAt: number, n: number): Promise<void>;
 }
 
 /** A storage backend. */
@@ -324,12 +330,25 @@ export interface Store extends StoreReads, CounterStore, RealtimeStore {
    * the caller's deadline), for readiness checks; StoreUnavailableError when it could not.
    */
   ping(): Promise<void>;
+  /** The read replicas this store sends reads to (PostgreSQL with DATABASE_READ_URL), as they stand now; absent or empty without any. */
+  replicas?(): ReplicaState[];
   /** Registers work to finish before the store closes (flushing counters buffered in memory). */
   beforeClose(fn: () => Promise<void> | void): void;
   /** Flushes and releases what the store holds (files, lock, connections). */
   close(): Promise<void>;
   /** The event outbox: its events in order, their routing to webhooks, the deliveries' queue. */
   readonly outbox: Outbox;
+}
+
+/** A read replica as this process last found it: serving reads (`ok`), skipped for its lag or its silence, or not asked yet. */
+export interface ReplicaState {
+  /** host:port/database, never the password. */
+  name: string;
+  state: 'starting' | 'ok' | 'lagging' | 'down';
+  /** How far behind the primary it was when last asked (ms); null when it did not answer. */
+  lagMs: number | null;
+  /** Reads it answered for this process. */
+  reads: number;
 }
 
 /** The outbox's collections: events (one per change), webhook deliveries, and where routing stands. */

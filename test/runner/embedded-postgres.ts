@@ -158,7 +158,8 @@ function alive(pid: number): boolean {
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -169,7 +170,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function run(program: string, args: string[], as: SpawnOptions): Promise<{ code: number; output: string }> {
+/** Runs a program to its end: its exit code and its output (stdout and stderr together). */
+export function run(program: string, args: string[], as: SpawnOptions): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     let output = '';
     const child = spawn(program, args, { ...as, stdio: ['ignore', 'pipe', 'pipe'] });

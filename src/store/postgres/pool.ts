@@ -59,10 +59,10 @@ export function clientConfig(s: ConnectionSettings): pg.ClientConfig {
 
 /**
  * A pool whose every wait is bounded and whose broken idle connections (a restarted or terminated
- * server) are logged and dropped, never crash the process: the next query opens a fresh one.
+ * server) are logged (or told to `onIdleError`) and dropped, never crash the process: the next query opens a fresh one.
  */
-export function createPool(s: ConnectionSettings, size: number, log: Logger): pg.Pool {
+export function createPool(s: ConnectionSettings, size: number, log: Logger, onIdleError?: (err: Error) => void): pg.Pool {
   const pool = new pg.Pool({ ...clientConfig(s), max: size, idleTimeoutMillis: 10_000 });
-  pool.on('error', (err) => log.warn('an idle PostgreSQL connection failed and was dropped', { error: err.message }));
+  pool.on('error', onIdleError ?? ((err) => log.warn('an idle PostgreSQL connection failed and was dropped', { error: err.message })));
   return pool;
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { EVENTS_COLLECTION, NOT_AT_HAND, OUTBOX_COLLECTION, StoreNotEmptyError } from '../store.ts';
-import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import type { CollectionSchema, CountsDelta, ReplicaState, DayCounts, Found, LedgerState, ListQuery, NewEvent, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { insertEventsIn, PgOutbox, PLACE_EVENTS_SQL } from './pg-outbox.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
@@ -25,6 +25,7 @@ import { PgTx } from './pg-tx.ts';
 import { answerTimeout, checkSchemaName, createPool } from './pool.ts';
 import type { ConnectionSettings } from './pool.ts';
 import { PgRateWindows } from './rate-windows.ts';
+import { ReplicaSet } from './replicas.ts';
 import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupRecords, scanRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS, withCounted } from './tables.ts';
@@ -55,6 +56,10 @@ export interface PostgresStoreOptions {
   listen?: boolean;
   /** Transaction groups in flight at once (group-commit.ts; default 2, 1 on a pool of 2 or less). */
   groupRunners?: number;
+  /** Streaming replicas of the database (DATABASE_READ_URL): plain reads go there when one is known to hold what they must see (replicas.ts). */
+  readUrls?: readonly string[];
+  /** A replica further behind than this is skipped (default 1000 ms: DATABASE_READ_MAX_LAG). */
+  readMaxLagMs?: number;
 }
 
 /**
@@ -97,6 +102,8 @@ export class PostgresStore implements Store {
   private readonly folds: KeptCountFolds;
   /** The event outbox (pg-outbox.ts). */
   readonly outbox: PgOutbox;
+  /** Where plain reads go when there are replicas (replicas.ts); null without any. */
+  private readonly replicaSet: ReplicaSet | null;
 
   private constructor(
     pool: LivePool,
@@ -107,6 +114,7 @@ export class PostgresStore implements Store {
     log: Logger,
     settings: ConnectionSettings,
     groupRunners: number,
+    replicas: { urls: readonly string[]; poolSize: number; maxLagMs: number },
   ) {
     this.db = new PgConnections(pool, (err) => this.mapError(err), log, answerTimeout(settings));
     this.group = new GroupCommit(
@@ -139,6 +147,7 @@ export class PostgresStore implements Store {
         this.folds.wrote(this.countedTables(touched));
       },
     });
+    this.replicaSet = replicas.urls.length > 0 ? new ReplicaSet(replicas.urls, settings, replicas.poolSize, this.db.read, () => this.versions, replicas.maxLagMs, log) : null;
     for (const [collection, { maxEntries }] of Object.entries(CACHED_LOOKUPS)) {
       if (plans.has(collection)) this.lookups.set(collection, new LookupCache(maxEntries, () => this.version(collection)));
     }
@@ -170,8 +179,11 @@ export class PostgresStore implements Store {
       const plans = withCounted(planned, facts);
       const mismatch = mismatchOf(plans, facts);
       if (mismatch) throw new Error(`The database schema does not fit this server: ${mismatch}.`);
-      const store = new PostgresStore(new LivePool(pool, settings.connectTimeoutMs), plans, constraints, where, log, settings, options.groupRunners ?? defaultRunners(options.poolSize ?? 10));
+      const replicas = { urls: options.readUrls ?? [], poolSize: options.poolSize ?? 10, maxLagMs: options.readMaxLagMs ?? 1000 };
+      const store = new PostgresStore(new LivePool(pool, settings.connectTimeoutMs), plans, constraints, where, log, settings, options.groupRunners ?? defaultRunners(options.poolSize ?? 10), replicas);
       if (options.listen !== false) await store.feed.start();
+      // The versions the replicas are compared with count from here (writes before the feed listened are all in the first round).
+      await store.replicaSet?.start();
       // Counts left scattered by another process (a seed, an import, a crash before its fold).
       store.folds.wrote(store.countedTables(store.plans.keys()));
       return store;
@@ -179,6 +191,29 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => {});
       throw storeError(err, where, new Map());
     }
+  }
+
+  /**
+   * Where a plain read of `collection` goes: a replica known to hold the collection's current
+   * version (every write this process made or heard of), else the primary (replicas.ts).
+   */
+  private reader(collection: string): Db {
+    return this.replicaSet ? this.replicaSet.reader([collection]) : this.db.read;
+  }
+
+  /** The read replicas as this process last found them (none without DATABASE_READ_URL). */
+  replicas(): ReplicaState[] {
+    return this.replicaSet?.states() ?? [];
+  }
+
+  /** Reads the primary answered that a replica could have (no replica fit): for tests. */
+  get primaryReads(): number {
+    return this.replicaSet?.primaryReads ?? 0;
+  }
+
+  /** Runs one round of the replicas' check now (tests; a timer runs them every REPLICA_CHECK_MS). */
+  async checkReplicas(): Promise<void> {
+    await this.replicaSet?.check();
   }
 
   private plan(collection: string): TablePlan {
@@ -206,24 +241,24 @@ export class PostgresStore implements Store {
 
   /** One record by id. */
   async get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined> {
-    return getRecord<T>(this.db.read, this.plan(collection), id);
+    return getRecord<T>(this.reader(collection), this.plan(collection), id);
   }
 
   /** The record whose index key is `key` (a plain index: the highest id with it). */
   async lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined> {
     const cache = CACHED_LOOKUPS[collection]?.index === index ? this.lookups.get(collection) : undefined;
-    if (!cache) return lookupRecord<T>(this.db.read, this.plan(collection), index, key);
-    return (await cache.through(key, () => lookupRecord(this.db.read, this.plan(collection), index, key))) as T | undefined;
+    if (!cache) return lookupRecord<T>(this.reader(collection), this.plan(collection), index, key);
+    return (await cache.through(key, () => lookupRecord(this.reader(collection), this.plan(collection), index, key))) as T | undefined;
   }
 
   /** The records of these ids that exist, by id, in one statement. */
   async getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
-    return getRecords<T>(this.db.read, this.plan(collection), ids);
+    return getRecords<T>(this.reader(collection), this.plan(collection), ids);
   }
 
   /** The records of these index keys, by key, in one statement (the lookup cache is neither read nor filled). */
   async lookupMany<T extends StoredRecord = StoredRecord>(collection: string, index: string, keys: readonly string[]): Promise<Map<string, T>> {
-    return lookupRecords<T>(this.db.read, this.plan(collection), index, keys);
+    return lookupRecords<T>(this.reader(collection), this.plan(collection), index, keys);
   }
 
   /** The record whose index key is `key` when the lookup cache keeps the answer, else NOT_AT_HAND. */
@@ -235,12 +270,12 @@ export class PostgresStore implements Store {
 
   /** The records a query matches, in its order and slice, with the total. */
   async find<T extends StoredRecord = StoredRecord>(collection: string, query: ListQuery = {}): Promise<Found<T>> {
-    return findRecords<T>(this.db.read, this.plan(collection), query);
+    return findRecords<T>(this.reader(collection), this.plan(collection), query);
   }
 
   /** How many records match. */
   async count(collection: string, where: Where = {}): Promise<number> {
-    return countRecords(this.db.read, this.plan(collection), where);
+    return countRecords(this.reader(collection), this.plan(collection), where);
   }
 
   /**
@@ -356,12 +391,12 @@ export class PostgresStore implements Store {
 
   /** A subject's stored days, oldest first. */
   async countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]> {
-    return countedDaysIn(this.db.read, subject, from, to);
+    return countedDaysIn(this.reader(STATS), subject, from, to);
   }
 
   /** Totals of `names` per subject. */
   async countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>> {
-    return countTotalsIn(this.db.read, subjects, names);
+    return countTotalsIn(this.reader(STATS), subjects, names);
   }
 
   /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest. */
@@ -451,6 +486,7 @@ export class PostgresStore implements Store {
     this.closed = true;
     await this.folds.close();
     await this.feed.close();
+    await this.replicaSet?.close();
     await this.db.end();
   }
 }

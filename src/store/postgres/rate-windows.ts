@@ -10,14 +10,18 @@ const HIT = `INSERT INTO rate_windows AS w (key, ends_at, n) VALUES ($1, $2, $3)
     ends_at = GREATEST(w.ends_at, EXCLUDED.ends_at)
   RETURNING n, ends_at`;
 
+// Only the window the slice was leased from: a later one started afresh and owes it nothing.
+const GIVE_BACK = 'UPDATE rate_windows SET n = GREATEST(0, n - $3) WHERE key = $1 AND ends_at = $2';
+
 const PRUNE = 'DELETE FROM rate_windows WHERE ends_at < $1';
 
 // Finished windows are deleted at most this often by each process.
 const PRUNE_EVERY_MS = 60_000;
 
 /**
- * Rate-limit windows in PostgreSQL's UNLOGGED `rate_windows` table: one atomic upsert per hit,
- * returning the count and the window's end; rows of ended windows deleted once a minute.
+ * Rate-limit windows in PostgreSQL's UNLOGGED `rate_windows` table: one atomic upsert per hit (or
+ * slice of hits), returning the count and the window's end; one update per slice handed back; rows
+ * of ended windows deleted once a minute.
  */
 export class PgRateWindows implements WindowCounter {
   private prunedAt = 0;
@@ -34,5 +38,10 @@ export class PgRateWindows implements WindowCounter {
       outsideStoreDeadline(() => this.db(PRUNE, [Date.now() - PRUNE_EVERY_MS])).catch(() => {});
     }
     return { count: row.n, endsAt: row.ends_at };
+  }
+
+  /** Takes back `n` unused hits of `key`'s window ending at `endsAt`, in one statement. */
+  async giveBack(key: string, endsAt: number, n: number): Promise<void> {
+    await this.db(GIVE_BACK, [key, endsAt, n]);
   }
 }
