@@ -1,0 +1,65 @@
+/**
+ * Server CPU of one bulk create (POST /api/url/bulk, 1,000 links) in this process, without HTTP:
+ * the median µs of CPU per link over N requests, and on PostgreSQL the statements each request
+ * sent (node-postgres queries). A file store in memory (no fsync), or PostgreSQL on a fresh schema.
+ *   node --import tsx bench/bulk-cpu.ts [--requests N] [--pg URL] [--checkout DIR]
+ * --checkout runs another checkout's src (a worktree of main) in the same way, for a comparison.
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import pg from 'pg';
+
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '10' }, pg: { type: 'string' }, checkout: { type: 'string' } } });
+const root = resolve(values.checkout ?? new URL('..', import.meta.url).pathname);
+const src = (p: string) => import(`${root}/src/${p}`);
+const { createApp } = await src('app.ts');
+const { loadConfig } = await src('config.ts');
+const { ensureAdmin } = await src('bootstrap.ts');
+const { fixedClock } = await src('clock.ts');
+const { seededRandom } = await src('random.ts');
+const { RESOURCES, storeSchema } = await src('resources/table.ts');
+const { FileStore } = await src('store/file/file-store.ts');
+const { PostgresStore } = await src('store/postgres/postgres-store.ts');
+
+let queries = 0;
+const query = pg.Client.prototype.query;
+(pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...a: unknown[]) {
+  queries++;
+  return (query as (...a: unknown[]) => unknown).apply(this, a);
+};
+
+const KEY = 'sk_bench_bulk_key_000000000000000000000000000';
+const schema = `bench_bulk_${process.pid}`;
+const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:', BASE_URL: 'http://sho.rt', RATE_LIMIT: '0' });
+const store = values.pg
+  ? await PostgresStore.open({ url: values.pg, schema, collections: storeSchema(RESOURCES), poolSize: 3, listen: false })
+  : await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
+const clock = fixedClock('2026-11-21T10:00:00Z');
+await ensureAdmin(store, clock, KEY);
+const { app } = { app: createApp({ store, config, clock, random: seededRandom(1) }) };
+
+let k = 0;
+const body = () => JSON.stringify({ urls: Array.from({ length: 1000 }, () => ({ url: `https://example.com/p/${++k}?q=${k % 97}`, description: 'bench link' })) });
+async function bulk(): Promise<{ cpu: number; statements: number }> {
+  const text = body();
+  const q0 = queries;
+  const c0 = process.cpuUsage();
+  const res = await app.request('/api/url/bulk', { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: text });
+  const answer = (await res.json()) as { succeeded?: number };
+  const c = process.cpuUsage(c0);
+  if (res.status !== 200 || answer.succeeded !== 1000) throw new Error(`${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+  return { cpu: (c.user + c.system) / 1000, statements: queries - q0 };
+}
+for (let i = 0; i < 3; i++) await bulk();
+const runs = [];
+for (let i = 0; i < Number(values.requests); i++) runs.push(await bulk());
+const cpu = runs.map((r) => r.cpu).sort((a, b) => a - b);
+console.log(`${values.pg ? 'postgres' : 'file'} ${root}: CPU µs/link median ${cpu[cpu.length >> 1]!.toFixed(1)}, min ${cpu[0]!.toFixed(1)}; statements/request ${runs.map((r) => r.statements).join(',')}`);
+if (values.pg) {
+  const admin = new pg.Client({ connectionString: values.pg });
+  await admin.connect();
+  await store.close();
+  await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+  await admin.end();
+} else await store.close();
+process.exit(0);
