@@ -16,7 +16,6 @@ const { createApp } = await src('app.ts');
 const { loadConfig } = await src('config.ts');
 const { ensureAdmin } = await src('bootstrap.ts');
 const { fixedClock } = await src('clock.ts');
-const { seededRandom } = await src('random.ts');
 const { RESOURCES, storeSchema } = await src('resources/table.ts');
 const { FileStore } = await src('store/file/file-store.ts');
 const { PostgresStore } = await src('store/postgres/postgres-store.ts');
@@ -25,6 +24,7 @@ let queries = 0;
 const query = pg.Client.prototype.query;
 (pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...a: unknown[]) {
   queries++;
+  if (process.env.BULK_SQL) console.log(String(typeof a[0] === 'string' ? a[0] : (a[0] as { text?: string })?.text).replace(/\s+/g, ' ').slice(0, 160));
   return (query as (...a: unknown[]) => unknown).apply(this, a);
 };
 
@@ -36,7 +36,7 @@ const store = values.pg
   : await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
 const clock = fixedClock('2026-11-21T10:00:00Z');
 await ensureAdmin(store, clock, KEY);
-const { app } = { app: createApp({ store, config, clock, random: seededRandom(1) }) };
+const { app } = { app: createApp({ store, config, clock }) };
 
 let k = 0;
 const body = () => JSON.stringify({ urls: Array.from({ length: 1000 }, () => ({ url: `https://example.com/p/${++k}?q=${k % 97}`, description: 'bench link' })) });
