@@ -10,7 +10,8 @@ const STATE_ID = 1;
 /** Appends events inside a file-store transaction, each as a record of the events collection; an event of a user gone meanwhile is dropped. */
 export async function appendEventsIn(tx: Pick<SyncTx, 'insert'>, events: readonly NewEvent[], isUser: (id: number) => boolean): Promise<void> {
   // The transaction's inserts are synchronous: no await per event (a bulk create appends a thousand).
-  for (const e of events) if (isUser(e.userId)) tx.insert(EVENTS_COLLECTION, { ...e });
+  // insert stores a copy of the event already.
+  for (const e of events) if (isUser(e.userId)) tx.insert(EVENTS_COLLECTION, e);
 }
 
 /**
