@@ -58,6 +58,7 @@ import type { QrRenderer } from './qr/renderer.ts';
 import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
+import { dashboardAreas } from './dashboard/routes.ts';
 import { withStoreDeadline } from './store/deadline.ts';
 import { withEvents } from './events/emitting-store.ts';
 import { EventStreams } from './events/event-streams.ts';
@@ -184,6 +185,8 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     importRoutes(s, imports),
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
+    // The dashboard (DASHBOARD on): pages under /app, signed in by sessions of their own, not API keys.
+    ...dashboardAreas(s, { attempts, keys, failures }),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
     faviconRoutes(),
     qrImageRoutes(s),

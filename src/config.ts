@@ -52,6 +52,10 @@ export interface Config {
   /** Length of the password-attempt window, seconds. */
   passwordAttemptWindow: number;
   openRegistration: boolean;
+  /** The dashboard under /app (sign-in, links); off: no route of it at all. */
+  dashboard: boolean;
+  /** Days a dashboard session lasts after sign-in. */
+  dashboardSessionDays: number;
   logLevel: LogLevel;
   bodyLimit: number;
   /** Largest body of a bulk request (POST /api/url/bulk…), bytes: its own limit, in place of bodyLimit on those routes. */
@@ -177,7 +181,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'passwordAttemptLimit', env: 'PASSWORD_ATTEMPT_LIMIT', kind: 'int', fallback: '10', help: 'Wrong passwords per window and client IP on protected links, files and stats pages before 429; 0 disables' },
   { key: 'passwordAttemptLinkLimit', env: 'PASSWORD_ATTEMPT_LINK_LIMIT', kind: 'int', fallback: '50', help: 'Wrong passwords per window on one protected link, file or stats page, from all clients together, before 429; 0 disables' },
   { key: 'passwordAttemptWindow', env: 'PASSWORD_ATTEMPT_WINDOW', kind: 'int', fallback: '300', help: 'Length of the password-attempt window, seconds' },
-  { key: 'openRegistration', env: 'OPEN_REGISTRATION', kind: 'bool', fallback: 'off', help: 'Allow POST /api/register without a key' },
+  { key: 'openRegistration', env: 'OPEN_REGISTRATION', kind: 'bool', fallback: 'off', help: 'Allow POST /api/register without a key (and the dashboard\'s /app/register page)' },
+  { key: 'dashboard', env: 'DASHBOARD', kind: 'bool', fallback: 'on', help: 'Serve the dashboard under /app (sign in, manage links, their QR codes and statistics); off: no /app route at all (404)' },
+  { key: 'dashboardSessionDays', env: 'DASHBOARD_SESSION_DAYS', kind: 'int', fallback: '14', help: 'Days a dashboard session lasts after signing in (then the user signs in again); 1 to 365' },
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', fallback: 'info', help: `Log verbosity: ${LOG_LEVELS.join(', ')}` },
   { key: 'bodyLimit', env: 'BODY_LIMIT', kind: 'int', fallback: String(1024 * 1024), help: 'Largest accepted request body, bytes' },
   { key: 'bulkBodyLimit', env: 'BULK_BODY_LIMIT', kind: 'int', fallback: String(8 * 1024 * 1024), help: 'Largest accepted body of a bulk request (POST /api/url/bulk, /api/url/bulk/update, /api/url/bulk/delete; up to 1,000 links), bytes; those routes take it in place of BODY_LIMIT' },
@@ -435,6 +441,7 @@ export function loadConfig(env: Record<string, string | undefined> = {}, argv: r
   if (config.rateLimitWindow === 0) throw new ConfigError('Invalid RATE_LIMIT_WINDOW: "0" must be at least 1 second');
   if (config.databasePool === 0) throw new ConfigError('Invalid DATABASE_POOL: "0" must be at least 1 connection');
   if (config.passwordAttemptWindow === 0) throw new ConfigError('Invalid PASSWORD_ATTEMPT_WINDOW: "0" must be at least 1 second');
+  if (config.dashboardSessionDays < 1 || config.dashboardSessionDays > 365) throw new ConfigError(`Invalid DASHBOARD_SESSION_DAYS: "${config.dashboardSessionDays}" must be from 1 to 365`);
   for (const [env, value] of [['HEADERS_TIMEOUT', config.headersTimeout], ['REQUEST_TIMEOUT', config.requestTimeout], ['KEEP_ALIVE_TIMEOUT', config.keepAliveTimeout]] as const) {
     if (value === 0) throw new ConfigError(`Invalid ${env}: "0" must be at least 1 second`);
   }

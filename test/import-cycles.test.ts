@@ -13,7 +13,7 @@ function importGraph(): Map<string, string[]> {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (path.endsWith('.ts') && !path.endsWith('.d.ts')) files.push(path);
+      else if ((path.endsWith('.ts') && !path.endsWith('.d.ts')) || path.endsWith('.tsx')) files.push(path);
     }
   };
   walk(SRC);

@@ -33,6 +33,19 @@ async function loginToken(w: World): Promise<string> {
   return new URL(r.body.url).searchParams.get('token')!;
 }
 
+/** What the dashboard's signed-out forms are posted with, as documented: the fixture user's sign-in, a new account. */
+const SIGNED_OUT_FORMS: Record<string, Record<string, string>> = {
+  '/app/login': { login: 'user_alice', password: 'secret-pw' },
+  '/app/register': { username: 'dashboard_new', email: 'dashboard_new@example.com', password: 'secret-pw' },
+};
+
+/** The cookie and form token a browser gets with a signed-out dashboard page. */
+async function signedOutForm(w: World, path: string): Promise<{ cookie: string; csrf: string }> {
+  const page = await w.call('GET', path, { key: null });
+  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? assert.fail(`no form token on ${path}`) };
+}
+
 /** The URL of an operation with its path parameters filled (`missing`: ids and names that do not exist) and query. */
 function urlOf(w: World, o: DocOp, query: Record<string, string> = {}, missing = false): string {
   const path = o.path.replace(/\{(\w+)\}/g, (_m, name: string) => (missing ? (/id$/i.test(name) ? '999999' : 'no-such-thing') : w.param(o.path, name)));
@@ -175,9 +188,12 @@ async function probeOperation(o: DocOp, w: World, fresh: () => Promise<World>): 
   }
   // The login pages need a live link: the document's example token names none.
   const token = o.path === '/login' ? await loginToken(w) : null;
-  const body = token && media ? { token } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
+  // The dashboard's sign-in and registration forms need the form token of their page's cookie.
+  const signedOut = media && SIGNED_OUT_FORMS[o.path] ? await signedOutForm(w, o.path) : null;
+  const body = token && media ? { token } : signedOut ? { ...SIGNED_OUT_FORMS[o.path], csrf: signedOut.csrf } : (BODY_OVERRIDES[String(o.op.operationId)] ?? media?.[1].example);
   const url = token && !media ? urlOf(w, o, { token }) : urlOf(w, o);
-  await probe(w, o, 'as documented', url, media ? bodyCall(media[0], body ?? {}) : {});
+  const call = media ? bodyCall(media[0], body ?? {}) : {};
+  await probe(w, o, 'as documented', url, signedOut ? { ...call, headers: { ...call.headers, cookie: signedOut.cookie } } : call);
   // Each other content type the operation takes, on fresh data so a create does not meet its twin.
   for (const [type, other] of Object.entries((o.op.requestBody?.content ?? {}) as Record<string, { example?: unknown }>).slice(1)) {
     await probe(await fresh(), o, 'as documented', urlOf(w, o), bodyCall(type, BODY_OVERRIDES[String(o.op.operationId)] ?? other.example ?? body ?? {}));
@@ -327,6 +343,78 @@ test('the QR image answers documented responses when its render queue or its cli
   } finally {
     await renderer.close();
   }
+});
+
+test('the dashboard in its states answers documented responses', async () => {
+  const w = await world();
+  let cookie = '';
+  let csrf = '';
+  // One browser: its cookies, and the form token of the last page it opened.
+  const at = async (id: string, url: string, fields: Record<string, string> | null, expected: number | null, token: string | null = csrf) => {
+    const o = byId(id);
+    const body = fields === null ? {} : { raw: new URLSearchParams({ ...(token === null ? {} : { csrf: token }), ...fields }).toString() };
+    const reply = await w.call(o.method.toUpperCase(), url, { key: null, ...body, headers: { ...(cookie ? { cookie } : {}), ...(fields === null ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) } });
+    contract.check(o, reply, 'dashboard');
+    if (expected !== null) assert.equal(reply.status, expected, `${id} ${url}: ${reply.text.slice(0, 200)}`);
+    for (const c of reply.headers.getSetCookie()) {
+      const pair = c.split(';')[0]!;
+      const name = pair.split('=')[0]!;
+      cookie = [...cookie.split('; ').filter((x) => x && !x.startsWith(`${name}=`)), ...(/Max-Age=0/.test(c) ? [] : [pair])].join('; ');
+    }
+    csrf = /name="csrf" value="([^"]+)"/.exec(reply.text)?.[1] ?? csrf;
+    return reply;
+  };
+  await at('dashboardRegisterPage', '/app/register', null, 200);
+  await at('dashboardRegister', '/app/register', { username: 'x', email: 'not-an-email', password: 'secret-pw' }, 400);
+  await at('dashboardLoginPage', '/app/login', null, 200);
+  await at('dashboardLogin', '/app/login', { login: '', password: '' }, 400);
+  await at('dashboardLogin', '/app/login', { login: 'user_alice', password: 'wrong-pw' }, 401);
+  await at('dashboardLogin', '/app/login', { login: 'user_alice', password: 'secret-pw' }, 303);
+  await at('dashboardLoginPage', '/app/login', null, 302);
+  await at('dashboardRegisterPage', '/app/register', null, 302);
+  await at('dashboardAccount', '/app/account', null, 200);
+  await at('dashboardLinks', '/app/links', null, 200);
+  await at('dashboardNewLink', '/app/links/new', null, 200);
+  const link = `/app/links/${w.ids.url}`;
+  for (const [id, path] of [['dashboardLink', ''], ['dashboardLinkQr', '/qr'], ['dashboardEditLink', '/edit']] as const) {
+    await at(id, `${link}${path}`, null, 200);
+    await at(id, `/app/links/999999${path}`, null, 404);
+  }
+  await at('dashboardCreateLink', '/app/links', { url: 'not a URL' }, 400);
+  await at('dashboardSaveLink', `${link}/edit`, { url: 'not a URL' }, 400);
+  await at('dashboardSaveLink', '/app/links/999999/edit', { url: 'https://example.com/' }, 404);
+  await at('dashboardDeleteLink', '/app/links/999999/delete', {}, 404);
+  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete' }, 400);
+  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999' }, 404);
+  await at('dashboardRevokeSession', '/app/account/sessions/999999/revoke', {}, 404);
+  const unsigned: [string, string][] = [
+    ['dashboardCreateLink', '/app/links'],
+    ['dashboardSaveLink', `${link}/edit`],
+    ['dashboardDeleteLink', `${link}/delete`],
+    ['dashboardBulkLinks', '/app/links/bulk'],
+    ['dashboardRevokeSession', '/app/account/sessions/1/revoke'],
+    ['dashboardSignOutEverywhere', '/app/account/sessions/revoke-all'],
+    ['dashboardLogout', '/app/logout'],
+  ];
+  for (const [id, url] of unsigned) await at(id, url, { url: 'https://example.com/' }, 403, null);
+  await at('dashboardLogout', '/app/logout', {}, 303);
+  // The limits: password checks all busy, then too many wrong passwords, then too many sign-ups.
+  cookie = '';
+  await at('dashboardLoginPage', '/app/login', null, 200);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const holders = Array.from({ length: passwordWork.limit + passwordWork.maxWaiting }, () => passwordWork.run(() => held));
+  await at('dashboardLogin', '/app/login', { login: 'user_alice', password: 'secret-pw' }, 503);
+  release();
+  await Promise.all(holders);
+  // One wrong password was counted above.
+  for (let i = 1; i < w.config.passwordAttemptLimit; i++) await at('dashboardLogin', '/app/login', { login: 'user_alice', password: `wrong-${i}` }, 401);
+  await at('dashboardLogin', '/app/login', { login: 'user_alice', password: 'secret-pw' }, 429);
+  await at('dashboardRegisterPage', '/app/register', null, 200);
+  // Sign-ups share the client's failed-authentication budget, which the probes above used some of.
+  const statuses: number[] = [];
+  for (let i = 0; i <= w.config.authFailureLimit && statuses.at(-1) !== 429; i++) statuses.push((await at('dashboardRegister', '/app/register', { username: 'x', email: 'bad', password: 'secret-pw' }, null)).status);
+  assert.deepEqual(new Set(statuses), new Set([400, 429]));
 });
 
 test('every documented response was produced by some request', () => {

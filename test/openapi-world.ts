@@ -131,6 +131,8 @@ export async function world(overrides: Partial<Config> = {}) {
     // app.request() has no client address: a key limited to some is refused.
     elsewhere: (await scoped(alice.key, ['*'], ['203.0.113.0/24'])).apikey,
   };
+  // The dashboard's ids (/app/links/:id, /app/account/sessions/:id) name the fixture link.
+  ids.app = ids.url!;
   const values: Record<string, string> = {
     campaignid: String(campaign),
     linkid: String(ids.url),
@@ -150,7 +152,7 @@ export async function world(overrides: Partial<Config> = {}) {
   const param = (path: string, name: string): string => {
     if (name === 'alias') return path.startsWith('/qr/') ? String(qr.body.link).split('/').pop()! : path.startsWith('/u/') ? 'fixture-bio' : 'fixture';
     if (name !== 'id') return values[name] ?? assert.fail(`no value for :${name}`);
-    const segment = path.replace(/^\/api\/(v1\/)?/, '').split('/')[0]!;
+    const segment = path.startsWith('/app/') ? 'app' : path.replace(/^\/api\/(v1\/)?/, '').split('/')[0]!;
     return String(ids[segment] ?? assert.fail(`no fixture for ${path}`));
   };
   /** The key an operation is called with: the admin's for admin operations, else the user's. */

@@ -4,7 +4,7 @@ import { randomToken } from '../random.ts';
 
 /** First path segments the server's own routes use; an alias may not shadow them. */
 export const RESERVED_ALIASES = new Set(
-  ['api', 'qr', 'r', 'u', 'c', 'health', 'ready', 'docs', 'openapi.json', 'stats', 'js', '__admin', 'favicon.ico', 'robots.txt', 'static', 'admin', 'login', 'logout'].map((a) => a.toLowerCase()),
+  ['api', 'qr', 'r', 'u', 'c', 'health', 'ready', 'docs', 'openapi.json', 'stats', 'js', '__admin', 'favicon.ico', 'robots.txt', 'static', 'admin', 'login', 'logout', 'app'].map((a) => a.toLowerCase()),
 );
 
 /** A custom alias: 3 to 64 URL-safe characters. */

@@ -14,6 +14,7 @@ import { linkStatsOperation } from './link-stats-operation.ts';
 import { operation } from './operation.ts';
 import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
+import { dashboardOperations } from './dashboard-operations.ts';
 import { ownershipOperations } from './ownership-operations.ts';
 import { statsPageOperations } from './stats-page-operations.ts';
 import { webhookOperations } from './webhook-operations.ts';
@@ -43,6 +44,7 @@ const TAG_NOTES: Record<string, string> = {
   Tracking: 'What tracked websites and their visitors use: the script, the event endpoint, the statistics page. No key.',
   [IMPORTS_TAG]: 'Links from another shortener\'s export (Bitly, YOURLS, Shlink, Kutt, Rebrandly) or a CSV of your own, created in the background.',
   'Public pages': 'Short links, QR images and campaign pages as visitors see them, and the server\'s own pages. No key.',
+  Dashboard: 'The web pages under /app (DASHBOARD on) where people sign in and manage their links: HTML, a session cookie, a form token on every post. No key (an API key can open a session).',
   Events: 'The live stream of what happens to your records: the events webhooks get, as Server-Sent Events.',
 };
 
@@ -53,7 +55,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...statsPageOperations(c), ...publicOperations(c, s.config)];
+  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...statsPageOperations(c), ...publicOperations(c, s.config), ...dashboardOperations(s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

@@ -19,9 +19,10 @@ import { importJobs, importParts, importResults } from '../imports/job-rows.ts';
 import { IDEMPOTENCY_SCHEMA } from '../idempotency/keys.ts';
 import { webhooks } from './webhooks.ts';
 import { deliveriesRow, eventsRow } from './outbox-rows.ts';
+import { sessions } from './sessions.ts';
 
 /** The resource table: every resource of both APIs, one row each. */
-export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, apiKeys, audit, webhooks, eventsRow, deliveriesRow, statsDays, importJobs, importParts, importResults];
+export const RESOURCES: readonly Resource[] = [users, links, qrs, pixels, campaigns, channels, bios, domains, overlays, splash, files, websites, apiKeys, audit, webhooks, eventsRow, deliveriesRow, statsDays, importJobs, importParts, importResults, sessions];
 
 /** The store collections the table needs. */
 export function collectionsOf(rows: readonly Resource[]): string[] {

@@ -85,6 +85,23 @@ export async function createBody(s: Services, row: Resource, ctx: HookContext, b
   return outcome!.body;
 }
 
+/**
+ * Updates a record the user may see (`existing`, from findVisible) from an update body: validated,
+ * prepared, checked and written in one transaction, as PUT …/update does. `adjust` may change the
+ * prepared fields before the write (the dashboard keeps a link's password its form cannot show).
+ */
+export async function updateRecord(s: Services, row: Resource, ctx: HookContext, existing: StoredRecord, body: Record<string, unknown>, adjust?: (fields: Record<string, unknown>) => void): Promise<StoredRecord> {
+  const fields = await prepareUpdate(row, ctx, existing, body);
+  adjust?.(fields);
+  return transact(s, row, (tx) => applyUpdate(row, ctx, tx, existing, fields));
+}
+
+/** Deletes a record the user may see, with what it cascades, as DELETE …/delete does; then the row's `deleted` hook. */
+export async function removeRecord(s: Services, row: Resource, ctx: HookContext, record: StoredRecord): Promise<void> {
+  await transact(s, row, (tx) => removeIn(row, ctx, tx, record));
+  await row.deleted?.(record, ctx);
+}
+
 /** The generic list/get/create/update/delete routes of one link-management row, at the row's paths. */
 export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -123,8 +140,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
     routes.put(paths.update, async (c) => {
       const ctx = hookContext(s, c);
       const existing = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      const fields = await prepareUpdate(row, ctx, existing, await readJson(c));
-      const record = await transact(s, row, (tx) => applyUpdate(row, ctx, tx, existing, fields));
+      const record = await updateRecord(s, row, ctx, existing, await readJson(c));
       return c.json(await updatedBody(row, ctx, record));
     });
   }
@@ -132,9 +148,7 @@ export function crudRoutes(s: Services, row: Resource): Hono<AppEnv> {
   if (paths.remove) {
     routes.delete(paths.remove, async (c) => {
       const ctx = hookContext(s, c);
-      const record = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      await transact(s, row, (tx) => removeIn(row, ctx, tx, record));
-      await row.deleted?.(record, ctx);
+      await removeRecord(s, row, ctx, await findVisible(s, row, c.req.param('id'), ctx.user.id));
       return c.json({ error: 0, message: row.messages.deleted });
     });
   }

@@ -30,7 +30,7 @@ let cache = null;
 
 /** Node's load hook: TypeScript through esbuild, the rest untouched. */
 export async function load(url, context, nextLoad) {
-  if (!url.startsWith('file:') || !/\.ts(\?|$)/.test(url)) return nextLoad(url, context);
+  if (!url.startsWith('file:') || !/\.tsx?(\?|$)/.test(url)) return nextLoad(url, context);
   const path = fileURLToPath(url.replace(/\?.*$/, ''));
   const source = readFileSync(path, 'utf8');
   esbuild ??= (await import('esbuild')).default;
@@ -41,7 +41,7 @@ export async function load(url, context, nextLoad) {
   try {
     code = readFileSync(kept, 'utf8');
   } catch {
-    code = esbuild.transformSync(source, { ...OPTIONS, sourcefile: path }).code;
+    code = esbuild.transformSync(source, { ...OPTIONS, loader: path.endsWith('.tsx') ? 'tsx' : 'ts', sourcefile: path }).code;
     // Written aside and renamed: a process reading it at the same moment sees all of it or none.
     const aside = `${kept}.${process.pid}`;
     writeFileSync(aside, code);

@@ -1,0 +1,109 @@
+import type { Context } from 'hono';
+import { covers } from '../auth/scopes.ts';
+import type { KeyIndex } from '../auth/key-index.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { clientIp } from '../http/client-ip.ts';
+import type { Limiter } from '../http/rate-limit.ts';
+import type { PasswordAttempts } from '../http/password-attempts.ts';
+import { fromOwnPage, isPageLoad } from '../html/page-headers.ts';
+import type { Services } from '../resources/define.ts';
+import { messagePage } from './layout.tsx';
+import type { Chrome } from './layout.tsx';
+import { csrfMatches, SESSION_COOKIE } from './sessions.ts';
+import type { DashboardSessions, SignedIn } from './sessions.ts';
+import { getCookie } from 'hono/cookie';
+
+/** What every screen of the dashboard is built from: the app's services and the dashboard's own parts. */
+export interface Dashboard {
+  s: Services;
+  sessions: DashboardSessions;
+  /** The count of wrong passwords shared with protected links and stats pages. */
+  attempts: PasswordAttempts;
+  /** The API's key lookup (sign-in with an API key). */
+  keys: KeyIndex;
+  /** Failed authentications per client, which sign-ups share as the API's do; null when off. */
+  failures: Limiter | null;
+}
+
+/** A posted form: each field's value, or its values when it came more than once (checkboxes). */
+export type Form = Record<string, string | string[]>;
+
+/** One value of a form field ('' when absent; the first when repeated). */
+export const field = (form: Form, name: string): string => {
+  const v = form[name];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+};
+
+/** Every value of a form field. */
+export const fields = (form: Form, name: string): string[] => {
+  const v = form[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+};
+
+/** The fields of a posted form (files are left out: no dashboard form takes one yet). */
+export async function readForm(c: Context): Promise<Form> {
+  const body = await c.req.parseBody({ all: true }).catch(() => ({}) as Record<string, unknown>);
+  const out: Form = {};
+  for (const [k, v] of Object.entries(body)) {
+    const texts = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+    if (texts.length > 0) out[k] = texts.length === 1 ? texts[0]! : texts;
+  }
+  return out;
+}
+
+/** The bar of a signed-in page. */
+export const chromeOf = (who: SignedIn, current?: string): Chrome => ({ csrf: who.csrf, username: who.user.username, ...(current ? { current } : {}) });
+
+/** A screen's handler: the request, who is signed in, and (on POST) the form, its token already checked. */
+export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form) => Promise<Response>;
+
+/**
+ * A screen behind sign-in: without a session, a page load goes to /app/login (303 after a post);
+ * a post must come from a page of this origin and carry the session's form token, else it is
+ * refused (403) before the handler runs, so nothing is stored; so is any request that is not a page
+ * load (a script's fetch). The user (and the scoped key that
+ * bounds the session) are left on the context, where the API's hooks find them.
+ */
+export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean } = {}) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    // The origin also serves pages that run users' third-party scripts (pixels): such a script can
+    // make the browser send the session cookie with fetch(), so a session answers page loads only
+    // (Sec-Fetch-Dest; images for the QR route), as the stats page does (docs/security.md).
+    if (!opts.image && !isPageLoad(c)) return messagePage(c, 403, 'Not allowed', 'The dashboard answers pages opened in the browser only.');
+    const who = await d.sessions.current(c);
+    const post = c.req.method === 'POST';
+    if (!who) {
+      // A cookie that names no session any more (signed out elsewhere, expired) is forgotten.
+      if (getCookie(c, SESSION_COOKIE)) d.sessions.clearCookie(c);
+      return c.redirect('/app/login', post ? 303 : 302);
+    }
+    let form: Form = {};
+    if (post) {
+      form = await readForm(c);
+      if (!fromOwnPage(c) || !csrfMatches(getCookie(c, SESSION_COOKIE), form.csrf)) {
+        return messagePage(c, 403, 'Form expired', 'This form could not be checked (it is from another page, or from before you signed in again). Open the page again and repeat what you did.', chromeOf(who));
+      }
+    }
+    c.set('user', who.user);
+    c.set('apiKey', who.key);
+    return handler(c, who, form);
+  };
+}
+
+/** Whether the session may use `scope` (links:write): a session opened with a scoped key has only that key's scopes. */
+export function allows(who: SignedIn, scope: string): boolean {
+  return who.key === null || covers(who.key.scopes, scope);
+}
+
+/** The answer to a session whose key lacks a scope. */
+export function lacking(c: Context, who: SignedIn, scope: string): Promise<Response> {
+  return messagePage(c, 403, 'Not allowed', `You signed in with an API key that lacks the scope ${scope}. Sign in with your password or a key that has it.`, chromeOf(who));
+}
+
+/**
+ * Writes the audit entry of a dashboard write, as the API writes one for each of its writes: who,
+ * with which key, the dashboard route, the resource, the record, the outcome, from where.
+ */
+export function audit(d: Dashboard, c: Context, who: SignedIn, route: string, resource: string, resourceId: number | null, status: number): void {
+  d.s.audit.record({ userId: who.user.id, keyId: who.key?.id ?? null, method: 'POST', route, resource, resourceId, status, ip: clientIp(c, d.s.config.trustProxy) });
+}

@@ -1,0 +1,27 @@
+import { Hono } from 'hono';
+import type { KeyIndex } from '../auth/key-index.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import type { PasswordAttempts } from '../http/password-attempts.ts';
+import type { Limiter } from '../http/rate-limit.ts';
+import type { Services } from '../resources/define.ts';
+import { accountRoutes } from './account.tsx';
+import { screen } from './guard.ts';
+import type { Dashboard } from './guard.ts';
+import { linkScreens } from './links/routes.tsx';
+import { DashboardSessions } from './sessions.ts';
+import { signInRoutes } from './sign-in.tsx';
+
+/**
+ * The dashboard under /app (DASHBOARD on): one area per screen, each a route file whose loaders go
+ * through the services the API's routes use. A new screen is one more area here and one NAV entry.
+ */
+export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts; keys: KeyIndex; failures: Limiter | null }): Hono<AppEnv>[] {
+  if (!s.config.dashboard) return [];
+  const d: Dashboard = { s, sessions: new DashboardSessions(s), ...parts };
+  const home = new Hono<AppEnv>();
+  home.get(
+    '/app',
+    screen(d, async (c) => c.redirect('/app/links', 302)),
+  );
+  return [home, signInRoutes(d), accountRoutes(d), linkScreens(d)];
+}

@@ -1,0 +1,110 @@
+import type { Config } from '../config.ts';
+import type { Body, Method, OpSpec, Param, Reply } from './operation.ts';
+
+const TAG = 'Dashboard';
+const page = (description: string): Reply => ({ description, type: 'text/html' });
+const redirect = (description: string): Reply => ({ description, headers: { Location: { description: 'Where to go.', schema: { type: 'string' } } } });
+const form = (fields: Record<string, string>, example: Record<string, string>): Body => ({
+  schema: { type: 'object', properties: Object.fromEntries(Object.entries(fields).map(([k, d]) => [k, { type: 'string', description: d }])) },
+  example,
+  types: ['application/x-www-form-urlencoded'],
+});
+const signIn = { '302': redirect('No session: to /app/login.') };
+const posted = { '303': redirect('Done (or no session: to /app/login).'), '403': page('The form token is missing or wrong, the form came from another site, or the session\'s API key lacks the scope.') };
+const mine = { '404': page('No such link among the user\'s (another user\'s answers the same).') };
+const CSRF = { csrf: 'The form token of the page the form is on.' };
+
+function screen(operationId: string, method: Method, path: string, summary: string, responses: Record<string, Reply>, extra: { query?: readonly Param[]; body?: Body; description?: string } = {}): OpSpec {
+  return { dialect: 'public', tag: TAG, operationId, method, path, summary, responses, ...extra };
+}
+
+const LINK_FIELDS = {
+  ...CSRF,
+  url: 'The long URL.',
+  custom: 'The alias (optional).',
+  domain: 'A branded domain of the user, by host name; empty: the main domain.',
+  password: 'A password (optional).',
+  expiry: 'When it expires, YYYY-MM-DDTHH:MM UTC (optional).',
+  type: 'direct, frame, a splash page id or overlay-<id>.',
+  status: 'public or private.',
+  campaign: 'A campaign id.',
+  channel: 'A channel id.',
+  pixels: 'Pixel ids (repeated).',
+  geo_key: 'Country targets (repeated, with geo_link); device_key/device_link and language_key/language_link likewise.',
+  geo_link: 'Where each country target sends.',
+};
+
+/**
+ * The dashboard's pages and forms (DASHBOARD on): HTML for people, signed in by a session cookie,
+ * every post carrying the page's form token; none when DASHBOARD is off.
+ */
+export function dashboardOperations(config: Config): OpSpec[] {
+  if (!config.dashboard) return [];
+  const list: Param[] = [
+    { name: 'q', description: 'Search in URLs, aliases and titles.', schema: { type: 'string' }, lenient: true },
+    { name: 'domain', description: '`main`, or a branded domain id.', schema: { type: 'string' }, lenient: true },
+    { name: 'campaign', schema: { type: 'string' }, lenient: true },
+    { name: 'channel', schema: { type: 'string' }, lenient: true },
+    { name: 'sort', schema: { type: 'string', enum: ['new', 'old', 'clicks'], default: 'new' }, lenient: true },
+    { name: 'per', schema: { type: 'integer', enum: [25, 50, 100], default: 25 }, lenient: true },
+    { name: 'page', schema: { type: 'integer', minimum: 1, default: 1 }, lenient: true },
+  ];
+  const ops = [
+    screen('dashboardHome', 'get', '/app', 'The dashboard', { '302': redirect('To /app/links, or without a session to /app/login.') }),
+    screen('dashboardLoginPage', 'get', '/app/login', 'The sign-in page', { '200': page('Username or email and password, or an API key.'), '302': redirect('Signed in already: to /app.') }),
+    screen(
+      'dashboardLogin',
+      'post',
+      '/app/login',
+      'Sign in',
+      {
+        '303': redirect('Signed in (a session cookie is set): to /app/links.'),
+        '400': page('A field is empty.'),
+        '401': page('Wrong name, password or key; the form again.'),
+        '403': page('The form token is missing or wrong, or the form came from another site.'),
+        '429': { ...page('Too many wrong attempts from this client or for this name (PASSWORD_ATTEMPT_LIMIT, PASSWORD_ATTEMPT_LINK_LIMIT).'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } },
+        '503': { ...page('Too many password checks are waiting.'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } },
+      },
+      { body: form({ ...CSRF, login: 'Username or email.', password: 'The password.', apikey: 'Or an API key.' }, { csrf: 'token', login: 'alice', password: 'secret' }) },
+    ),
+    screen('dashboardLogout', 'post', '/app/logout', 'Sign out', posted, { body: form(CSRF, { csrf: 'token' }) }),
+    screen('dashboardAccount', 'get', '/app/account', 'The account page: the sessions of the account', { '200': page('The page.'), ...signIn }),
+    screen('dashboardSignOutEverywhere', 'post', '/app/account/sessions/revoke-all', 'Sign out everywhere', posted, { body: form(CSRF, { csrf: 'token' }) }),
+    screen('dashboardRevokeSession', 'post', '/app/account/sessions/:id/revoke', 'End one session', { ...posted, '404': page('No such session of the user.') }, { body: form(CSRF, { csrf: 'token' }) }),
+    screen('dashboardLinks', 'get', '/app/links', 'The list of links', { '200': page('The page.'), ...signIn }, { query: list }),
+    screen('dashboardNewLink', 'get', '/app/links/new', 'The form of a new link', { '200': page('The form.'), ...signIn }),
+    screen('dashboardCreateLink', 'post', '/app/links', 'Create a link', { ...posted, '400': page("The form again, with the API's message beside the field.") }, { body: form(LINK_FIELDS, { csrf: 'token', url: 'https://example.com/' }) }),
+    screen('dashboardLink', 'get', '/app/links/:id', "A link's page: short URL, QR code, statistics", { '200': page('The page.'), ...signIn, ...mine }, { query: [{ name: 'days', schema: { type: 'integer', enum: [7, 30, 90, 365], default: 30 }, lenient: true }] }),
+    screen('dashboardLinkQr', 'get', '/app/links/:id/qr', "A link's QR code (PNG, or SVG with format=svg)", { '200': { description: 'The image.', type: ['image/png', 'image/svg+xml'] }, ...signIn, ...mine }, {
+      query: [
+        { name: 'format', schema: { type: 'string', enum: ['png', 'svg'], default: 'png' }, lenient: true },
+        { name: 'download', description: '1: 1024 px, as an attachment.', schema: { type: 'string' }, lenient: true },
+      ],
+    }),
+    screen('dashboardEditLink', 'get', '/app/links/:id/edit', 'The form of a link', { '200': page('The form.'), ...signIn, ...mine }),
+    screen('dashboardSaveLink', 'post', '/app/links/:id/edit', 'Save a link', { ...posted, ...mine, '400': page("The form again, with the API's message beside the field.") }, { body: form(LINK_FIELDS, { csrf: 'token', url: 'https://example.com/' }) }),
+    screen('dashboardDeleteLink', 'post', '/app/links/:id/delete', 'Delete a link', { ...posted, ...mine }, { body: form(CSRF, { csrf: 'token' }) }),
+    screen('dashboardBulkLinks', 'post', '/app/links/bulk', 'Delete several links, or move them to a campaign', { ...posted, ...mine, '400': page('Nothing selected, or an unknown action.') }, {
+      body: form({ ...CSRF, action: 'delete or move.', ids: 'Link ids (repeated).', campaign: 'The campaign id (move).' }, { csrf: 'token', action: 'delete', ids: '1' }),
+    }),
+  ];
+  if (config.openRegistration) {
+    ops.push(
+      screen('dashboardRegisterPage', 'get', '/app/register', 'The registration page (OPEN_REGISTRATION on)', { '200': page('The form.'), '302': redirect('Signed in already: to /app.') }),
+      screen(
+        'dashboardRegister',
+        'post',
+        '/app/register',
+        'Create an account (OPEN_REGISTRATION on)',
+        {
+          '200': page('The new API key, shown once; signed in.'),
+          '400': page("The form again, with the API's message beside the field."),
+          '403': page('The form token is missing or wrong, or the form came from another site.'),
+          '429': { ...page('Too many sign-ups or failed sign-ins from this client (AUTH_FAILURE_LIMIT).'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } },
+        },
+        { body: form({ ...CSRF, username: 'Username.', email: 'Email.', password: 'Password.' }, { csrf: 'token', username: 'alice', email: 'alice@example.com', password: 'secret' }) },
+      ),
+    );
+  }
+  return ops;
+}

@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { SCREENS, assertNoHorizontalOverflow, chromiumPresent, launchBrowser, openAt, screenshot } from './browser.ts';
+import { liveServer, visit } from './live-server.ts';
+
+if (!chromiumPresent()) {
+  console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
+} else {
+  test('the dashboard as a person uses it, on a laptop and on a phone: sign in, create a link with options and open it, edit, QR download, bulk delete, sign out', { timeout: 120_000 }, async (t) => {
+    const server = await liveServer(':memory:');
+    const browser = await launchBrowser();
+    t.after(async () => {
+      await browser.close();
+      await server.close();
+    });
+    const user = (await server.api('POST', '/api/user/add', { username: 'dana', email: 'dana@example.com', password: 'secret-pw' })).body.data;
+    const campaign = (await server.api('POST', '/api/campaign/add', { name: 'Autumn' }, user.apikey)).body.id as number;
+    assert.ok(campaign);
+
+    for (const screen of SCREENS) {
+      await browser.context.clearCookies();
+      const at = `${screen.name} (${screen.width}px)`;
+      const page = await openAt(browser.context, screen);
+      page.on('dialog', (dialog) => void dialog.accept());
+      const errors: string[] = [];
+      // A refused form answers 400 on purpose; what must not happen is a script or style the CSP refuses, or a script error.
+      page.on('console', (m) => m.type() === 'error' && !/status of 400/.test(m.text()) && errors.push(m.text()));
+      page.on('pageerror', (e) => errors.push(e.message));
+
+      await t.test(`sign in, ${at}`, async () => {
+        await page.goto(`${server.url}/app`);
+        assert.equal(new URL(page.url()).pathname, '/app/login');
+        await assertNoHorizontalOverflow(page, `sign-in, ${at}`);
+        await screenshot(page, 'dashboard-login', screen);
+        await page.getByLabel('Username or email').fill('dana');
+        await page.getByLabel('Password', { exact: true }).fill('secret-pw');
+        await Promise.all([page.waitForURL(/\/app\/links$/), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
+        assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Links');
+      });
+
+      const alias = `autumn-${screen.name}`;
+      await t.test(`create a link with options and open it, ${at}`, async () => {
+        await Promise.all([page.waitForURL(/\/app\/links\/new$/), page.getByRole('link', { name: 'New link' }).click()]);
+        await assertNoHorizontalOverflow(page, `new link, ${at}`);
+        await page.getByLabel('Long URL').fill('https://example.com/autumn');
+        await page.getByLabel('Alias (optional)').fill(alias);
+        await page.getByText('Targeting: country, device, language').click();
+        await page.getByLabel('Country (code or English name) 1').fill('DE');
+        await page.locator('input[name=geo_link]').first().fill('https://example.de/autumn');
+        await page.getByText('Campaign, channel, pixels').click();
+        await page.getByLabel('Campaign', { exact: true }).selectOption(String(campaign));
+        await screenshot(page, 'dashboard-new-link', screen);
+        await Promise.all([page.waitForURL(/\/app\/links\/\d+\?done=created$/), page.getByRole('button', { name: 'Create the link' }).click()]);
+        assert.match((await page.getByRole('heading', { level: 1 }).textContent()) ?? '', new RegExp(`/${alias}$`));
+        await page.locator('img.qr').waitFor();
+        assert.ok(await page.locator('img.qr').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the QR preview loads');
+        assert.equal(await page.getByRole('button', { name: 'Copy the short URL' }).isVisible(), true, 'the script shows the copy button');
+        await assertNoHorizontalOverflow(page, `link page, ${at}`);
+        await screenshot(page, 'dashboard-link', screen);
+        // Opened as a visitor would: the short URL sends a German visitor to the country's target.
+        const res = await visit(`${server.url}/${alias}`, { 'cf-ipcountry': 'DE' });
+        assert.equal(res.status, 302);
+        assert.equal(res.headers.get('location'), 'https://example.de/autumn');
+      });
+
+      await t.test(`QR download, ${at}`, async () => {
+        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PNG' }).click()]);
+        assert.equal(download.suggestedFilename(), `${alias}-qr.png`);
+        const bytes = await readFile((await download.path())!);
+        assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+      });
+
+      await t.test(`edit, ${at}`, async () => {
+        await Promise.all([page.waitForURL(/\/edit$/), page.getByRole('link', { name: 'Edit' }).click()]);
+        assert.equal(await page.getByLabel('Long URL').inputValue(), 'https://example.com/autumn');
+        await page.getByLabel('Long URL').fill('not a URL');
+        await page.getByRole('button', { name: 'Save the link' }).click();
+        await page.locator('#url-error').waitFor();
+        assert.match((await page.locator('#url-error').textContent()) ?? '', /valid URL/);
+        assert.equal(await page.getByLabel('Long URL').inputValue(), 'not a URL', 'the form keeps what was typed');
+        await page.getByLabel('Long URL').fill('https://example.com/autumn-sale');
+        await Promise.all([page.waitForURL(/done=saved$/), page.getByRole('button', { name: 'Save the link' }).click()]);
+        assert.match((await page.locator('main').textContent()) ?? '', /Sends to https:\/\/example\.com\/autumn-sale/);
+      });
+
+      await t.test(`bulk delete, ${at}`, async () => {
+        for (const n of [1, 2]) assert.equal((await server.api('POST', '/api/url/add', { url: `https://example.com/spare/${n}`, custom: `spare-${n}-${screen.name}` }, user.apikey)).status, 200);
+        await page.goto(`${server.url}/app/links?q=spare`);
+        await assertNoHorizontalOverflow(page, `list, ${at}`);
+        await screenshot(page, 'dashboard-links', screen);
+        await page.getByRole('checkbox', { name: `Select spare-1-${screen.name}` }).check();
+        await page.getByRole('checkbox', { name: `Select spare-2-${screen.name}` }).check();
+        await Promise.all([page.waitForURL(/done=bulk-deleted$/), page.getByRole('button', { name: 'Delete selected' }).click()]);
+        assert.match((await page.locator('main').textContent()) ?? '', /No link matches/);
+        const left = await server.api('GET', '/api/urls?q=spare', undefined, user.apikey);
+        assert.equal(left.body.data.urls.length, 0);
+      });
+
+      await t.test(`sign out, ${at}`, async () => {
+        await page.goto(`${server.url}/app/account`);
+        await assertNoHorizontalOverflow(page, `account, ${at}`);
+        await Promise.all([page.waitForURL(/\/app\/login$/), page.getByRole('button', { name: /^Sign out dana/ }).click()]);
+        await page.goto(`${server.url}/app/links`);
+        assert.equal(new URL(page.url()).pathname, '/app/login');
+        assert.deepEqual(errors, [], 'no console or script errors (CSP refusals included)');
+      });
+      await page.close();
+    }
+  });
+}
