@@ -1,8 +1,8 @@
 /**
  * Server CPU of one bulk create (POST /api/url/bulk, 1,000 links) in this process, without HTTP:
- * the median µs of CPU per link over N requests, and on PostgreSQL the statements each request
+ * µs of CPU per link over 5 batches of N requests (their median), and on PostgreSQL the statements each request
  * sent (node-postgres queries). A file store in memory (no fsync), or PostgreSQL on a fresh schema.
- *   node --import tsx bench/bulk-cpu.ts [--requests N] [--pg URL] [--checkout DIR]
+ *   node --expose-gc --import tsx bench/bulk-cpu.ts [--requests N] [--pg URL] [--checkout DIR]
  * --checkout runs another checkout's src (a worktree of main) in the same way, for a comparison.
  */
 import { parseArgs } from 'node:util';
@@ -50,11 +50,23 @@ async function bulk(): Promise<{ cpu: number; statements: number }> {
   if (res.status !== 200 || answer.succeeded !== 1000) throw new Error(`${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
   return { cpu: (c.user + c.system) / 1000, statements: queries - q0 };
 }
+// CPU of whole batches of requests, a full GC at each batch's end included (so a batch pays for
+// the garbage it made, not the one before it): per-request figures swing with where GC falls.
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc');
 for (let i = 0; i < 3; i++) await bulk();
-const runs = [];
-for (let i = 0; i < Number(values.requests); i++) runs.push(await bulk());
-const cpu = runs.map((r) => r.cpu).sort((a, b) => a - b);
-console.log(`${values.pg ? 'postgres' : 'file'} ${root}: CPU µs/link median ${cpu[cpu.length >> 1]!.toFixed(1)}, min ${cpu[0]!.toFixed(1)}; statements/request ${runs.map((r) => r.statements).join(',')}`);
+gc();
+const batches: number[] = [];
+const statements: number[] = [];
+for (let b = 0; b < 5; b++) {
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < Number(values.requests); i++) statements.push((await bulk()).statements);
+  gc();
+  const c = process.cpuUsage(c0);
+  batches.push((c.user + c.system) / (Number(values.requests) * 1000));
+}
+const sorted = [...batches].sort((a, b) => a - b);
+console.log(`${values.pg ? 'postgres' : 'file'} ${root}: CPU µs/link median ${sorted[2]!.toFixed(1)} of 5 batches of ${values.requests} (${batches.map((x) => x.toFixed(0)).join(', ')}); statements/request min ${Math.min(...statements)}, median ${[...statements].sort((a, b) => a - b)[statements.length >> 1]}`);
 if (values.pg) {
   const admin = new pg.Client({ connectionString: values.pg });
   await admin.connect();
