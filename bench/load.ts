@@ -25,6 +25,8 @@ export interface LoadOptions {
   /** Seconds; ignored when `amount` is set. */
   duration: number;
   amount?: number;
+  /** Requests per second over all connections (autocannon's overallRate); unset: as fast as answered. */
+  rate?: number;
 }
 
 /** The figures of one round. */
@@ -57,6 +59,7 @@ export async function runRound(proc: Proc, load: Load, options: LoadOptions): Pr
     url: proc.url,
     connections: options.connections,
     ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
+    ...(options.rate ? { overallRate: options.rate } : {}),
     requests,
     timeout: 30,
   });

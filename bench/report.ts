@@ -132,6 +132,10 @@ export function judge(results: readonly ScenarioResult[], rows: readonly Summary
       ratio(`PostgreSQL list, limiter on vs off, ${on.slice('pg-list-w'.length)} workers`, on, off, 0.8, '%'),
       cpuTarget(`(context) PostgreSQL list, server CPU µs/req, limiter on / off, ${on.slice('pg-list-w'.length)} workers`, rows, on, off),
     ]),
+    // Issue 29: server CPU per event on PostgreSQL against the file store's, each with its limiter
+    // (PostgreSQL's counted in the database, the file store's in memory), and both with it off.
+    cpuRatioTarget('PostgreSQL event, server CPU µs/event vs file store', rows, 'pg-event', 'event', 1.5),
+    cpuRatioTarget('(context) the same, both with EVENT_RATE_LIMIT=0', rows, 'pg-event-off', 'event-off', 0),
     // Issue 26: geolocation out of the box costs little, against the same load with GEOIP=off.
     atMostTarget('Geolocation lookup, bundled countries (median)', extras.geoLookup?.countryUs ?? null, 5, 'µs'),
     ratio('Redirect located by IP vs GEOIP=off with a CDN header', 'redirect', 'redirect-header', 0.9, '%'),
@@ -160,6 +164,18 @@ function cpuTarget(name: string, rows: readonly Summary[], a: string, b: string)
   const [on, off] = [us(a), us(b)];
   const ok = Number.isFinite(on) && Number.isFinite(off);
   return { name, measured: ok ? `${on.toFixed(0)} / ${off.toFixed(0)} µs (${(on / off).toFixed(2)}×)` : 'n/a', paired: '', wanted: '-', pass: null };
+}
+
+/** Server CPU µs per request of `a` and `b` and their ratio, which must stay at most `max` (0: context, judged by nobody). */
+function cpuRatioTarget(name: string, rows: readonly Summary[], a: string, b: string, max: number): Target {
+  const shown = cpuTarget(name, rows, a, b);
+  const us = (id: string) => {
+    const r = rows.find((x) => x.id === id);
+    return r ? (r.cpu * 1e4) / r.rps : NaN;
+  };
+  const ratio = us(a) / us(b);
+  if (max === 0 || !Number.isFinite(ratio)) return shown;
+  return { ...shown, wanted: `≤ ${max}×`, pass: ratio <= max };
 }
 
 function table(head: string[], rows: string[][], right: boolean[]): string {

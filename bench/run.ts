@@ -5,7 +5,9 @@
  * --profile id (server of that scenario runs with --cpu-prof into bench/profiles; `cold-start` for the
  * starts), --log-level L, --hot-links N (distinct links the redirect rounds click), --keep (the temp data),
  * --compare <checkout> (every file-store scenario also against that checkout's built dist/, alternated),
- * --no-pg (leave out the PostgreSQL rows; they are also left out, with a line saying so, when the database does not answer).
+ * --no-pg (leave out the PostgreSQL rows; they are also left out, with a line saying so, when the database does not answer),
+ * --rate N (each measured round sends N requests a second instead of as many as are answered: below
+ * saturation, p99 shows the server's pauses rather than its queue).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -38,12 +40,14 @@ const { values: flags } = parseArgs({
     keep: { type: 'boolean', default: false },
     compare: { type: 'string' },
     'no-pg': { type: 'boolean', default: false },
+    rate: { type: 'string' },
   },
 });
 const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 4));
 const duration = Number(flags.duration ?? (flags.quick ? 2 : 3));
 const warmup = flags.quick ? 1 : 2;
 const connections = Number(flags.connections);
+const rate = flags.rate ? Number(flags.rate) : undefined;
 const coldStarts = Number(flags['cold-starts'] ?? (flags.quick ? 3 : 5));
 const logLevel = flags['log-level']!;
 const only = flags.only ? new Set(flags.only.split(',')) : null;
@@ -86,10 +90,12 @@ async function seed(): Promise<void> {
   await twin('event-nogeo', paths.event, paths.eventNoGeo);
   await twin('links-header', paths.links, paths.linksHeader);
   await twin('event-header', paths.event, paths.eventHeader);
+  await twin('event-off', paths.event, paths.eventOff);
   for (const n of SIZES.create) await seedDataDir(paths.create(n), { qrs: n });
   await seedJsonServerDb(paths.jsonServerDb, SIZES.list);
   const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 }, 'pg-bulk': {} };
   pgCounts['pg-list-off'] = pgCounts['pg-list']!;
+  pgCounts['pg-event-off'] = pgCounts['pg-event']!;
   for (const name of ['pg-list', 'pg-links', 'pg-event', 'pg-list-off']) pgCounts[`${name}-w`] = pgCounts[name]!;
   for (const server of new Set(chosen.map((s) => s.server).filter((name) => name.startsWith('pg-')))) {
     seededSchemas.push(schemas[server]!);
@@ -151,7 +157,7 @@ async function main(): Promise<void> {
     const data = isOther(server) ? `${serverData(server, root)}-other` : serverData(server, root);
     const proc = await startProc(serverSpec(server, data, nodeArgsFor(server), logLevel, flags.compare));
     running.set(server, proc);
-    if (server.replace(/^pg-/, '').replace(/@other$|-w$/, '').replace(/-(nogeo|header)$/, '') === 'event') await createWebsite(proc);
+    if (server.replace(/^pg-/, '').replace(/@other$|-w$/, '').replace(/-(nogeo|header|off)$/, '') === 'event') await createWebsite(proc);
   }
   const links = running.get('links');
   if (links) {
@@ -176,7 +182,7 @@ async function main(): Promise<void> {
         await runRound(proc!, s.load, { connections: s.connections ?? connections, duration: warmup });
         warm.add(s.id);
       }
-      const round = await runRound(proc!, s.load, { connections: s.connections ?? connections, duration });
+      const round = await runRound(proc!, s.load, { connections: s.connections ?? connections, duration, rate });
       results[i]!.rounds.push(round);
       log(`round ${r}/${rounds} ${s.id}: ${round.rps.toFixed(0)} req/s, p50 ${round.p50} ms, p99 ${round.p99} ms, CPU ${round.cpu.toFixed(0)}% (client ${round.clientCpu.toFixed(0)}%), RSS ${round.rssMb.toFixed(0)} MB${round.bad ? `, ${round.bad} bad` : ''}`);
       if (s.freshFrom) {
@@ -199,7 +205,7 @@ async function main(): Promise<void> {
   console.log(`\n${render(rows, extras, targets)}\n`);
   if (flags.compare) console.log(`This build against ${flags.compare} (alternated in every round):\n${compareTable(results)}\n`);
   console.log(`${machine.cpus} CPUs, Node ${machine.node}, 1-minute load average ${loadBefore.toFixed(1)} before and ${machine.loadAfter.toFixed(1)} after the run (other work on the machine shares the cores).`);
-  const settings = { rounds, duration, warmup, connections, coldStarts, logLevel, ...machine };
+  const settings = { rounds, duration, warmup, connections, coldStarts, logLevel, rate, ...machine };
   await writeFile(join(ROOT, 'bench', 'results.json'), JSON.stringify({ at: new Date().toISOString(), settings, scenarios: rows, rounds: results, extras, targets }, null, 2) + '\n');
   log('wrote bench/results.json');
 }

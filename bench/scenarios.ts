@@ -41,6 +41,7 @@ export function seededPaths(root: string) {
     eventNoGeo: join(root, 'event-nogeo'),
     linksHeader: join(root, 'links-100k-header'),
     eventHeader: join(root, 'event-header'),
+    eventOff: join(root, 'event-off'),
     create: (n: number) => join(root, `create-seed-${n / 1000}k`),
     jsonServerDb: join(root, 'json-server-10k.json'),
   };
@@ -158,6 +159,8 @@ export function scenarios(root: string, hotLinks = HOT_LINKS): Scenario[] {
     event,
     { ...event, id: 'event-header', label: `${event.label}, GEOIP=off, CDN header`, server: 'event-header', load: withHeader(event) },
     { ...event, id: 'event-nogeo', label: `${event.label}, GEOIP=off, no header`, server: 'event-nogeo' },
+    // The event path without its rate limit (EVENT_RATE_LIMIT=0): what the limiter costs, apart from the rest.
+    { ...event, id: 'event-off', label: `${event.label}, EVENT_RATE_LIMIT=0 (limiter off)`, server: 'event-off' },
   ];
   return [...files, ...postgresScenarios(files)];
 }
@@ -173,7 +176,7 @@ export function pgSchemas(): Record<string, string> {
     // The WORKERS=N servers: schemas of their own, seeded alike, so neither run sees the other's rows.
     'pg-list-w': `${tag}_list_w`, 'pg-links-w': `${tag}_links_w`, 'pg-event-w': `${tag}_event_w`,
     // The list with the limiter off (RATE_LIMIT=0), against the limiter counting in PostgreSQL.
-    'pg-list-off': `${tag}_list_off`, 'pg-list-off-w': `${tag}_list_off_w`,
+    'pg-list-off': `${tag}_list_off`, 'pg-list-off-w': `${tag}_list_off_w`, 'pg-event-off': `${tag}_event_off`,
   };
 }
 
@@ -190,7 +193,8 @@ function postgresScenarios(files: readonly Scenario[]): Scenario[] {
   const one = [pg('list', 'pg-list', SIZES.list), pg('redirect', 'pg-links', SIZES.links), pg('event', 'pg-event', 1)];
   // What the rate limit costs a list request: the same load with the limiter off, one process and WORKERS=<cores>.
   const off: Scenario = { ...one[0]!, id: 'pg-list-off', label: `${one[0]!.label}, RATE_LIMIT=0 (limiter off)`, server: 'pg-list-off' };
-  return [one[0]!, off, pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), ...one.map(many), many(off)];
+  const eventOff: Scenario = { ...one[2]!, id: 'pg-event-off', label: `${one[2]!.label}, EVENT_RATE_LIMIT=0 (limiter off)`, server: 'pg-event-off' };
+  return [one[0]!, off, pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), eventOff, ...one.map(many), many(off)];
 }
 
 /** How to start the server a scenario names, given the directory (or file) it serves. */
@@ -201,11 +205,11 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
     return { ...spec, args: [...nodeArgs, ...spec.args] };
   }
   if (server.startsWith('pg-')) {
-    const limiter: Record<string, string> = server.startsWith('pg-list-off') ? { RATE_LIMIT: '0' } : {};
+    const limiter: Record<string, string> = server.startsWith('pg-list-off') ? { RATE_LIMIT: '0' } : server === 'pg-event-off' ? { EVENT_RATE_LIMIT: '0' } : {};
     return appSpec(server, '', { nodeArgs, env: { LOG_LEVEL: logLevel, DATABASE_URL: PG_URL, DATABASE_SCHEMA: data, WORKERS: server.endsWith('-w') ? String(PG_WORKERS) : '1', ...limiter } });
   }
   // The twins of the redirect and event rows without geolocation: the country header only, as before it.
-  const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel, ...(/-(nogeo|header)$/.test(ownServer(server)) ? { GEOIP: 'off' } : {}) } });
+  const spec = appSpec(server, data, { nodeArgs, env: { LOG_LEVEL: logLevel, ...(/-(nogeo|header)$/.test(ownServer(server)) ? { GEOIP: 'off' } : {}), ...(ownServer(server) === 'event-off' ? { EVENT_RATE_LIMIT: '0' } : {}) } });
   // The other build of `--compare`: the same settings, its own dist/main.js.
   return checkout && isOther(server) ? { ...spec, args: [...nodeArgs, otherMain(checkout), 'serve'] } : spec;
 }
@@ -213,6 +217,6 @@ export function serverSpec(server: string, data: string, nodeArgs: string[], log
 /** The data a long-lived server serves: a directory, a file, or a PostgreSQL schema. */
 export function serverData(server: string, root: string): string {
   const p = seededPaths(root);
-  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'links-nogeo': p.linksNoGeo, 'event-nogeo': p.eventNoGeo, 'links-header': p.linksHeader, 'event-header': p.eventHeader, 'json-server-list': p.jsonServerDb, ...pgSchemas() };
+  const map: Record<string, string> = { baseline: '', list: p.list, links: p.links, event: p.event, 'links-nogeo': p.linksNoGeo, 'event-nogeo': p.eventNoGeo, 'links-header': p.linksHeader, 'event-header': p.eventHeader, 'event-off': p.eventOff, 'json-server-list': p.jsonServerDb, ...pgSchemas() };
   return map[ownServer(server)] ?? '';
 }

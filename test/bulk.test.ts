@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { fingerprint, TEST_BACKEND, transactionsOf } from './backend.ts';
 import { allOf, openTestStore, ownedBy, testApp } from './helpers.ts';
 import { collectionsOf, RESOURCES } from '../src/resources/table.ts';
@@ -323,6 +324,35 @@ test('a bulk create of 1,000 links is one transaction, one insertMany, and a few
     const ids = r.body.results.map((x: { id: number }) => x.id);
     assert.equal(await transactionsOf(raw, 'links', ids), 1, 'every row was written by one PostgreSQL transaction');
   }
+});
+
+test('a bulk create on PostgreSQL inserts its links in one statement and their events in one, their data as one JSON array', { skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL only' }, async () => {
+  const { call, makeUser, store } = await testApp({ rateLimit: 1000 });
+  const alice = await makeUser('alice');
+  const sent: { text: string; values: unknown[] }[] = [];
+  const query = pg.Client.prototype.query;
+  (pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...a: unknown[]) {
+    const q = a[0] as string | { text: string; values?: unknown[] };
+    sent.push(typeof q === 'string' ? { text: q, values: (a[1] as unknown[]) ?? [] } : { text: q.text, values: q.values ?? (a[1] as unknown[]) ?? [] });
+    return (query as (...b: unknown[]) => unknown).apply(this, a);
+  };
+  let r;
+  try {
+    const urls = Array.from({ length: 200 }, (_, i) => ({ url: `https://example.com/statements/${i}` }));
+    r = await call('POST', '/api/url/bulk', { key: alice.key, body: { urls } });
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.succeeded, 200);
+  const inserts = (table: string) => sent.filter((q) => q.text.trimStart().startsWith(`INSERT INTO "${table}"`));
+  assert.equal(inserts('links').length, 1, 'one INSERT for every link');
+  const events = inserts('events');
+  assert.equal(events.length, 1, 'one INSERT for every link\'s event');
+  const data = events[0]!.values[1];
+  assert.equal(typeof data, 'string');
+  assert.equal((JSON.parse(data as string) as unknown[]).length, 200);
+  assert.equal((await allOf(store, 'events')).filter((e) => e.type === 'link.created').length, 200);
 });
 
 test('bulk requests: their own body limit, one request on the rate limit', async (t) => {

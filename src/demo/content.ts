@@ -35,7 +35,7 @@ export const DEMO_LINKS: readonly DemoLink[] = [
     perDay: 20,
     body: () => ({
       url: 'https://acme-demo.com/app',
-      custom: 'app',
+      custom: 'get-app',
       metatitle: 'Get the Acme app',
       devicetarget: [
         { device: 'iphone', link: 'https://apps.apple.com/app/id1234567890' },

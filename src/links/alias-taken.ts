@@ -17,11 +17,11 @@ export async function shortAliasTaken(
   alias: string,
   self?: { collection: string; id: number },
 ): Promise<boolean> {
-  for (const collection of SHORT_ALIAS_COLLECTIONS) {
+  const key = aliasKey(domainId, alias);
+  // Both looked up at once: a bulk request's batched reads then answer every item's in one round, not two.
+  const found = await Promise.all(
     // A server built from part of the table (tests) may lack one of them.
-    if (!ctx.resources.some((r) => r.collection === collection)) continue;
-    const other = await reads.lookup(collection, 'alias', aliasKey(domainId, alias));
-    if (other && !(self?.collection === collection && other.id === self.id)) return true;
-  }
-  return false;
+    SHORT_ALIAS_COLLECTIONS.map((collection) => (ctx.resources.some((r) => r.collection === collection) ? reads.lookup(collection, 'alias', key) : undefined)),
+  );
+  return found.some((other, i) => other != null && !(self !== undefined && self.collection === SHORT_ALIAS_COLLECTIONS[i] && other.id === self.id));
 }

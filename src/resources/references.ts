@@ -6,9 +6,22 @@ function rowOf(ctx: HookContext, collection: string): Resource | undefined {
   return ctx.resources.find((r) => r.collection === collection);
 }
 
-/** Throws a 400 naming the field when a referenced id is missing or another user's. */
-export async function checkReferences(row: Resource, fields: Record<string, unknown>, ctx: HookContext, reads: StoreReads): Promise<void> {
-  for (const [field, ref] of Object.entries(row.references ?? {})) {
+/**
+ * Throws (rejects) a 400 naming the field when a referenced id is missing or another user's.
+ * undefined, no promise, when `fields` refer to nothing (most links of a bulk create).
+ */
+export function checkReferences(row: Resource, fields: Record<string, unknown>, ctx: HookContext, reads: StoreReads): Promise<void> | undefined {
+  const references = row.references;
+  if (!references) return undefined;
+  for (const field in references) {
+    const value = fields[field];
+    if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) return checkAll(references, fields, ctx, reads);
+  }
+  return undefined;
+}
+
+async function checkAll(references: NonNullable<Resource['references']>, fields: Record<string, unknown>, ctx: HookContext, reads: StoreReads): Promise<void> {
+  for (const [field, ref] of Object.entries(references)) {
     const value = fields[field];
     if (value === undefined || value === null) continue;
     const ids = Array.isArray(value) ? value : [value];

@@ -1,15 +1,18 @@
 import type { StoredRecord } from '../store.ts';
 
 /**
- * The lookups the PostgreSQL store answers from memory, and how many answers each keeps. Both are
+ * The lookups the PostgreSQL store answers from memory, and how many answers each keeps. Two are
  * on every redirect: `domains.host` (the Host header → branded domain, nearly always "none") and
- * `links.alias` (domain + alias → link). Misses are kept too (null): the main host has no domain
- * row, and asking PostgreSQL that on every click would cost a round trip. Sizes bound the memory:
- * a link record is about 1 KB in memory, so 20,000 links ≈ 20 MB; host names are few.
+ * `links.alias` (domain + alias → link); one on every tracked event: `websites.receiving` (the
+ * page's domain → the website receiving its events). Misses are kept too (null): the main host has
+ * no domain row, a page of an untracked domain has no website, and asking PostgreSQL that on every
+ * click or event would cost a round trip. Sizes bound the memory: a link record is about 1 KB in
+ * memory, so 20,000 links ≈ 20 MB; host names and websites are few.
  */
 export const CACHED_LOOKUPS: Readonly<Record<string, { index: string; maxEntries: number }>> = {
   links: { index: 'alias', maxEntries: 20_000 },
   domains: { index: 'host', maxEntries: 1_000 },
+  websites: { index: 'receiving', maxEntries: 5_000 },
 };
 
 /**

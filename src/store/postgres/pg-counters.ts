@@ -19,14 +19,23 @@ interface CountRow {
   n: number;
 }
 
-/** Adds rows in one statement; n is added, never read and written back, so concurrent flushes both count. */
-async function upsertCounts(db: Db, rows: readonly CountRow[]): Promise<void> {
+/**
+ * Adds rows in one statement; n is added, never read and written back, so concurrent flushes both
+ * count. The rows go as one JSON text: a flush of a busy second carries tens of thousands, and the
+ * driver's array literals (every element escaped in JavaScript) held the event loop for tens of
+ * milliseconds, where JSON.stringify is native (texts are encoded first, so no NUL nor lone surrogate reaches json).
+ * Rows of one (day, metric, label) are summed there, and with 'skip' a sum of zero (a visitor's count
+ * taken back in the same flush) writes nothing: summing them here, under string keys, was most of a
+ * flush's own CPU. A stored day put back as it was keeps its zeros.
+ */
+async function upsertCounts(db: Db, rows: readonly CountRow[], zeros: 'keep' | 'skip'): Promise<void> {
   if (rows.length === 0) return;
   await db(
     `INSERT INTO stat_counts (day_id, metric, label, is_total, n)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::boolean[], $5::bigint[])
+     SELECT x.d, x.m, x.l, bool_or(x.t), sum(x.n) FROM json_to_recordset($1::json) AS x(d bigint, m text, l text, t boolean, n bigint)
+     GROUP BY x.d, x.m, x.l${zeros === 'skip' ? ' HAVING sum(x.n) <> 0' : ''}
      ON CONFLICT (day_id, metric, label) DO UPDATE SET n = stat_counts.n + excluded.n`,
-    [rows.map((r) => r.dayId), rows.map((r) => encodeText(r.metric)), rows.map((r) => encodeText(r.label)), rows.map((r) => r.total), rows.map((r) => r.n)],
+    [JSON.stringify(rows.map((r) => ({ d: r.dayId, m: encodeText(r.metric), l: encodeText(r.label), t: r.total, n: r.n })))],
   );
 }
 
@@ -66,6 +75,23 @@ async function labelState(db: Db, wanted: Map<string, { dayId: number; metric: s
     if (s) s.size = r.n;
   }
   return state;
+}
+
+/**
+ * The (day, metric) groups that may reach `maxLabels` with this batch: those whose stored labels and
+ * the batch's distinct ones together number more. Every other group takes all of its labels as they
+ * are (even were each new, the cap is not reached), so only these need `labelState`: a flush of a
+ * busy second then reads back a few rows instead of every label it carries. Read under the day
+ * rows' locks, as labelState is.
+ */
+async function crowdedGroups(db: Db, wanted: Map<string, { dayId: number; metric: string; labels: Set<string> }>, maxLabels: number): Promise<Set<string>> {
+  const groups = [...wanted.values()].map((g) => ({ d: g.dayId, m: encodeText(g.metric), k: g.labels.size }));
+  const { rows } = await db<{ day_id: number; metric: string }>(
+    `SELECT x.d AS day_id, x.m AS metric FROM json_to_recordset($1::json) AS x(d bigint, m text, k int)
+     WHERE x.k + (SELECT count(*) FROM stat_counts c WHERE c.day_id = x.d AND c.metric = x.m) > $2`,
+    [JSON.stringify(groups), maxLabels],
+  );
+  return new Set(rows.map((r) => groupKey(r.day_id, decodeText(r.metric))));
 }
 
 /** How long a batch id is remembered: a flush retried later than this after an unanswered COMMIT may count twice. */
@@ -131,13 +157,8 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
   const counted = await withPropertyCap(db, live, dayIdOf);
 
   // Totals are added as they come; labels first need what their dimensions already hold.
-  const sums = new Map<string, CountRow>();
-  const add = (dayId: number, metric: string, label: string, total: boolean, n: number) => {
-    const key = `${dayId}\u0000${metric}\u0000${label}`;
-    const row = sums.get(key);
-    if (row) row.n += n;
-    else sums.set(key, { dayId, metric, label, total, n });
-  };
+  const rows: CountRow[] = [];
+  const add = (dayId: number, metric: string, label: string, total: boolean, n: number) => void rows.push({ dayId, metric, label, total, n });
   const wanted = new Map<string, { dayId: number; metric: string; labels: Set<string> }>();
   for (const d of counted) {
     const dayId = dayIdOf(d);
@@ -153,12 +174,18 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
     }
   }
   if (wanted.size > 0) {
-    const state = await labelState(db, wanted);
+    const crowded = await crowdedGroups(db, wanted, maxLabels);
+    for (const key of wanted.keys()) if (!crowded.has(key)) wanted.delete(key);
+    const state = wanted.size > 0 ? await labelState(db, wanted) : new Map<string, { size: number; known: Set<string> }>();
     for (const d of counted) {
       const dayId = dayIdOf(d)!;
       for (const [metric, value] of Object.entries(d.counts)) {
         if (typeof value === 'number') continue;
-        const s = state.get(groupKey(dayId, metric))!;
+        const s = state.get(groupKey(dayId, metric));
+        if (!s) {
+          for (const [label, n] of Object.entries(value)) add(dayId, metric, label, false, n);
+          continue;
+        }
         for (const [label, n] of Object.entries(value)) {
           const at = s.known.has(label) || s.size < maxLabels ? label : OVERFLOW_LABEL;
           if (!s.known.has(at)) {
@@ -170,8 +197,7 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
       }
     }
   }
-  // A visitor's count taken back in the same flush nets to zero: no row for it.
-  await upsertCounts(db, [...sums.values()].filter((r) => r.n !== 0));
+  await upsertCounts(db, rows, 'skip');
 }
 
 /**
@@ -286,5 +312,5 @@ export async function putStatsDays(db: Db, records: readonly StoredRecord[]): Pr
     [records.map((r) => r.id), fields.map((f) => encodeText(f.subject)), fields.map((f) => f.day), fields.map((f) => f.owner)],
   );
   await db('DELETE FROM stat_counts WHERE day_id = ANY($1::bigint[])', [records.map((r) => r.id)]);
-  await upsertCounts(db, records.flatMap((r, i) => countRowsOf(r.id, fields[i]!.counts)));
+  await upsertCounts(db, records.flatMap((r, i) => countRowsOf(r.id, fields[i]!.counts)), 'keep');
 }

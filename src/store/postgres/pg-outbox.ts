@@ -31,14 +31,16 @@ export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly N
   if (events.length === 0) return 0;
   const values = events.map((e) => rowValues(plan, { id: 0, ...e }));
   const keys = plan.keys.map((k) => `, "${k.column}"`).join('');
-  const casts = plan.keys.map((_, i) => `, $${i + 3}::text[]`).join('');
+  const columns = plan.keys.map((_, i) => `, unnest($${i + 3}::text[])`).join('');
   const names = plan.keys.map((_, i) => `, x.k${i}`).join('');
   const aliases = plan.keys.map((_, i) => `, k${i}`).join('');
+  // The events' data as one JSON array, as insertRecords sends records: a jsonb[] parameter has the
+  // driver escape every quote of a thousand JSON texts, a quarter of a bulk create's CPU in Node.
   const { rowCount } = await db(
     `INSERT INTO ${plan.table} (user_id, data${keys})
-     SELECT x.u, x.d${names} FROM unnest($1::bigint[], $2::jsonb[]${casts}) WITH ORDINALITY AS x(u, d${aliases}, n)
+     SELECT x.u, x.d${names} FROM ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb)${columns}) WITH ORDINALITY AS x(u, d${aliases}, n)
      WHERE EXISTS (SELECT 1 FROM users WHERE id = x.u) ORDER BY x.n`,
-    [values.map((v) => v.userId), values.map((v) => v.data), ...plan.keys.map((_, i) => values.map((v) => v.keys[i]))],
+    [values.map((v) => v.userId), `[${values.map((v) => v.data).join(',')}]`, ...plan.keys.map((_, i) => values.map((v) => v.keys[i]))],
   );
   return rowCount ?? 0;
 }

@@ -63,7 +63,8 @@ const ESCAPED_IN_JSON = /\\u(000[01]|d[89a-f])/i;
 /** JSON of `value` as jsonb can store it. */
 export function encodeJson(value: unknown): string {
   const json = JSON.stringify(value);
-  return ESCAPED_IN_JSON.test(json) ? JSON.stringify(mapStrings(value, encodeText)) : json;
+  // includes() first: a plain search is several times cheaper than the regular expression, and almost no record has a \u escape.
+  return json.includes('\\u') && ESCAPED_IN_JSON.test(json) ? JSON.stringify(mapStrings(value, encodeText)) : json;
 }
 
 /** The value a jsonb text holds, escapes undone (the driver's jsonb parser). */
