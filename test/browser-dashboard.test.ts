@@ -7,7 +7,7 @@ import { liveServer, visit } from './live-server.ts';
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
 } else {
-  test('the dashboard as a person uses it, on a laptop and on a phone: sign in, create a link with options and open it, edit, QR download, bulk delete, sign out', { timeout: 120_000 }, async (t) => {
+  test('the dashboard as a person uses it, on a laptop and on a phone: sign in, create a link with options and open it, edit, QR download, bulk delete, an API key, sign out', { timeout: 120_000 }, async (t) => {
     const server = await liveServer(':memory:');
     const browser = await launchBrowser();
     t.after(async () => {
@@ -95,6 +95,19 @@ if (!chromiumPresent()) {
         assert.match((await page.locator('main').textContent()) ?? '', /No link matches/);
         const left = await server.api('GET', '/api/urls?q=spare', undefined, user.apikey);
         assert.equal(left.body.data.urls.length, 0);
+      });
+
+      await t.test(`create an API key, seen once, ${at}`, async () => {
+        await page.goto(`${server.url}/app/account/keys`);
+        await page.getByLabel('Name').fill(`Deploy ${screen.name}`);
+        await page.getByRole('checkbox', { name: 'links:read', exact: true }).check();
+        await page.getByRole('button', { name: 'Make the key' }).click();
+        const key = ((await page.locator('code.secret').textContent()) ?? '').trim();
+        assert.match(key, /^sk_/);
+        assert.equal(await page.getByRole('button', { name: 'Copy the key' }).isVisible(), true, 'the script shows the copy button');
+        await assertNoHorizontalOverflow(page, `API keys, ${at}`);
+        await screenshot(page, 'dashboard-keys', screen);
+        assert.equal((await server.api('GET', '/api/urls', undefined, key)).status, 200, 'the key works');
       });
 
       await t.test(`sign out, ${at}`, async () => {
