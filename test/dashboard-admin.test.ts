@@ -102,6 +102,15 @@ test('"sign in as" opens a session as the user, audited under the admin, says so
   assert.equal((await admin.get('/app/admin/users')).status, 200);
   assert.equal((await t.store.find('sessions', { owner: alice.id })).total, 0, 'the "sign in as" sessions ended');
   assert.deepEqual((await auditOf(adminId)).at(-1), ['/app/admin/return', alice.id, 200]);
+
+  // Signing out while signed in as a user ends the admin's own session in this browser too.
+  await admin.post(`/app/admin/users/${alice.id}/sign-in-as`);
+  await admin.get('/app/account');
+  const out = await admin.post('/app/logout');
+  assert.equal(out.location, '/app/login');
+  assert.equal(admin.cookies.get('dash_admin'), undefined);
+  assert.equal((await t.store.find('sessions', { owner: adminId })).total, 0);
+  assert.equal((await t.store.find('sessions', { owner: alice.id })).total, 0);
 });
 
 test('a user who is not the admin gets 404 on every admin screen, and the admin forms need their token', async () => {

@@ -13,6 +13,8 @@ import { registerUser } from '../routes/link-api/register.ts';
 import { field, readForm, screen } from './guard.ts';
 import type { Dashboard } from './guard.ts';
 import { answerPage, Layout, messagePage } from './layout.tsx';
+import { ADMIN_COOKIE } from './sessions.ts';
+import { getCookie } from 'hono/cookie';
 
 const WRONG = 'Wrong username, email or password.';
 const WRONG_KEY = 'This API key is not valid.';
@@ -181,6 +183,12 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
     '/app/logout',
     screen(d, async (c, who) => {
       await d.sessions.revoke(who.user.id, who.session.id);
+      // Signing out while signed in as another user signs this browser out of the admin's own session too.
+      if (who.by) {
+        const own = await d.sessions.named(getCookie(c, ADMIN_COOKIE));
+        if (own?.userId === who.by.id) await d.sessions.revoke(own.userId, own.id);
+        d.sessions.keepAdminCookie(c, null);
+      }
       d.sessions.clearCookie(c);
       return c.redirect('/app/login', 303);
     }),
