@@ -27,6 +27,9 @@ export class WatchedDatabase {
   private stamp = '';
   private loading: Promise<void> | null = null;
   private again = false;
+  // A file written in place changes more than once before it is whole (truncated, then written):
+  // one line says it cannot be used, until a copy can be or the file goes.
+  private unusable = false;
   private readonly onChange = (current: Stats) => this.changed(current);
 
   private constructor(
@@ -72,6 +75,7 @@ export class WatchedDatabase {
     if (current.nlink === 0 && current.ino === 0) {
       this.log.warn(`GEOIP_DATABASE ${this.path} is gone; still using the database read before`);
       this.stamp = '';
+      this.unusable = false;
       return;
     }
     const stamp = stampOf(current);
@@ -91,9 +95,11 @@ export class WatchedDatabase {
       this.again = false;
       try {
         this.reader = await loadReader(this.path);
+        this.unusable = false;
         this.log.info(`GEOIP_DATABASE ${this.path} read again (${this.reader.metadata.databaseType})`);
       } catch (err) {
-        this.log.warn(`GEOIP_DATABASE ${this.path} changed but cannot be used (${reasonOf(err)}); still using the database read before`);
+        if (!this.unusable) this.log.warn(`GEOIP_DATABASE ${this.path} changed but cannot be used (${reasonOf(err)}); still using the database read before`);
+        this.unusable = true;
       }
     } while (this.again);
   }
