@@ -13,6 +13,7 @@ import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
 import { DashboardSessions } from './sessions.ts';
 import { signInRoutes } from './sign-in.tsx';
+import { websiteScreens } from './websites.tsx';
 
 /**
  * The dashboard under /app (DASHBOARD on): one area per screen, each a route file whose loaders go
@@ -26,5 +27,5 @@ export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts;
     '/app',
     screen(d, async (c) => c.redirect('/app/links', 302)),
   );
-  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d)];
+  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d)];
 }

@@ -21,6 +21,29 @@ export interface AnalyticsCrud {
   retryOn?: string;
 }
 
+/** Creates a record of an analytics row from a request body (parsed by `rules`, a 422 with each field's problems): the API's create and the dashboard's. */
+export async function analyticsCreate(s: Services, row: Resource, rules: AnalyticsCrud, ctx: HookContext, raw: Record<string, unknown>): Promise<StoredRecord> {
+  const input = await rules.parse(raw, ctx);
+  const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
+  return transact(
+    s,
+    row,
+    async (tx) => {
+      await row.check?.(prepared.fields, ctx, tx);
+      return tx.insert(row.collection, { userId: ctx.user.id, ...prepared.fields });
+    },
+    rules.retryOn,
+  );
+}
+
+/** Deletes a record of an analytics row the user may see, with what its onDelete removes: the API's delete and the dashboard's. */
+export async function analyticsRemove(s: Services, row: Resource, ctx: HookContext, record: StoredRecord): Promise<void> {
+  await transact(s, row, async (tx) => {
+    if (!(await tx.remove(row.collection, record.id))) throw new ApiError(404, row.messages.notFound);
+    await row.onDelete?.(tx, record, ctx);
+  });
+}
+
 /** The list/get/create/update/delete routes of an analytics row in the API's Laravel dialect. */
 export function analyticsCrudRoutes(s: Services, row: Resource, rules: AnalyticsCrud): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -64,17 +87,7 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
   if (create && row.create) {
     routes.post(create, async (c) => {
       const ctx = hookContext(s, c);
-      const input = await rules.parse(await readFormOrJson(c), ctx);
-      const prepared = row.prepare ? await row.prepare(input, ctx) : { fields: input };
-      const record = await transact(
-        s,
-        row,
-        async (tx) => {
-          await row.check?.(prepared.fields, ctx, tx);
-          return tx.insert(row.collection, { userId: ctx.user.id, ...prepared.fields });
-        },
-        rules.retryOn,
-      );
+      const record = await analyticsCreate(s, row, rules, ctx, await readFormOrJson(c));
       return c.json(await one(record, ctx, 201), 201);
     });
   }
@@ -101,10 +114,7 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
     routes.delete(remove, async (c) => {
       const ctx = hookContext(s, c);
       const record = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      await transact(s, row, async (tx) => {
-        if (!(await tx.remove(row.collection, record.id))) throw new ApiError(404, row.messages.notFound);
-        await row.onDelete?.(tx, record, ctx);
-      });
+      await analyticsRemove(s, row, ctx, record);
       return c.json({ id: record.id, object: row.name, deleted: true, status: 200 });
     });
   }

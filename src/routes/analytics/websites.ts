@@ -5,6 +5,7 @@ import type { PasswordAttempts } from '../../http/password-attempts.ts';
 import type { Services } from '../../resources/define.ts';
 import { analyticsAccount } from '../../analytics/account.ts';
 import { analyticsCrudRoutes } from './crud.ts';
+import type { AnalyticsCrud } from './crud.ts';
 import { eventRoutes } from './events.ts';
 import { booleanField } from '../../analytics/form-fields.ts';
 import { statsPageRoutes } from './stats-page.ts';
@@ -15,13 +16,16 @@ import { websiteVerifyRoutes } from './website-verify.ts';
 import { parseWebsite, websites } from '../../analytics/websites.ts';
 import type { Website } from '../../analytics/websites.ts';
 
+/** How a website's create and update bodies are read: the API's and the dashboard's. */
+export const WEBSITE_RULES: AnalyticsCrud = {
+  parse: (raw, ctx, existing) => parseWebsite(websites, raw, ctx, existing as Website | undefined),
+  filters: { favorite: v.optional(booleanField('favorite')) },
+  retryOn: RECEIVING_INDEX,
+};
+
 /** `/api/v1/websites`: list, get, create, update (PUT and PATCH), delete (the row's onDelete drops the statistics). */
 export function websiteRoutes(s: Services): Hono<AppEnv> {
-  return analyticsCrudRoutes(s, websites, {
-    parse: (raw, ctx, existing) => parseWebsite(websites, raw, ctx, existing as Website | undefined),
-    filters: { favorite: v.optional(booleanField('favorite')) },
-    retryOn: RECEIVING_INDEX,
-  });
+  return analyticsCrudRoutes(s, websites, WEBSITE_RULES);
 }
 
 /** The whole website-analytics side: websites and stats APIs, the tracking script and events, the stats page. */

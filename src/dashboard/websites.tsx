@@ -1,0 +1,187 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { raw } from 'hono/html';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { pageQuery } from '../analytics/stats-links.ts';
+import { panelCard, totalsCard } from '../analytics/stats-page-parts.ts';
+import { statsView } from '../analytics/stats-view.ts';
+import { websites } from '../analytics/websites.ts';
+import type { Website } from '../analytics/websites.ts';
+import { hookContext } from '../routes/crud.ts';
+import { analyticsCreate, analyticsRemove } from '../routes/analytics/crud.ts';
+import { WEBSITE_RULES } from '../routes/analytics/websites.ts';
+import { allows, audit, chromeOf, field, lacking, ownRecord, screen } from './guard.ts';
+import type { Dashboard, Form } from './guard.ts';
+import { answerPage, Csrf, Layout, messagePage } from './layout.tsx';
+import { Field } from './links/form.tsx';
+import type { SignedIn } from './sessions.ts';
+
+const READ = 'websites:read';
+const WRITE = 'websites:write';
+const PRIVACY = ['Public', 'Only me (signed in with my key)', 'Anyone with the password'] as const;
+
+/** The tag a website's pages embed to be counted: the tracker of this server, which names the site by its host. */
+export const trackingSnippet = (baseUrl: string): string => `<script defer src="${baseUrl}/js/script.js" data-dnt="true"></script>`;
+
+/**
+ * `/app/websites`: the user's tracked websites, a new one (then its tracking snippet with a copy
+ * button), each website's statistics (the stats page's loader and cards), and delete, through the
+ * functions `/api/v1/websites` uses (analyticsCreate, analyticsRemove, the same body rules).
+ */
+export function websiteScreens(d: Dashboard): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const { s } = d;
+  const notFound = (c: Context, who: SignedIn) => messagePage(c, 404, 'Not found', 'There is no such website among yours.', chromeOf(who, '/app/websites'));
+
+  const listPage = async (c: Context<AppEnv>, who: SignedIn, state: { values?: Form; errors?: Record<string, string> }, status: ContentfulStatusCode = 200) => {
+    const mine = (await s.store.find<Website>(websites.collection, { owner: who.user.id, sort: { field: 'id', direction: 'asc' }, limit: 500 })).items;
+    const errors = state.errors ?? {};
+    return answerPage(
+      c,
+      <Layout title="Websites" chrome={chromeOf(who, '/app/websites')}>
+        {c.req.query('done') === 'deleted' && (
+          <p class="card ok" role="status">
+            The website and its statistics were deleted.
+          </p>
+        )}
+        <section class="card" aria-labelledby="sites-h">
+          <h1 id="sites-h">Websites</h1>
+          {mine.length === 0 ? (
+            <p>No websites yet.</p>
+          ) : (
+            <ul>
+              {mine.map((w) => (
+                <li>
+                  <a href={`/app/websites/${w.id}`}>{w.domain}</a> <span class="muted">{PRIVACY[w.privacy]}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        {allows(who, WRITE) && (
+          <section class="card" aria-labelledby="new-site-h">
+            <h2 id="new-site-h">Add a website</h2>
+            {errors.form && (
+              <p class="err" role="alert">
+                {errors.form}
+              </p>
+            )}
+            <form method="post" action="/app/websites" class="stack">
+              <Csrf token={who.csrf} />
+              <Field name="domain" label="Domain" errors={errors} hint="Such as example.com: its pages are counted.">
+                {(aria) => <input {...aria} name="domain" value={state.values ? field(state.values, 'domain') : ''} required />}
+              </Field>
+              <Field name="privacy" label="Who sees the statistics page" errors={errors}>
+                {(aria) => (
+                  <select {...aria} name="privacy">
+                    {PRIVACY.map((label, i) => (
+                      <option value={String(i)} selected={state.values ? field(state.values, 'privacy') === String(i) : i === 1}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field name="password" label="Page password (with the password option)" errors={errors}>
+                {(aria) => <input {...aria} name="password" type="password" autocomplete="new-password" />}
+              </Field>
+              <div class="actions">
+                <button type="submit">Add the website</button>
+              </div>
+            </form>
+          </section>
+        )}
+      </Layout>,
+      status,
+    );
+  };
+
+  routes.get(
+    '/app/websites',
+    screen(d, async (c, who) => (allows(who, READ) ? listPage(c, who, {}) : lacking(c, who, READ))),
+  );
+
+  routes.post(
+    '/app/websites',
+    screen(d, async (c, who, form) => {
+      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
+      const body: Record<string, unknown> = { domain: field(form, 'domain'), privacy: field(form, 'privacy') || '1' };
+      if (field(form, 'password') !== '') body.password = field(form, 'password');
+      try {
+        const made = await analyticsCreate(s, websites, WEBSITE_RULES, hookContext(s, c), body);
+        audit(d, c, who, '/app/websites', websites.collection, made.id, 201);
+        return c.redirect(`/app/websites/${made.id}?done=created`, 303);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        audit(d, c, who, '/app/websites', websites.collection, null, err.status);
+        const errors: Record<string, string> = {};
+        for (const [name, messages] of Object.entries(err.fields ?? {})) errors[['domain', 'privacy', 'password'].includes(name) ? name : 'form'] = messages.join(' ');
+        if (Object.keys(errors).length === 0) errors.form = err.message;
+        const { password: _never, ...kept } = form;
+        return listPage(c, who, { values: kept, errors }, 400);
+      }
+    }),
+  );
+
+  routes.get(
+    '/app/websites/:id',
+    screen(d, async (c, who) => {
+      if (!allows(who, READ)) return lacking(c, who, READ);
+      const site = await ownRecord<Website>(d, websites, c, who);
+      if (!site) return notFound(c, who);
+      const view = await statsView(s.counters, site.id, site.domain, pageQuery(c.req.query()), { nowMs: s.clock.now(), hourlyDays: s.config.statsHourlyDays, geoCredit: s.config.geoip });
+      const snippet = trackingSnippet(s.config.baseUrl);
+      const cards = totalsCard(site.domain, view.headline, view.previousHeadline, view.previous, view.series, view.hourlyDays) + `<div class="grid">${view.panels.map((p) => panelCard(site.domain, view.query, view.range, p.spec, p.tab, p.rows)).join('')}</div>`;
+      return answerPage(
+        c,
+        <Layout title={site.domain} chrome={chromeOf(who, '/app/websites')}>
+          <p class="crumbs">
+            <a href="/app/websites">Websites</a> / {site.domain}
+          </p>
+          {c.req.query('done') === 'created' && (
+            <p class="card ok" role="status">
+              The website was added. Put the tracking snippet in its pages.
+            </p>
+          )}
+          <section class="card" aria-labelledby="snippet-h">
+            <h1>{site.domain}</h1>
+            <h2 id="snippet-h">Tracking snippet</h2>
+            <p class="muted">Put this in the head of every page of {site.domain}:</p>
+            <code class="secret">{snippet}</code>
+            <div class="actions">
+              <button type="button" class="secondary" data-copy={snippet} hidden>
+                Copy the snippet
+              </button>
+              <a href={`/stats/${site.domain}`}>The statistics page</a>
+              {allows(who, WRITE) && (
+                <form method="post" action={`/app/websites/${site.id}/delete`} data-confirm="Delete this website and its statistics?">
+                  <Csrf token={who.csrf} />
+                  <button type="submit" class="danger">
+                    Delete
+                  </button>
+                </form>
+              )}
+            </div>
+          </section>
+          {/* The stats page's own cards (their markup escapes what they show); their links open the full statistics page. */}
+          {raw(cards)}
+        </Layout>,
+      );
+    }),
+  );
+
+  routes.post(
+    '/app/websites/:id/delete',
+    screen(d, async (c, who) => {
+      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
+      const site = await ownRecord<Website>(d, websites, c, who);
+      if (!site) return notFound(c, who);
+      await analyticsRemove(s, websites, hookContext(s, c), site);
+      audit(d, c, who, '/app/websites/:id/delete', websites.collection, site.id, 200);
+      return c.redirect('/app/websites?done=deleted', 303);
+    }),
+  );
+  return routes;
+}

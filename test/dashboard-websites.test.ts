@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DashClient } from './dashboard-client.ts';
+import { testApp } from './helpers.ts';
+
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
+
+test('a website added in the dashboard shows its snippet, counts an event in its statistics, and is deleted; bad input stores nothing', async () => {
+  const t = await testApp({ trustProxy: true, analyticsRateLimit: 0, rateLimit: 0 });
+  const u = await t.makeUser('sites');
+  const browser = new DashClient(t.app);
+  assert.equal((await browser.signIn('user_sites', 'secret-pw')).status, 303);
+  const sitesOf = async (owner: number) => (await t.store.find('websites', { owner })).items;
+  await browser.get('/app/websites');
+
+  const bad = await browser.post('/app/websites', { domain: 'not a domain!', privacy: '0' });
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /id="domain-error">[^<]*domain/);
+  assert.match(bad.text, /value="not a domain!"/);
+  assert.equal((await sitesOf(u.id)).length, 0);
+
+  const made = await browser.post('/app/websites', { domain: 'shop.example.com', privacy: '0' });
+  assert.equal(made.status, 303, made.text);
+  const [site] = await sitesOf(u.id);
+  assert.ok(site);
+  assert.equal(site.domain, 'shop.example.com');
+  assert.equal(made.location, `/app/websites/${site.id}?done=created`);
+  const page = await browser.get(made.location!);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /&lt;script defer src=&quot;http:\/\/sho\.rt\/js\/script\.js&quot;/);
+  assert.match(page.text, /data-copy="&lt;script defer/);
+
+  const sent = await t.call('POST', '/api/event', { key: null, raw: JSON.stringify({ page: 'https://shop.example.com/pricing' }), headers: { 'x-forwarded-for': '203.0.113.5', 'user-agent': FIREFOX } });
+  assert.equal(sent.status, 202, sent.text);
+  await t.counters.flush();
+  const stats = await browser.get(`/app/websites/${site.id}`);
+  assert.match(stats.text, /\/pricing/);
+
+  const other = await t.makeUser('other');
+  const theirs = await t.call('POST', '/api/v1/websites', { key: other.key, body: { domain: 'theirs.example.com' } });
+  assert.equal(theirs.status, 201);
+  const theirId = theirs.body.data.id as number;
+  assert.equal((await browser.get(`/app/websites/${theirId}`)).status, 404);
+  assert.equal((await browser.post(`/app/websites/${theirId}/delete`)).status, 404);
+  assert.equal((await sitesOf(other.id)).length, 1);
+
+  assert.equal((await browser.post(`/app/websites/${site.id}/delete`, {}, { csrf: null })).status, 403);
+  assert.equal((await browser.post('/app/websites', { domain: 'csrf.example.com' }, { csrf: 'forged' })).status, 403);
+  assert.equal((await sitesOf(u.id)).length, 1);
+
+  const deleted = await browser.post(`/app/websites/${site.id}/delete`);
+  assert.equal(deleted.status, 303);
+  assert.equal((await sitesOf(u.id)).length, 0);
+  await t.audit.flush();
+  const audit = (await t.store.find('audit', { owner: u.id, sort: { field: 'id', direction: 'asc' } })).items.filter((e) => String(e.route).startsWith('/app'));
+  assert.deepEqual(audit.map((e) => [e.route, e.status]), [
+    ['/app/websites', 422],
+    ['/app/websites', 201],
+    ['/app/websites/:id/delete', 200],
+  ]);
+});
