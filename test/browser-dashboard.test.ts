@@ -7,7 +7,7 @@ import { liveServer, visit } from './live-server.ts';
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
 } else {
-  test('the dashboard as a person uses it, on a laptop and on a phone: sign in, create a link with options and open it, edit, QR download, bulk delete, an API key, sign out', { timeout: 120_000 }, async (t) => {
+  test('the dashboard as a person uses it, on a laptop and on a phone: sign in, create a link with options and open it, edit, QR download, bulk delete, a website and its statistics, an API key, sign out', { timeout: 120_000 }, async (t) => {
     const server = await liveServer(':memory:');
     const browser = await launchBrowser();
     t.after(async () => {
@@ -95,6 +95,26 @@ if (!chromiumPresent()) {
         assert.match((await page.locator('main').textContent()) ?? '', /No link matches/);
         const left = await server.api('GET', '/api/urls?q=spare', undefined, user.apikey);
         assert.equal(left.body.data.urls.length, 0);
+      });
+
+      await t.test(`add a website, see its snippet and an event in its statistics, ${at}`, async () => {
+        const domain = `site-${screen.name}.example.com`;
+        await page.goto(`${server.url}/app/websites`);
+        await page.getByLabel('Domain').fill(domain);
+        await page.getByLabel('Who sees the statistics page').selectOption('0');
+        await Promise.all([page.waitForURL(/\/app\/websites\/\d+\?done=created$/), page.getByRole('button', { name: 'Add the website' }).click()]);
+        assert.match((await page.locator('code.secret').textContent()) ?? '', /<script defer src=".*\/js\/script\.js"/);
+        assert.equal(await page.getByRole('button', { name: 'Copy the snippet' }).isVisible(), true, 'the script shows the copy button');
+        const sent = await fetch(`${server.url}/api/event`, { method: 'POST', headers: { 'content-type': 'text/plain', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0' }, body: JSON.stringify({ page: `https://${domain}/welcome` }) });
+        assert.equal(sent.status, 202);
+        // Counts are flushed on a timer: the page shows the event once they are.
+        for (let i = 0; i < 50 && !/\/welcome/.test((await page.locator('main').textContent()) ?? ''); i++) {
+          await new Promise((r) => setTimeout(r, 200));
+          await page.reload();
+        }
+        assert.match((await page.locator('main').textContent()) ?? '', /\/welcome/);
+        await assertNoHorizontalOverflow(page, `website, ${at}`);
+        await screenshot(page, 'dashboard-website', screen);
       });
 
       await t.test(`create an API key, seen once, ${at}`, async () => {
