@@ -5,7 +5,7 @@ import { testApp } from './helpers.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
 
-test('a website added in the dashboard shows its snippet, counts an event in its statistics, and is deleted; bad input stores nothing', async () => {
+test('a website added in the dashboard shows its snippet, counts an event in its statistics, and has its settings changed, and is deleted; bad input stores nothing', async () => {
   const t = await testApp({ trustProxy: true, analyticsRateLimit: 0, rateLimit: 0 });
   const u = await t.makeUser('sites');
   const browser = new DashClient(t.app);
@@ -36,6 +36,28 @@ test('a website added in the dashboard shows its snippet, counts an event in its
   const stats = await browser.get(`/app/websites/${site.id}`);
   assert.match(stats.text, /\/pricing/);
 
+  // Settings: refusals beside their fields, nothing stored; then saved as the API's update saves them.
+  await browser.get(`/app/websites/${site.id}`);
+  const noPassword = await browser.post(`/app/websites/${site.id}/settings`, { privacy: '2', password: '' });
+  assert.equal(noPassword.status, 400);
+  assert.match(noPassword.text, /id="password-error">The password field is required when privacy is 2/);
+  const badIps = await browser.post(`/app/websites/${site.id}/settings`, { privacy: '0', exclude_ips: '10.0.0.0/8\nnot-an-ip' });
+  assert.equal(badIps.status, 400);
+  assert.match(badIps.text, /id="exclude_ips-error">[^<]*not-an-ip/);
+  assert.match(badIps.text, /not-an-ip<\/textarea>/, 'the form keeps what was typed');
+  const unchanged = (await t.store.get('websites', site.id))!;
+  assert.equal(unchanged.privacy, 0);
+  assert.equal(unchanged.exclude_ips, '');
+  const saved = await browser.post(`/app/websites/${site.id}/settings`, { privacy: '2', password: 'peek-pw', exclude_bots: '1', exclude_params: 'utm_source', exclude_ips: '10.0.0.0/8' });
+  assert.equal(saved.status, 303, saved.text);
+  const stored = (await t.store.get('websites', site.id))!;
+  assert.equal(stored.privacy, 2);
+  assert.match(String(stored.password), /^scrypt\$/);
+  assert.equal(stored.exclude_bots, 1);
+  assert.equal(stored.exclude_params, 'utm_source');
+  assert.equal(stored.exclude_ips, '10.0.0.0/8');
+  assert.doesNotMatch((await browser.get(saved.location!)).text, /peek-pw/);
+
   const other = await t.makeUser('other');
   const theirs = await t.call('POST', '/api/v1/websites', { key: other.key, body: { domain: 'theirs.example.com' } });
   assert.equal(theirs.status, 201);
@@ -56,6 +78,9 @@ test('a website added in the dashboard shows its snippet, counts an event in its
   assert.deepEqual(audit.map((e) => [e.route, e.status]), [
     ['/app/websites', 422],
     ['/app/websites', 201],
+    ['/app/websites/:id/settings', 422],
+    ['/app/websites/:id/settings', 422],
+    ['/app/websites/:id/settings', 200],
     ['/app/websites/:id/delete', 200],
   ]);
 });

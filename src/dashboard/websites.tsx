@@ -10,7 +10,7 @@ import { statsView } from '../analytics/stats-view.ts';
 import { websites } from '../analytics/websites.ts';
 import type { Website } from '../analytics/websites.ts';
 import { hookContext } from '../routes/crud.ts';
-import { analyticsCreate, analyticsRemove } from '../routes/analytics/crud.ts';
+import { analyticsCreate, analyticsRemove, analyticsUpdate } from '../routes/analytics/crud.ts';
 import { WEBSITE_RULES } from '../routes/analytics/websites.ts';
 import { allows, audit, chromeOf, field, lacking, ownRecord, screen } from './guard.ts';
 import type { Dashboard, Form } from './guard.ts';
@@ -21,6 +21,75 @@ import type { SignedIn } from './sessions.ts';
 const READ = 'websites:read';
 const WRITE = 'websites:write';
 const PRIVACY = ['Public', 'Only me (signed in with my key)', 'Anyone with the password'] as const;
+
+const SETTINGS = ['privacy', 'password', 'exclude_bots', 'exclude_params', 'exclude_ips'];
+
+/** The API's 422 as messages beside the form's fields ('form' for the rest). */
+function fieldErrors(err: ApiError, names: readonly string[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const [name, messages] of Object.entries(err.fields ?? {})) errors[names.includes(name) ? name : 'form'] = messages.join(' ');
+  if (Object.keys(errors).length === 0) errors.form = err.message;
+  return errors;
+}
+
+const PrivacyOptions = (props: { selected: string }) => (
+  <>
+    {PRIVACY.map((label, i) => (
+      <option value={String(i)} selected={props.selected === String(i)}>
+        {label}
+      </option>
+    ))}
+  </>
+);
+
+/** A website's settings: who sees its statistics page, its password, and what is not counted. */
+function SettingsCard(props: { site: Website; csrf: string; values: Form | undefined; errors: Record<string, string> }) {
+  const { site, values, errors } = props;
+  const value = (name: string, stored: string) => (values ? field(values, name) : stored);
+  return (
+    <section class="card" aria-labelledby="settings-h">
+      <h2 id="settings-h">Settings</h2>
+      {errors.form && (
+        <p class="err" role="alert">
+          {errors.form}
+        </p>
+      )}
+      <form method="post" action={`/app/websites/${site.id}/settings`} class="stack">
+        <Csrf token={props.csrf} />
+        <Field name="privacy" label="Who sees the statistics page" errors={errors}>
+          {(aria) => (
+            <select {...aria} name="privacy">
+              <PrivacyOptions selected={value('privacy', String(site.privacy))} />
+            </select>
+          )}
+        </Field>
+        <Field name="password" label="Page password" errors={errors} hint={site.password ? 'Empty: keep the current one.' : 'Needed with the password option.'}>
+          {(aria) => <input {...aria} name="password" type="password" autocomplete="new-password" />}
+        </Field>
+        <label>
+          <input type="checkbox" name="exclude_bots" value="1" checked={value('exclude_bots', String(site.exclude_bots)) === '1'} /> Leave out bots
+        </label>
+        <Field name="exclude_params" label="Query parameters left out of page addresses (one a line)" errors={errors}>
+          {(aria) => (
+            <textarea {...aria} name="exclude_params" rows={3}>
+              {value('exclude_params', site.exclude_params)}
+            </textarea>
+          )}
+        </Field>
+        <Field name="exclude_ips" label="Addresses not counted (IP or CIDR range, one a line)" errors={errors}>
+          {(aria) => (
+            <textarea {...aria} name="exclude_ips" rows={3}>
+              {value('exclude_ips', site.exclude_ips)}
+            </textarea>
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit">Save the settings</button>
+        </div>
+      </form>
+    </section>
+  );
+}
 
 /** The tag a website's pages embed to be counted: the tracker of this server, which names the site by its host. */
 export const trackingSnippet = (baseUrl: string): string => `<script defer src="${baseUrl}/js/script.js" data-dnt="true"></script>`;
@@ -76,11 +145,7 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
               <Field name="privacy" label="Who sees the statistics page" errors={errors}>
                 {(aria) => (
                   <select {...aria} name="privacy">
-                    {PRIVACY.map((label, i) => (
-                      <option value={String(i)} selected={state.values ? field(state.values, 'privacy') === String(i) : i === 1}>
-                        {label}
-                      </option>
-                    ))}
+                    <PrivacyOptions selected={state.values ? field(state.values, 'privacy') : '1'} />
                   </select>
                 )}
               </Field>
@@ -116,21 +181,13 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
         audit(d, c, who, '/app/websites', websites.collection, null, err.status);
-        const errors: Record<string, string> = {};
-        for (const [name, messages] of Object.entries(err.fields ?? {})) errors[['domain', 'privacy', 'password'].includes(name) ? name : 'form'] = messages.join(' ');
-        if (Object.keys(errors).length === 0) errors.form = err.message;
         const { password: _never, ...kept } = form;
-        return listPage(c, who, { values: kept, errors }, 400);
+        return listPage(c, who, { values: kept, errors: fieldErrors(err, ['domain', 'privacy', 'password']) }, 400);
       }
     }),
   );
 
-  routes.get(
-    '/app/websites/:id',
-    screen(d, async (c, who) => {
-      if (!allows(who, READ)) return lacking(c, who, READ);
-      const site = await ownRecord<Website>(d, websites, c, who);
-      if (!site) return notFound(c, who);
+  const sitePage = async (c: Context<AppEnv>, who: SignedIn, site: Website, state: { values?: Form; errors?: Record<string, string> }, status: ContentfulStatusCode = 200) => {
       const view = await statsView(s.counters, site.id, site.domain, pageQuery(c.req.query()), { nowMs: s.clock.now(), hourlyDays: s.config.statsHourlyDays, geoCredit: s.config.geoip });
       const snippet = trackingSnippet(s.config.baseUrl);
       const cards = totalsCard(site.domain, view.headline, view.previousHeadline, view.previous, view.series, view.hourlyDays) + `<div class="grid">${view.panels.map((p) => panelCard(site.domain, view.query, view.range, p.spec, p.tab, p.rows)).join('')}</div>`;
@@ -140,6 +197,11 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
           <p class="crumbs">
             <a href="/app/websites">Websites</a> / {site.domain}
           </p>
+          {c.req.query('done') === 'saved' && (
+            <p class="card ok" role="status">
+              The settings were saved.
+            </p>
+          )}
           {c.req.query('done') === 'created' && (
             <p class="card ok" role="status">
               The website was added. Put the tracking snippet in its pages.
@@ -165,10 +227,41 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
               )}
             </div>
           </section>
+          {allows(who, WRITE) && <SettingsCard site={site} csrf={who.csrf} values={state.values} errors={state.errors ?? {}} />}
           {/* The stats page's own cards (their markup escapes what they show); their links open the full statistics page. */}
           {raw(cards)}
         </Layout>,
+        status,
       );
+  };
+
+  routes.get(
+    '/app/websites/:id',
+    screen(d, async (c, who) => {
+      if (!allows(who, READ)) return lacking(c, who, READ);
+      const site = await ownRecord<Website>(d, websites, c, who);
+      return site ? sitePage(c, who, site, {}) : notFound(c, who);
+    }),
+  );
+
+  routes.post(
+    '/app/websites/:id/settings',
+    screen(d, async (c, who, form) => {
+      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
+      const site = await ownRecord<Website>(d, websites, c, who);
+      if (!site) return notFound(c, who);
+      // An empty password keeps the stored one (the API's update reads an empty field as not sent).
+      const body = { privacy: field(form, 'privacy'), password: field(form, 'password'), exclude_bots: field(form, 'exclude_bots') === '1' ? '1' : '0', exclude_params: field(form, 'exclude_params'), exclude_ips: field(form, 'exclude_ips') };
+      try {
+        await analyticsUpdate(s, websites, WEBSITE_RULES, hookContext(s, c), site, body);
+        audit(d, c, who, '/app/websites/:id/settings', websites.collection, site.id, 200);
+        return c.redirect(`/app/websites/${site.id}?done=saved`, 303);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        audit(d, c, who, '/app/websites/:id/settings', websites.collection, site.id, err.status);
+        const { password: _never, ...kept } = form;
+        return sitePage(c, who, site, { values: kept, errors: fieldErrors(err, SETTINGS) }, 400);
+      }
     }),
   );
 

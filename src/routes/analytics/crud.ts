@@ -36,6 +36,18 @@ export async function analyticsCreate(s: Services, row: Resource, rules: Analyti
   );
 }
 
+/** Updates a record of an analytics row the user may see from a request body (parsed by `rules`): the API's PUT/PATCH and the dashboard's settings. */
+export async function analyticsUpdate(s: Services, row: Resource, rules: AnalyticsCrud, ctx: HookContext, existing: StoredRecord, raw: Record<string, unknown>): Promise<StoredRecord> {
+  const input = await rules.parse(raw, ctx, existing);
+  const prepared = row.prepare ? await row.prepare(input, ctx, existing) : { fields: input };
+  return transact(s, row, async (tx) => {
+    await row.check?.(prepared.fields, ctx, tx, existing);
+    const updated = await tx.update(row.collection, existing.id, prepared.fields);
+    if (!updated) throw new ApiError(404, row.messages.notFound);
+    return updated;
+  });
+}
+
 /** Deletes a record of an analytics row the user may see, with what its onDelete removes: the API's delete and the dashboard's. */
 export async function analyticsRemove(s: Services, row: Resource, ctx: HookContext, record: StoredRecord): Promise<void> {
   await transact(s, row, async (tx) => {
@@ -96,14 +108,7 @@ export function analyticsCrudRoutes(s: Services, row: Resource, rules: Analytics
     const handler = async (c: Context<AppEnv>) => {
       const ctx = hookContext(s, c);
       const existing = await findVisible(s, row, c.req.param('id'), ctx.user.id);
-      const input = await rules.parse(await readFormOrJson(c), ctx, existing);
-      const prepared = row.prepare ? await row.prepare(input, ctx, existing) : { fields: input };
-      const record = await transact(s, row, async (tx) => {
-        await row.check?.(prepared.fields, ctx, tx, existing);
-        const updated = await tx.update(row.collection, existing.id, prepared.fields);
-        if (!updated) throw new ApiError(404, row.messages.notFound);
-        return updated;
-      });
+      const record = await analyticsUpdate(s, row, rules, ctx, existing, await readFormOrJson(c));
       return c.json(await one(record, ctx, 200));
     };
     routes.put(update, handler);
