@@ -40,6 +40,14 @@ export interface Chrome {
 /** The hidden form token every form of a signed-in page carries. */
 export const Csrf = (props: { token: string }) => <input type="hidden" name="csrf" value={props.token} />;
 
+/** A form's message that belongs to no one field (shown above the form), or nothing. */
+export const FormError = (props: { message: string | undefined }) =>
+  props.message ? (
+    <p class="err" role="alert">
+      {props.message}
+    </p>
+  ) : null;
+
 /** The one layout of every dashboard page: the bar (when signed in), the main card column, the script. */
 export function Layout(props: { title: string; chrome?: Chrome; children?: Child }) {
   const { chrome } = props;

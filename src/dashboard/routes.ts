@@ -13,7 +13,7 @@ import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
 import { DashboardSessions } from './sessions.ts';
 import { signInRoutes } from './sign-in.tsx';
-import { websiteScreens } from './websites.tsx';
+import { websiteScreens } from './websites/routes.tsx';
 
 /**
  * The dashboard under /app (DASHBOARD on): one area per screen, each a route file whose loaders go

@@ -8,7 +8,7 @@ import { apiKeys } from '../../resources/api-keys.ts';
 import { createBody, entriesOf, hookContext, listQueryOf, removeRecord } from '../../routes/crud.ts';
 import { allows, audit, chromeOf, field, fields, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
 
@@ -144,11 +144,7 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
         {canWrite && (
           <section class="card" aria-labelledby="new-key-h">
             <h2 id="new-key-h">New API key</h2>
-            {errors.form && (
-              <p class="err" role="alert">
-                {errors.form}
-              </p>
-            )}
+            <FormError message={errors.form} />
             <form method="post" action="/app/account/keys">
               <Csrf token={who.csrf} />
               <Field name="name" label="Name" errors={errors}>

@@ -9,7 +9,7 @@ import { createBody, hookContext, listQueryOf, removeRecord } from '../../routes
 import { sendTestEvent } from '../../routes/link-api/webhooks.ts';
 import { allows, audit, chromeOf, field, fields, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
 
@@ -120,11 +120,7 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
         {canWrite && (
           <section class="card" aria-labelledby="new-hook-h">
             <h2 id="new-hook-h">New webhook</h2>
-            {errors.form && (
-              <p class="err" role="alert">
-                {errors.form}
-              </p>
-            )}
+            <FormError message={errors.form} />
             <form method="post" action="/app/account/webhooks">
               <Csrf token={who.csrf} />
               <Field name="url" label="Sends to (URL)" errors={errors}>

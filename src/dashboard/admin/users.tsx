@@ -11,7 +11,7 @@ import { createBody, hookContext, listQueryOf, removeRecord } from '../../routes
 import { fieldOfMessage } from '../sign-in.tsx';
 import { audit, chromeOf, field, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form, Screen } from '../guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
 import { Field } from '../links/form.tsx';
 import { SESSION_COOKIE, ADMIN_COOKIE } from '../sessions.ts';
 import type { SignedIn } from '../sessions.ts';
@@ -136,11 +136,7 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
         </section>
         <section class="card" aria-labelledby="new-user-h">
           <h2 id="new-user-h">New user</h2>
-          {errors.form && (
-            <p class="err" role="alert">
-              {errors.form}
-            </p>
-          )}
+          <FormError message={errors.form} />
           <form method="post" action="/app/admin/users" class="stack">
             <Csrf token={who.csrf} />
             <Field name="username" label="Username" errors={errors}>

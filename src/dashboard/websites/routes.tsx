@@ -2,25 +2,25 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../http/app-env.ts';
-import { pageQuery } from '../analytics/stats-links.ts';
-import { panelCard, totalsCard } from '../analytics/stats-page-parts.ts';
-import { statsView } from '../analytics/stats-view.ts';
-import { websites } from '../analytics/websites.ts';
-import type { Website } from '../analytics/websites.ts';
-import { hookContext } from '../routes/crud.ts';
-import { analyticsCreate, analyticsRemove, analyticsUpdate } from '../routes/analytics/crud.ts';
-import { WEBSITE_RULES } from '../routes/analytics/websites.ts';
-import { allows, audit, chromeOf, field, lacking, ownRecord, screen } from './guard.ts';
-import type { Dashboard, Form } from './guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from './layout.tsx';
-import { Field } from './links/form.tsx';
-import type { SignedIn } from './sessions.ts';
+import { ApiError } from '../../errors.ts';
+import type { AppEnv } from '../../http/app-env.ts';
+import { pageQuery } from '../../analytics/stats-links.ts';
+import { panelCard, totalsCard } from '../../analytics/stats-page-parts.ts';
+import { statsView } from '../../analytics/stats-view.ts';
+import { websites } from '../../analytics/websites.ts';
+import type { Website } from '../../analytics/websites.ts';
+import { hookContext } from '../../routes/crud.ts';
+import { analyticsCreate, analyticsRemove, analyticsUpdate } from '../../routes/analytics/crud.ts';
+import { WEBSITE_RULES } from '../../routes/analytics/websites.ts';
+import { allows, audit, chromeOf, field, lacking, ownRecord, screen } from '../guard.ts';
+import type { Dashboard, Form } from '../guard.ts';
+import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
+import { Field } from '../links/form.tsx';
+import type { SignedIn } from '../sessions.ts';
+import { PRIVACY, PrivacyOptions, SettingsCard } from './settings.tsx';
 
 const READ = 'websites:read';
 const WRITE = 'websites:write';
-const PRIVACY = ['Public', 'Only me (signed in with my key)', 'Anyone with the password'] as const;
 
 const SETTINGS = ['privacy', 'password', 'exclude_bots', 'exclude_params', 'exclude_ips'];
 
@@ -30,65 +30,6 @@ function fieldErrors(err: ApiError, names: readonly string[]): Record<string, st
   for (const [name, messages] of Object.entries(err.fields ?? {})) errors[names.includes(name) ? name : 'form'] = messages.join(' ');
   if (Object.keys(errors).length === 0) errors.form = err.message;
   return errors;
-}
-
-const PrivacyOptions = (props: { selected: string }) => (
-  <>
-    {PRIVACY.map((label, i) => (
-      <option value={String(i)} selected={props.selected === String(i)}>
-        {label}
-      </option>
-    ))}
-  </>
-);
-
-/** A website's settings: who sees its statistics page, its password, and what is not counted. */
-function SettingsCard(props: { site: Website; csrf: string; values: Form | undefined; errors: Record<string, string> }) {
-  const { site, values, errors } = props;
-  const value = (name: string, stored: string) => (values ? field(values, name) : stored);
-  return (
-    <section class="card" aria-labelledby="settings-h">
-      <h2 id="settings-h">Settings</h2>
-      {errors.form && (
-        <p class="err" role="alert">
-          {errors.form}
-        </p>
-      )}
-      <form method="post" action={`/app/websites/${site.id}/settings`} class="stack">
-        <Csrf token={props.csrf} />
-        <Field name="privacy" label="Who sees the statistics page" errors={errors}>
-          {(aria) => (
-            <select {...aria} name="privacy">
-              <PrivacyOptions selected={value('privacy', String(site.privacy))} />
-            </select>
-          )}
-        </Field>
-        <Field name="password" label="Page password" errors={errors} hint={site.password ? 'Empty: keep the current one.' : 'Needed with the password option.'}>
-          {(aria) => <input {...aria} name="password" type="password" autocomplete="new-password" />}
-        </Field>
-        <label>
-          <input type="checkbox" name="exclude_bots" value="1" checked={value('exclude_bots', String(site.exclude_bots)) === '1'} /> Leave out bots
-        </label>
-        <Field name="exclude_params" label="Query parameters left out of page addresses (one a line)" errors={errors}>
-          {(aria) => (
-            <textarea {...aria} name="exclude_params" rows={3}>
-              {value('exclude_params', site.exclude_params)}
-            </textarea>
-          )}
-        </Field>
-        <Field name="exclude_ips" label="Addresses not counted (IP or CIDR range, one a line)" errors={errors}>
-          {(aria) => (
-            <textarea {...aria} name="exclude_ips" rows={3}>
-              {value('exclude_ips', site.exclude_ips)}
-            </textarea>
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit">Save the settings</button>
-        </div>
-      </form>
-    </section>
-  );
 }
 
 /** The tag a website's pages embed to be counted: the tracker of this server, which names the site by its host. */
@@ -132,11 +73,7 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
         {allows(who, WRITE) && (
           <section class="card" aria-labelledby="new-site-h">
             <h2 id="new-site-h">Add a website</h2>
-            {errors.form && (
-              <p class="err" role="alert">
-                {errors.form}
-              </p>
-            )}
+            <FormError message={errors.form} />
             <form method="post" action="/app/websites" class="stack">
               <Csrf token={who.csrf} />
               <Field name="domain" label="Domain" errors={errors} hint="Such as example.com: its pages are counted.">
