@@ -59,10 +59,10 @@ test('redirects over real HTTP', async (t) => {
   });
 
   await t.test('deep links send Apple and Android visitors to their store', async () => {
-    await add({ url: 'https://example.com/app', custom: 'app', deeplink: { apple: 'https://apps.apple.com/x', google: 'https://play.google.com/x' } });
-    assert.equal((await raw(`${url}/app`, { headers: { 'user-agent': IPHONE } })).headers.location, 'https://apps.apple.com/x');
-    assert.equal((await raw(`${url}/app`, { headers: { 'user-agent': ANDROID } })).headers.location, 'https://play.google.com/x');
-    assert.equal((await raw(`${url}/app`, { headers: { 'user-agent': WINDOWS_CHROME } })).headers.location, 'https://example.com/app');
+    await add({ url: 'https://example.com/app', custom: 'get-app', deeplink: { apple: 'https://apps.apple.com/x', google: 'https://play.google.com/x' } });
+    assert.equal((await raw(`${url}/get-app`, { headers: { 'user-agent': IPHONE } })).headers.location, 'https://apps.apple.com/x');
+    assert.equal((await raw(`${url}/get-app`, { headers: { 'user-agent': ANDROID } })).headers.location, 'https://play.google.com/x');
+    assert.equal((await raw(`${url}/get-app`, { headers: { 'user-agent': WINDOWS_CHROME } })).headers.location, 'https://example.com/app');
   });
 
   await t.test('a password-protected link: form, wrong password, right password, signed cookie; no click before', async () => {
