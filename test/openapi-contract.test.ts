@@ -387,6 +387,33 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete' }, 400);
   await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999' }, 404);
   await at('dashboardRevokeSession', '/app/account/sessions/999999/revoke', {}, 404);
+  await at('dashboardChangeEmail', '/app/account/email', { email: 'not-an-email', current_password: 'secret-pw' }, 400);
+  await at('dashboardChangeEmail', '/app/account/email', { email: 'alice2@example.com', current_password: 'wrong-pw' }, 401);
+  await at('dashboardChangePassword', '/app/account/password', { current_password: 'secret-pw', password: 'a-secret', password_again: 'b-secret' }, 400);
+  await at('dashboardChangePassword', '/app/account/password', { current_password: 'wrong-pw', password: 'a-secret', password_again: 'a-secret' }, 401);
+  await at('dashboardKeys', '/app/account/keys', null, 200);
+  await at('dashboardCreateKey', '/app/account/keys', { name: 'probe' }, 400);
+  await at('dashboardCreateKey', '/app/account/keys', { name: 'probe', scopes: 'links:read' }, 200);
+  await at('dashboardRevokeKey', '/app/account/keys/999999/revoke', {}, 404);
+  await at('dashboardWebhooks', '/app/account/webhooks', null, 200);
+  await at('dashboardCreateWebhook', '/app/account/webhooks', { url: 'https://hooks.example.com/probe' }, 400);
+  await at('dashboardCreateWebhook', '/app/account/webhooks', { url: 'https://hooks.example.com/probe', events: '*' }, 200);
+  await at('dashboardTestWebhook', '/app/account/webhooks/999999/test', {}, 404);
+  await at('dashboardDeleteWebhook', '/app/account/webhooks/999999/delete', {}, 404);
+  await at('dashboardWebsites', '/app/websites', null, 200);
+  await at('dashboardCreateWebsite', '/app/websites', { domain: 'not a domain!' }, 400);
+  await at('dashboardCreateWebsite', '/app/websites', { domain: 'probe.example.net', privacy: '0' }, 303);
+  await at('dashboardWebsite', `/app/websites/${w.ids.websites}`, null, 200);
+  await at('dashboardWebsite', '/app/websites/999999', null, 404);
+  await at('dashboardWebsiteSettings', `/app/websites/${w.ids.websites}/settings`, { privacy: '0', exclude_ips: 'not-an-ip' }, 400);
+  await at('dashboardWebsiteSettings', `/app/websites/${w.ids.websites}/settings`, { privacy: '0' }, 303);
+  await at('dashboardWebsiteSettings', '/app/websites/999999/settings', { privacy: '0' }, 404);
+  await at('dashboardDeleteWebsite', '/app/websites/999999/delete', {}, 404);
+  await at('dashboardUsers', '/app/admin/users', null, 404);
+  await at('dashboardCreateUser', '/app/admin/users', { username: 'probe' }, 404);
+  await at('dashboardDeleteUser', '/app/admin/users/1/delete', {}, 404);
+  await at('dashboardSignInAs', '/app/admin/users/1/sign-in-as', {}, 404);
+  await at('dashboardSignInAsReturn', '/app/admin/return', {}, 404);
   const unsigned: [string, string][] = [
     ['dashboardCreateLink', '/app/links'],
     ['dashboardSaveLink', `${link}/edit`],
@@ -397,6 +424,42 @@ test('the dashboard in its states answers documented responses', async () => {
     ['dashboardLogout', '/app/logout'],
   ];
   for (const [id, url] of unsigned) await at(id, url, { url: 'https://example.com/' }, 403, null);
+  for (const [id, url] of [
+    ['dashboardChangeEmail', '/app/account/email'],
+    ['dashboardChangePassword', '/app/account/password'],
+    ['dashboardCreateKey', '/app/account/keys'],
+    ['dashboardRevokeKey', '/app/account/keys/1/revoke'],
+    ['dashboardCreateWebhook', '/app/account/webhooks'],
+    ['dashboardTestWebhook', '/app/account/webhooks/1/test'],
+    ['dashboardDeleteWebhook', '/app/account/webhooks/1/delete'],
+    ['dashboardCreateWebsite', '/app/websites'],
+    ['dashboardWebsiteSettings', `/app/websites/${w.ids.websites}/settings`],
+    ['dashboardDeleteWebsite', `/app/websites/${w.ids.websites}/delete`],
+    ['dashboardCreateUser', '/app/admin/users'],
+    ['dashboardDeleteUser', '/app/admin/users/1/delete'],
+    ['dashboardSignInAs', '/app/admin/users/1/sign-in-as'],
+    ['dashboardSignInAsReturn', '/app/admin/return'],
+  ] as const) {
+    await at(id, url, {}, 403, null);
+  }
+  await at('dashboardDeleteWebsite', `/app/websites/${w.ids.websites}/delete`, {}, 303);
+  // The admin's screens, signed in with the admin's key.
+  await at('dashboardLoginPage', '/app/login', null, 302);
+  await at('dashboardLogout', '/app/logout', {}, 303);
+  await at('dashboardLoginPage', '/app/login', null, 200);
+  await at('dashboardLogin', '/app/login', { apikey: ADMIN_KEY }, 303);
+  await at('dashboardUsers', '/app/admin/users', null, 200);
+  await at('dashboardCreateUser', '/app/admin/users', { username: 'probe_user', email: 'not-an-email', password: 'secret-pw' }, 400);
+  await at('dashboardCreateUser', '/app/admin/users', { username: 'probe_user', email: 'probe_user@example.com', password: 'secret-pw' }, 200);
+  const adminId = (await w.call('GET', '/api/account', { key: ADMIN_KEY })).body.data.id as number;
+  await at('dashboardDeleteUser', `/app/admin/users/${adminId}/delete`, {}, 400);
+  await at('dashboardDeleteUser', '/app/admin/users/999999/delete', {}, 404);
+  const probeUser = (await w.store.lookup<StoredRecord>('users', 'email', 'probe_user@example.com'))!.id;
+  await at('dashboardSignInAs', `/app/admin/users/${probeUser}/sign-in-as`, {}, 303);
+  await at('dashboardAccount', '/app/account', null, 200);
+  await at('dashboardSignInAsReturn', '/app/admin/return', {}, 303);
+  await at('dashboardUsers', '/app/admin/users', null, 200);
+  await at('dashboardDeleteUser', `/app/admin/users/${probeUser}/delete`, {}, 303);
   await at('dashboardLogout', '/app/logout', {}, 303);
   // The limits: password checks all busy, then too many wrong passwords, then too many sign-ups.
   cookie = '';
@@ -407,8 +470,8 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardLogin', '/app/login', { login: 'user_alice', password: 'secret-pw' }, 503);
   release();
   await Promise.all(holders);
-  // One wrong password was counted above.
-  for (let i = 1; i < w.config.passwordAttemptLimit; i++) await at('dashboardLogin', '/app/login', { login: 'user_alice', password: `wrong-${i}` }, 401);
+  // Three wrong passwords were counted above (the sign-in's, the email and password forms').
+  for (let i = 3; i < w.config.passwordAttemptLimit; i++) await at('dashboardLogin', '/app/login', { login: 'user_alice', password: `wrong-${i}` }, 401);
   await at('dashboardLogin', '/app/login', { login: 'user_alice', password: 'secret-pw' }, 429);
   await at('dashboardRegisterPage', '/app/register', null, 200);
   // Sign-ups share the client's failed-authentication budget, which the probes above used some of.

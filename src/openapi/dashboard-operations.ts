@@ -68,7 +68,7 @@ export function dashboardOperations(config: Config): OpSpec[] {
       { body: form({ ...CSRF, login: 'Username or email.', password: 'The password.', apikey: 'Or an API key.' }, { csrf: 'token', login: 'alice', password: 'secret' }) },
     ),
     screen('dashboardLogout', 'post', '/app/logout', 'Sign out', posted, { body: form(CSRF, { csrf: 'token' }) }),
-    screen('dashboardAccount', 'get', '/app/account', 'The account page: the sessions of the account', { '200': page('The page.'), ...signIn }),
+    screen('dashboardAccount', 'get', '/app/account', 'The account page: plan, email and password forms, the sessions of the account', { '200': page('The page.'), ...signIn }),
     screen('dashboardSignOutEverywhere', 'post', '/app/account/sessions/revoke-all', 'Sign out everywhere', posted, { body: form(CSRF, { csrf: 'token' }) }),
     screen('dashboardRevokeSession', 'post', '/app/account/sessions/:id/revoke', 'End one session', { ...posted, '404': page('No such session of the user.') }, { body: form(CSRF, { csrf: 'token' }) }),
     screen('dashboardLinks', 'get', '/app/links', 'The list of links', { '200': page('The page.'), ...signIn }, { query: list }),
@@ -87,6 +87,9 @@ export function dashboardOperations(config: Config): OpSpec[] {
     screen('dashboardBulkLinks', 'post', '/app/links/bulk', 'Delete several links, or move them to a campaign', { ...posted, ...mine, '400': page('Nothing selected, or an unknown action.') }, {
       body: form({ ...CSRF, action: 'delete or move.', ids: 'Link ids (repeated).', campaign: 'The campaign id (move).' }, { csrf: 'token', action: 'delete', ids: '1' }),
     }),
+    ...accountOperations(),
+    ...adminOperations(),
+    ...websiteOperations(),
   ];
   if (config.openRegistration) {
     ops.push(
@@ -107,4 +110,72 @@ export function dashboardOperations(config: Config): OpSpec[] {
     );
   }
   return ops;
+}
+
+const refused = (what: string) => ({ '400': page(`The form again, with ${what} beside the field.`) });
+const none = (what: string) => ({ '404': page(`No such ${what} among the user's (another user's answers the same).`) });
+const token = form(CSRF, { csrf: 'token' });
+
+/** The account's forms, API keys and webhooks. */
+function accountOperations(): OpSpec[] {
+  const profile: Record<string, Reply> = {
+    ...posted,
+    '400': page("The page again, with the message beside the field (wrong form, the API's check)."),
+    '401': page('The current password is wrong, or too many were (then the 400 page says so, 429).'),
+  };
+  return [
+    screen('dashboardChangeEmail', 'post', '/app/account/email', "Change the account's email (the current password when it has one)", profile, {
+      body: form({ ...CSRF, email: 'The new email.', current_password: 'The current password (when the account has one).' }, { csrf: 'token', email: 'new@example.com', current_password: 'secret' }),
+    }),
+    screen('dashboardChangePassword', 'post', '/app/account/password', 'Set or change the password (the current one when there is one)', profile, {
+      body: form({ ...CSRF, current_password: 'The current password (when the account has one).', password: 'The new password.', password_again: 'The new password again.' }, { csrf: 'token', password: 'new-secret', password_again: 'new-secret' }),
+    }),
+    screen('dashboardKeys', 'get', '/app/account/keys', "The account's API keys", { '200': page('The page.'), ...signIn }),
+    screen('dashboardCreateKey', 'post', '/app/account/keys', 'Make an API key', { '200': page('The page with the new key, shown once.'), ...posted, ...refused("the API's message") }, {
+      body: form({ ...CSRF, name: 'The name.', scopes: 'Scopes (repeated).', expires: 'When it expires, YYYY-MM-DDTHH:MM UTC (optional).', ips: 'Allowed addresses or CIDR ranges, one a line (optional).' }, { csrf: 'token', name: 'Deploy', scopes: 'links:read' }),
+    }),
+    screen('dashboardRevokeKey', 'post', '/app/account/keys/:id/revoke', 'Revoke an API key', { ...posted, ...none('key') }, { body: token }),
+    screen('dashboardWebhooks', 'get', '/app/account/webhooks', "The account's webhooks", { '200': page('The page.'), ...signIn }),
+    screen('dashboardCreateWebhook', 'post', '/app/account/webhooks', 'Make a webhook', { '200': page('The page with the signing secret, shown once.'), ...posted, ...refused("the API's message") }, {
+      body: form({ ...CSRF, url: 'Where events are sent.', events: 'Event types (repeated), or *.' }, { csrf: 'token', url: 'https://hooks.example.com/in', events: '*' }),
+    }),
+    screen('dashboardTestWebhook', 'post', '/app/account/webhooks/:id/test', 'Send a test event to a webhook', { ...posted, ...none('webhook') }, { body: token }),
+    screen('dashboardDeleteWebhook', 'post', '/app/account/webhooks/:id/delete', 'Delete a webhook', { ...posted, ...none('webhook') }, { body: token }),
+  ];
+}
+
+/** The admin's users screens ("sign in as" included); 404 to anyone else. */
+function adminOperations(): OpSpec[] {
+  const onlyAdmin = { '404': page('Not the admin (or no such user).') };
+  return [
+    screen('dashboardUsers', 'get', '/app/admin/users', 'The users (admin)', { '200': page('The page.'), ...signIn, ...onlyAdmin }, {
+      query: [
+        { name: 'q', description: 'Search in usernames and emails.', schema: { type: 'string' }, lenient: true },
+        { name: 'page', schema: { type: 'integer', minimum: 1, default: 1 }, lenient: true },
+      ],
+    }),
+    screen('dashboardCreateUser', 'post', '/app/admin/users', 'Make a user (admin)', { '200': page("The page with the user's API key, shown once."), ...posted, ...onlyAdmin, ...refused("the API's message") }, {
+      body: form({ ...CSRF, username: 'Username.', email: 'Email.', password: 'Password.' }, { csrf: 'token', username: 'carol', email: 'carol@example.com', password: 'secret' }),
+    }),
+    screen('dashboardDeleteUser', 'post', '/app/admin/users/:id/delete', 'Delete a user and what they own (admin)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, { body: token }),
+    screen('dashboardSignInAs', 'post', '/app/admin/users/:id/sign-in-as', 'Open a session as a user (admin; audited)', { ...posted, ...onlyAdmin }, { body: token }),
+    screen('dashboardSignInAsReturn', 'post', '/app/admin/return', 'Back from "sign in as" to the admin\'s own session', { ...posted, '404': page('Not a "sign in as" session.') }, { body: token }),
+  ];
+}
+
+/** The websites screens. */
+function websiteOperations(): OpSpec[] {
+  return [
+    screen('dashboardWebsites', 'get', '/app/websites', "The user's websites and the form of a new one", { '200': page('The page.'), ...signIn }),
+    screen('dashboardCreateWebsite', 'post', '/app/websites', 'Add a website', { ...posted, ...refused("the API's messages") }, {
+      body: form({ ...CSRF, domain: 'The domain.', privacy: '0 public, 1 the owner, 2 with the password.', password: 'The page password (privacy 2).' }, { csrf: 'token', domain: 'example.com', privacy: '1' }),
+    }),
+    screen('dashboardWebsite', 'get', '/app/websites/:id', "A website's page: tracking snippet, settings, statistics", { '200': page('The page.'), ...signIn, ...none('website') }, {
+      query: [{ name: 'period', description: "The stats page's period.", schema: { type: 'string' }, lenient: true }],
+    }),
+    screen('dashboardWebsiteSettings', 'post', '/app/websites/:id/settings', "Save a website's settings", { ...posted, ...none('website'), ...refused("the API's messages") }, {
+      body: form({ ...CSRF, privacy: '0, 1 or 2.', password: 'A new page password; empty keeps it.', exclude_bots: '1: leave out bots.', exclude_params: 'Query parameters, one a line.', exclude_ips: 'Addresses or ranges, one a line.' }, { csrf: 'token', privacy: '0' }),
+    }),
+    screen('dashboardDeleteWebsite', 'post', '/app/websites/:id/delete', 'Delete a website and its statistics', { ...posted, ...none('website') }, { body: token }),
+  ];
 }
