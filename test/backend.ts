@@ -1,7 +1,8 @@
 /**
  * Which storage backend this test process runs on: the JSON-file store (in memory), or PostgreSQL
  * when the test runner's PostgreSQL pass set TEST_STORE=postgres (with TEST_DATABASE_URL). On
- * PostgreSQL every store gets a fresh schema of its own, dropped when the file's tests are done.
+ * PostgreSQL every store gets a schema of its own, fresh or emptied after a finished test gave its
+ * store back (releaseTestStore), dropped when the file's tests are done.
  */
 import { appendFileSync } from 'node:fs';
 import { after } from 'node:test';
