@@ -1,14 +1,21 @@
-import { outsideStoreDeadline } from '../deadline.ts';
+import { outOfTime, outsideStoreDeadline, storeDeadline, withStoreDeadlineAt } from '../deadline.ts';
 import type { WindowCount, WindowCounter } from '../store.ts';
 import type { Db } from './reads.ts';
 
 // A hit on a key whose stored window has ended starts a new one; a hit from a process whose clock
 // is behind (an earlier `ends_at`) is counted in the later window another process opened.
-const HIT = `INSERT INTO rate_windows AS w (key, ends_at, n) VALUES ($1, $2, $3)
-  ON CONFLICT (key) DO UPDATE SET
+const UPSERT = `ON CONFLICT (key) DO UPDATE SET
     n = CASE WHEN w.ends_at >= EXCLUDED.ends_at THEN w.n + EXCLUDED.n ELSE EXCLUDED.n END,
-    ends_at = GREATEST(w.ends_at, EXCLUDED.ends_at)
+    ends_at = GREATEST(w.ends_at, EXCLUDED.ends_at)`;
+const HIT = `INSERT INTO rate_windows AS w (key, ends_at, n) VALUES ($1, $2, $3)
+  ${UPSERT}
   RETURNING n, ends_at`;
+// Many keys' hits in one statement, in key order: two processes' statements lock the rows they
+// share in the same order, so they cannot deadlock. One hit per key (the caller sees to it).
+const HIT_MANY = `INSERT INTO rate_windows AS w (key, ends_at, n)
+  SELECT k, e, c FROM unnest($1::text[], $2::bigint[], $3::int[]) AS t(k, e, c) ORDER BY k
+  ${UPSERT}
+  RETURNING key, n, ends_at`;
 
 // Only the window the slice was leased from: a later one started afresh and owes it nothing.
 const GIVE_BACK = 'UPDATE rate_windows SET n = GREATEST(0, n - $3) WHERE key = $1 AND ends_at = $2';
@@ -18,30 +25,115 @@ const PRUNE = 'DELETE FROM rate_windows WHERE ends_at < $1';
 // Finished windows are deleted at most this often by each process.
 const PRUNE_EVERY_MS = 60_000;
 
+// Statements for hits under way at once; hits that come meanwhile wait and go together, up to
+// BATCH keys a statement. A quiet key (one client IP's events) costs a round trip of its own
+// only while the counter is idle.
+const IN_FLIGHT = 4;
+const BATCH = 500;
+
+interface Pending {
+  key: string;
+  endsAt: number;
+  n: number;
+  /** Its request's deadline (deadline.ts): it waits in line no longer. */
+  deadline: number | undefined;
+  timer?: NodeJS.Timeout;
+  resolve: (count: WindowCount) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * Rate-limit windows in PostgreSQL's UNLOGGED `rate_windows` table: one atomic upsert per hit (or
- * slice of hits), returning the count and the window's end; one update per slice handed back; rows
- * of ended windows deleted once a minute.
+ * slice of hits), and while IN_FLIGHT of them are under way, the hits of many keys that arrive
+ * meanwhile in one upsert together; one update per slice handed back; rows of ended windows
+ * deleted once a minute.
  */
 export class PgRateWindows implements WindowCounter {
   private prunedAt = 0;
+  private readonly waiting: Pending[] = [];
+  private flying = 0;
+
+  /** Statements sent for hits so far (tests read it). */
+  statements = 0;
 
   constructor(private readonly db: Db) {}
 
-  /** Counts `n` hits of `key` in the window ending at `endsAt`, in one statement. */
-  async hit(key: string, endsAt: number, n = 1): Promise<WindowCount> {
-    const { rows } = await this.db<{ n: number; ends_at: number }>(HIT, [key, endsAt, n]);
-    const row = rows[0]!;
-    if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
-      this.prunedAt = Date.now();
-      // In the background: the hit is answered; a failed prune is tried again a minute later.
-      outsideStoreDeadline(() => this.db(PRUNE, [Date.now() - PRUNE_EVERY_MS])).catch(() => {});
-    }
-    return { count: row.n, endsAt: row.ends_at };
+  /** Counts `n` hits of `key` in the window ending at `endsAt`: alone, or with other keys' hits in one statement. */
+  hit(key: string, endsAt: number, n = 1): Promise<WindowCount> {
+    return new Promise<WindowCount>((resolve, reject) => {
+      const p: Pending = { key, endsAt, n, deadline: storeDeadline(), resolve, reject };
+      if (p.deadline !== undefined) {
+        p.timer = setTimeout(() => {
+          const at = this.waiting.indexOf(p);
+          if (at < 0) return;
+          this.waiting.splice(at, 1);
+          p.reject(outOfTime());
+        }, Math.max(0, p.deadline - Date.now()));
+      }
+      this.waiting.push(p);
+      this.pump();
+    });
   }
 
   /** Takes back `n` unused hits of `key`'s window ending at `endsAt`, in one statement. */
   async giveBack(key: string, endsAt: number, n: number): Promise<void> {
     await this.db(GIVE_BACK, [key, endsAt, n]);
+  }
+
+  private pump(): void {
+    while (this.flying < IN_FLIGHT && this.waiting.length > 0) {
+      const batch = this.take();
+      this.flying++;
+      // Sent with the first one's deadline, as a key's coalesced hits are (coalesced-hits.ts).
+      void outsideStoreDeadline(() => withStoreDeadlineAt(batch[0]!.deadline, () => this.send(batch))).finally(() => {
+        this.flying--;
+        this.pump();
+      });
+    }
+  }
+
+  /** The first BATCH waiting hits of different keys, in the order they came; a key's second hit waits for the next statement. */
+  private take(): Pending[] {
+    const keys = new Set<string>();
+    const batch: Pending[] = [];
+    for (let i = 0; i < this.waiting.length && batch.length < BATCH; ) {
+      const p = this.waiting[i]!;
+      if (keys.has(p.key)) {
+        i++;
+        continue;
+      }
+      keys.add(p.key);
+      batch.push(p);
+      clearTimeout(p.timer);
+      this.waiting.splice(i, 1);
+    }
+    return batch;
+  }
+
+  private async send(batch: Pending[]): Promise<void> {
+    this.statements++;
+    try {
+      if (batch.length === 1) {
+        const p = batch[0]!;
+        const { rows } = await this.db<{ n: number; ends_at: number }>(HIT, [p.key, p.endsAt, p.n]);
+        p.resolve({ count: rows[0]!.n, endsAt: rows[0]!.ends_at });
+      } else {
+        const { rows } = await this.db<{ key: string; n: number; ends_at: number }>(HIT_MANY, [batch.map((p) => p.key), batch.map((p) => p.endsAt), batch.map((p) => p.n)]);
+        const counted = new Map(rows.map((r) => [r.key, r]));
+        for (const p of batch) {
+          const row = counted.get(p.key);
+          if (row) p.resolve({ count: row.n, endsAt: Number(row.ends_at) });
+          else p.reject(new Error(`rate window of ${p.key} not returned`));
+        }
+      }
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
+      this.prunedAt = Date.now();
+      // In the background: the hit is answered; a failed prune is tried again a minute later.
+      outsideStoreDeadline(() => this.db(PRUNE, [Date.now() - PRUNE_EVERY_MS])).catch(() => {});
+    }
   }
 }

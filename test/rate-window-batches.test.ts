@@ -1,0 +1,50 @@
+/**
+ * PostgreSQL's rate windows count many keys' hits in one statement while others are under way
+ * (rate-windows.ts): exact counts per key, a key's second hit in a later statement, far fewer
+ * statements than hits; and a hit waiting in line is answered at its deadline, not after the
+ * statements ahead of it. The database part runs in the PostgreSQL pass.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withStoreDeadline } from '../src/store/deadline.ts';
+import { PgRateWindows } from '../src/store/postgres/rate-windows.ts';
+import type { Db } from '../src/store/postgres/reads.ts';
+import { openTestStore, TEST_BACKEND } from './backend.ts';
+
+test('200 quiet keys hit at once: each counted once, in far fewer statements; again: each at 2; one key twice: 1 then 2', { skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL pass only' }, async () => {
+  const store = await openTestStore();
+  const windows = store.windows as PgRateWindows;
+  assert.ok(windows instanceof PgRateWindows);
+  const endsAt = Date.now() + 60_000;
+  const keys = Array.from({ length: 200 }, (_, i) => `batch:${i}`);
+  const first = await Promise.all(keys.map((k) => windows.hit(k, endsAt)));
+  assert.deepEqual(first.map((c) => c.count), keys.map(() => 1));
+  assert.ok(first.every((c) => Number(c.endsAt) === endsAt));
+  const sent = windows.statements;
+  assert.ok(sent < 50, `${sent} statements for 200 hits`);
+  const second = await Promise.all(keys.map((k) => windows.hit(k, endsAt, 2)));
+  assert.deepEqual(second.map((c) => c.count), keys.map(() => 3));
+  const twice = await Promise.all([windows.hit('batch:same', endsAt), windows.hit('batch:other', endsAt), windows.hit('batch:same', endsAt)]);
+  assert.deepEqual(twice.map((c) => c.count).sort(), [1, 1, 2]);
+  assert.deepEqual([twice[0]!.count, twice[2]!.count].sort(), [1, 2]);
+});
+
+test('a hit waiting behind statements that do not answer is refused at its deadline', async () => {
+  const held: Array<() => void> = [];
+  let sent = 0;
+  const silent: Db = (() => {
+    sent++;
+    return new Promise((resolve) => held.push(() => resolve({ rows: [{ n: 1, ends_at: 0, key: 'x' }] } as never)));
+  }) as Db;
+  const windows = new PgRateWindows(silent);
+  const endsAt = Date.now() + 60_000;
+  // Four statements go (the most under way at once); the fifth key waits in line.
+  const ahead = ['a', 'b', 'c', 'd'].map((k) => withStoreDeadline(60_000, () => windows.hit(k, endsAt)));
+  const started = Date.now();
+  const waiting = withStoreDeadline(100, () => windows.hit('e', endsAt));
+  await assert.rejects(waiting, /DATABASE_TIMEOUT/);
+  assert.ok(Date.now() - started < 5000);
+  assert.equal(sent, 4, 'the waiting hit was never sent');
+  for (const release of held) release();
+  await Promise.allSettled(ahead);
+});
