@@ -1,4 +1,5 @@
 import { afterEach, beforeEach } from 'node:test';
+import { GROUP_LOADING_TEST } from './runner/groups.ts';
 import { createApp } from '../src/app.ts';
 import type { AppParts } from '../src/app.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
@@ -46,13 +47,15 @@ const noTxtRecords = async (name: string): Promise<string[][]> => {
 // (dispose): on PostgreSQL their schemas are emptied and reused rather than a fresh one migrated
 // per app (0.3–1 s of the database's CPU each, most of the PostgreSQL pass). An app made outside
 // any test (shared by a file's tests) or on a store given to it stays to the file's end.
+// A group of files sharing a process (test/runner/groups.ts) loads them inside a test of its own:
+// what their top levels make then is a file's, kept to the end, not that test's.
 let depth = 0;
 const madeInTest: Array<() => Promise<void>> = [];
-beforeEach(() => {
-  depth++;
+beforeEach((t) => {
+  if (t.name !== GROUP_LOADING_TEST) depth++;
 });
-afterEach(async () => {
-  if (--depth > 0) return;
+afterEach(async (t) => {
+  if (t.name === GROUP_LOADING_TEST || --depth > 0) return;
   for (const dispose of madeInTest.splice(0)) await dispose();
 });
 

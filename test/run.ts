@@ -2,8 +2,10 @@
  * `npm test`'s runner: every test file on the JSON-file store, then the files whose behaviour depends
  * on the backend once more on PostgreSQL (TEST_STORE=postgres: each store in a fresh schema, dropped
  * after). The PostgreSQL is the one TEST_DATABASE_URL names, else one embedded for the run
- * (test/runner/embedded-postgres.ts), else the pass is skipped with one line. The runner owns the
- * coverage gate: it counts what ran. Ends with one line adding both passes up.
+ * (test/runner/embedded-postgres.ts), else the pass is skipped with one line. The files that leave
+ * a process as they found it share a few processes (test/runner/groups.ts); the others, and the
+ * long ones, have one each. The runner owns the coverage gate: it counts what ran. Ends with one
+ * line adding both passes up.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +13,8 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCoverage, coverageEnv } from './runner/coverage.ts';
 import { testDatabase } from './runner/test-database.ts';
-import { interruptPasses, runTestFiles, slowest, timesTable, total } from './runner/test-files.ts';
+import { runsAlone, writeGroups } from './runner/groups.ts';
+import { interruptPasses, runTestFiles, shortName, slowest, timesTable, total } from './runner/test-files.ts';
 import type { PassResult } from './runner/test-files.ts';
 
 // PostgreSQL-only files (postgres, postgres-server, instances, keys-instances, cluster, global-limits: the last needs
@@ -41,12 +44,22 @@ const LONGEST = [
   'global-limits', 'pg-replicas', 'instances', 'webhooks-process', 'store-lock', 'connections', 'process', 'crash', 'cluster', 'docs-examples', 'keys-instances', 'docker', 'fake-package', 'demo', 'start-up',
 ];
 const weight = (file: string) => {
-  const at = LONGEST.indexOf(file.slice(5, -8));
+  const at = LONGEST.indexOf(shortName(file));
   return at < 0 ? LONGEST.length : at;
 };
+// How many processes the files that share one run in (test/runner/groups.ts), in each pass.
+const GROUPS = { file: 4, postgres: 3 };
 
 // What each file cost in the last run (coverage/ is git-ignored).
 const TIMES = fileURLToPath(new URL('../coverage/test-times.tsv', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// The groups' modules (test/runner/groups.ts), written for each run beside the build.
+const GROUP_DIR = '.test-dist/groups';
+/** The time each file of a pass took in the last run, in ms (none on a first run). */
+function lastTimes(pass: string): Map<string, number> {
+  const rows = existsSync(TIMES) ? readFileSync(TIMES, 'utf8').split('\n').slice(1) : [];
+  return new Map(rows.map((row) => row.split('\t')).filter((c) => c[1] === pass).map((c) => [c[0]!, Number(c[2])]));
+}
 // Tests that start the server in processes of their own start this build of it (see ENTRY in
 // process-helpers.ts): made once here, unchecked (`npm test` type-checks first). Coverage counts what
 // runs from src/ in the test processes themselves (see test/runner/coverage.ts), not the processes they start.
@@ -83,14 +96,27 @@ rmSync(SCHEMA_LOG, { force: true });
 mkdirSync(dirname(SCHEMA_LOG), { recursive: true });
 const common = { ...coverageEnv(), TEST_SCHEMA_LOG: SCHEMA_LOG, TEST_SERVER_ENTRY: `${BUILD}main.js`, ...('url' in database ? { TEST_DATABASE_URL: database.url } : {}) };
 const all = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`).sort((a, b) => weight(a) - weight(b));
+const twice = all.filter((f) => BOTH_BACKENDS.includes(shortName(f)));
+
+/**
+ * What a pass starts: the long files first, then the groups of files that share a process, then
+ * the other files that run alone. A group is made of the files last seen cheapest together.
+ */
+function processesOf(pass: keyof typeof GROUPS, files: string[]): string[] {
+  const alone = files.filter((f) => LONGEST.includes(shortName(f)) || runsAlone(ROOT, f));
+  const last = lastTimes(pass);
+  const groups = writeGroups(ROOT, GROUP_DIR, `${pass}-group`, files.filter((f) => !alone.includes(f)), GROUPS[pass], (f) => last.get(f) ?? 1000);
+  const long = alone.filter((f) => weight(f) < LONGEST.length);
+  return [...long, ...groups.map((g) => g.entry), ...alone.filter((f) => !long.includes(f))];
+}
+
 // Both passes at once: most files wait on processes, sockets, the disk or PostgreSQL more than on
 // the 2 cores. The PostgreSQL pass's report is held and printed after the file pass's, whole.
-const twice = all.filter((f) => BOTH_BACKENDS.includes(f.slice(5, -8)));
-const second = 'url' in database ? runTestFiles(twice, { ...common, TEST_STORE: 'postgres' }, 2, true) : null;
+const second = 'url' in database ? runTestFiles(processesOf('postgres', twice), { ...common, TEST_STORE: 'postgres' }, 2, true) : null;
 let file: PassResult;
 let postgres: PassResult | null = null;
 try {
-  file = await runTestFiles(all, { ...common, TEST_STORE: 'file' }, 2).done;
+  file = await runTestFiles(processesOf('file', all), { ...common, TEST_STORE: 'file' }, 2).done;
   if (second && 'url' in database) {
     console.log(`# PostgreSQL pass: ${twice.length} test files again on ${database.label}`);
     second.release();

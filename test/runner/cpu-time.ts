@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 
 const out = process.env.TEST_CPU_TIMES;
 // Only the process of one file (node's runner marks them), not the runner over all files.
-const file = process.env.NODE_TEST_CONTEXT ? process.argv.find((a) => a.endsWith('.test.ts')) : undefined;
+const file = process.env.NODE_TEST_CONTEXT ? process.argv.find((a) => /\.test\.m?[jt]s$/.test(a)) : undefined;
 if (out && file) {
   process.once('exit', () => {
     const own = process.cpuUsage();

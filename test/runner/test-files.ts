@@ -22,10 +22,14 @@ export interface Tally {
   skipped: number;
 }
 
-/** What each test file cost, in ms by file: the time its process took, and the CPU it and its children used. */
+/**
+ * What each test process cost, in ms by its file (a test file, or a group's module): the time it
+ * took, and the CPU it and its children used; and the time of each file run in a group (its tests').
+ */
 export interface FileTimes {
   wall: Map<string, number>;
   cpu: Map<string, number>;
+  parts: Map<string, number>;
 }
 
 /** How a pass ended: the runner's exit code, its totals, what each file cost, and its failed tests (`file: name: message`). */
@@ -59,7 +63,7 @@ export function runTestFiles(files: string[], env: Record<string, string>, concu
     });
     child.on('close', (code) => {
       running.delete(child);
-      const times = { wall: readTimes(join(folder, 'wall.tsv')), cpu: readTimes(join(folder, 'cpu.tsv')) };
+      const times = { wall: readTimes(join(folder, 'wall.tsv')), cpu: readTimes(join(folder, 'cpu.tsv')), parts: readTimes(join(folder, 'wall.tsv'), 'part') };
       const failures = readFailures(join(folder, 'wall.tsv'));
       rmSync(folder, { recursive: true, force: true });
       const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tail)?.[1] ?? 0);
@@ -85,15 +89,21 @@ export function slowest(times: FileTimes, n: number, suffix = ''): Array<{ ms: n
   return [...times.wall]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
-    .map(([file, ms]) => ({ ms, line: `${file.slice(5, -8)}${suffix} ${seconds(ms)} s (CPU ${seconds(times.cpu.get(file))} s)` }));
+    .map(([file, ms]) => ({ ms, line: `${shortName(file)}${suffix} ${seconds(ms)} s (CPU ${seconds(times.cpu.get(file))} s)` }));
 }
+
+/** A test file's or group's name without its folder and `.test.ts` (`links`, `file-group-2`). */
+export const shortName = (file: string): string => file.replace(/^.*\//, '').replace(/\.test\.m?[jt]s$/, '');
 
 /** The sum of `times` (the CPU of a pass). */
 export const total = (times: Map<string, number>): number => [...times.values()].reduce((a, b) => a + b, 0);
 
-/** Every file of every pass, slowest first: `file<TAB>pass<TAB>wall ms<TAB>CPU ms` under a header. */
+/**
+ * Every process and every grouped file of every pass, slowest first: `file<TAB>pass<TAB>wall ms<TAB>CPU ms`
+ * under a header (a grouped file's CPU is its group's, and left blank).
+ */
 export function timesTable(passes: Record<string, FileTimes>): string {
-  const rows = Object.entries(passes).flatMap(([pass, t]) => [...t.wall].map(([file, ms]) => ({ file, pass, ms, cpu: t.cpu.get(file) })));
+  const rows = Object.entries(passes).flatMap(([pass, t]) => [...t.wall, ...t.parts].map(([file, ms]) => ({ file, pass, ms, cpu: t.cpu.get(file) })));
   rows.sort((a, b) => b.ms - a.ms);
   return ['file\tpass\twall_ms\tcpu_ms', ...rows.map((r) => `${r.file}\t${r.pass}\t${Math.round(r.ms)}\t${r.cpu ?? ''}`)].join('\n') + '\n';
 }
@@ -106,11 +116,14 @@ const readLines = (path: string): string[] => {
   }
 };
 
-function readTimes(path: string): Map<string, number> {
+/** The `file<TAB>ms` lines of a times file, or with `kind`, its `kind<TAB>file<TAB>ms` lines. */
+function readTimes(path: string, kind?: string): Map<string, number> {
   const times = new Map<string, number>();
   for (const line of readLines(path)) {
-    const [file, ms] = line.split('\t');
-    if (file && ms && file !== 'fail') times.set(relative(ROOT, file), Number(ms));
+    const cells = line.split('\t');
+    if (kind ? cells[0] !== kind : cells.length !== 2) continue;
+    const [file, ms] = kind ? cells.slice(1) : cells;
+    if (file && ms) times.set(relative(ROOT, file), Number(ms));
   }
   return times;
 }
