@@ -50,5 +50,6 @@ export const campaignScreen: ResourceScreen = {
   labels: { slug: 'Rotator slug', public: 'Public', rotator: 'Rotator', list: 'Public page', views: 'Visits', domain: 'Name' },
   hints: { slug: '3 to 64 letters, digits, - or _: the rotator is then at /r/slug. Empty: no rotator.', public: 'Anyone with the link sees the page of its public links.' },
   columns: ['public', 'rotator', 'views'],
+  facts: ['public', 'views'],
   details: campaignLinks,
 };

@@ -15,11 +15,12 @@ async function dnsSteps(x: ScreenContext, host: string | null) {
   const name = host ?? 'your host name (go.example.com)';
   const proof = await proofs.txtRecord(host ?? 'example.com', x.who.user);
   const proofName = host ? proof.name : '_shortlink.<your host name>';
+  const cname = !isIP(own) && own !== 'localhost';
   return (
     <section class="card" aria-labelledby="dns-h">
       <h2 id="dns-h">DNS: point the domain at this server</h2>
       <ol>
-        {!isIP(own) && own !== 'localhost' && (
+        {cname && (
           <li>
             A <strong>CNAME</strong> record for {name} with the value <code>{own}</code> (for a subdomain; a bare domain such as example.com takes an A record instead).
           </li>
@@ -27,7 +28,7 @@ async function dnsSteps(x: ScreenContext, host: string | null) {
         <li>
           {config.serverIp.length > 0 ? (
             <>
-              Or an <strong>A</strong> (AAAA for IPv6) record for {name} with the value{' '}
+              {cname ? 'Or an' : 'An'} <strong>A</strong> (AAAA for IPv6) record for {name} with the value{' '}
               {config.serverIp.map((ip, n) => (
                 <>
                   {n > 0 && ' or '}
@@ -37,7 +38,7 @@ async function dnsSteps(x: ScreenContext, host: string | null) {
               .
             </>
           ) : (
-            <>Or an A (AAAA for IPv6) record for {name} with the public IP address of this server (ask its administrator).</>
+            <>{cname ? 'Or an' : 'An'} <strong>A</strong> (AAAA for IPv6) record for {name} with the public IP address of this server (ask its administrator).</>
           )}
         </li>
         <li>
@@ -48,7 +49,7 @@ async function dnsSteps(x: ScreenContext, host: string | null) {
         </li>
       </ol>
       <p class="hint">
-        {config.domainCheck === 'dns' ? 'The domain is added only once it resolves to this server. ' : ''}Links made on the domain then answer at https://{host ?? 'your host name'}/alias; the main host keeps working.
+        {config.domainCheck === 'dns' ? 'The domain is added only once it resolves to this server. ' : ''}Links made on the domain then answer at https://{host ?? '<your host name>'}/alias; the main host keeps working.
       </p>
     </section>
   );

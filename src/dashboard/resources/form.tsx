@@ -10,9 +10,10 @@ import type { ResourceScreen } from './screen.ts';
 export const labelOf = (screen: ResourceScreen, name: string): string => screen.labels?.[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
 
 /** One input of a resource form, as its kind asks (`choices`: a reference field's records). */
-function Control(props: { screen: ResourceScreen; input: Input; value: Form; errors: Record<string, string>; choices: Choice[] }) {
+function Control(props: { screen: ResourceScreen; input: Input; value: Form; errors: Record<string, string>; choices: Choice[]; creating: boolean }) {
   const { screen, input: i, value, errors } = props;
-  const label = labelOf(screen, i.name) + (i.required ? '' : ' (optional)');
+  // On an edit form every field is sent: "optional" means something only to a new record.
+  const label = labelOf(screen, i.name) + (i.required || !props.creating ? '' : ' (optional)');
   const text = field(value, i.name);
   const optionLabel = (o: string) => screen.optionLabels?.[i.name]?.[o] ?? o;
   if (i.kind === 'checkbox' || i.kind === 'checks') {
@@ -26,7 +27,7 @@ function Control(props: { screen: ResourceScreen; input: Input; value: Form; err
     );
     if (i.kind === 'checkbox') {
       return (
-        <div class="field">
+        <div class="field check">
           <label>
             <input type="checkbox" name={i.name} id={`f-${i.name}`} checked={text === 'on'} aria-describedby={described} /> {labelOf(screen, i.name)}
           </label>
@@ -79,7 +80,7 @@ function Control(props: { screen: ResourceScreen; input: Input; value: Form; err
 }
 
 /** The create or edit form of a resource: an input per field, each API message beside its field, what was typed kept. */
-export function ResourceForm(props: { screen: ResourceScreen; action: string; csrf: string; inputs: readonly Input[]; values: Form; errors: Record<string, string>; choices: Record<string, Choice[]>; submit: string }) {
+export function ResourceForm(props: { screen: ResourceScreen; action: string; csrf: string; inputs: readonly Input[]; values: Form; errors: Record<string, string>; choices: Record<string, Choice[]>; submit: string; creating: boolean }) {
   const { errors } = props;
   return (
     <form class="stack" method="post" action={props.action} novalidate>
@@ -91,7 +92,7 @@ export function ResourceForm(props: { screen: ResourceScreen; action: string; cs
         </p>
       )}
       {props.inputs.map((input) => (
-        <Control screen={props.screen} input={input} value={props.values} errors={errors} choices={props.choices[input.name] ?? []} />
+        <Control screen={props.screen} input={input} value={props.values} errors={errors} choices={props.choices[input.name] ?? []} creating={props.creating} />
       ))}
       <div class="actions">
         <button type="submit">{props.submit}</button>

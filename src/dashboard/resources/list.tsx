@@ -1,4 +1,5 @@
 import { countText } from '../../html/count-text.ts';
+import { columnsOf } from './screen.ts';
 import type { ResourceScreen } from './screen.ts';
 import { labelOf } from './form.tsx';
 
@@ -41,7 +42,7 @@ export function Value(props: { value: unknown }) {
 /** A resource's list: the search (when the row is searchable), a table of the API's list entries, pages. */
 export function ResourceList(props: { screen: ResourceScreen; ask: ListAsk; total: number; entries: Record<string, unknown>[]; titles: string[] }) {
   const { screen, ask, total, entries } = props;
-  const columns = screen.columns ?? Object.keys(screen.row.shapes?.entry ?? {}).filter((k) => k !== 'id' && k !== 'name');
+  const columns = columnsOf(screen);
   const last = Math.max(1, Math.ceil(total / PER_PAGE));
   return (
     <>

@@ -9,11 +9,11 @@ import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import type { Choice } from '../links/options.ts';
-import { ResourceForm } from './form.tsx';
+import { labelOf, ResourceForm } from './form.tsx';
 import { bodyOf, errorsOf, inputsOf, valuesOf } from './inputs.ts';
 import type { Input } from './inputs.ts';
 import { listAsk, PER_PAGE, ResourceList, Value } from './list.tsx';
-import { scopesOf, titleOf } from './screen.ts';
+import { columnsOf, scopesOf, titleOf } from './screen.ts';
 import type { ResourceScreen, ScreenContext } from './screen.ts';
 import type { SignedIn } from '../sessions.ts';
 
@@ -75,7 +75,7 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
         {spec.beforeNew && (await spec.beforeNew({ d, c, who }))}
         <section class="card">
           <h1>New {spec.one}</h1>
-          <ResourceForm screen={spec} action={base} csrf={who.csrf} inputs={createInputs} values={values} errors={errors} choices={await choicesOf(createInputs, who.user.id)} submit={`Create the ${spec.one}`} />
+          <ResourceForm screen={spec} action={base} csrf={who.csrf} inputs={createInputs} values={values} errors={errors} choices={await choicesOf(createInputs, who.user.id)} submit={`Create the ${spec.one}`} creating />
         </section>
       </Layout>,
       status,
@@ -96,16 +96,14 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
         <section class="card">
           <h1>{title}</h1>
           <dl class="facts">
-            {Object.entries(entry ?? {})
-              .filter(([k]) => k !== 'id')
-              .map(([k, value]) => (
-                <div>
-                  <dt>{spec.labels?.[k] ?? k}</dt>
-                  <dd>
-                    <Value value={value} />
-                  </dd>
-                </div>
-              ))}
+            {(spec.facts ?? columnsOf(spec)).map((k) => (
+              <div>
+                <dt>{labelOf(spec, k)}</dt>
+                <dd>
+                  <Value value={entry?.[k]} />
+                </dd>
+              </div>
+            ))}
           </dl>
           {canWrite && removes && (
             <div class="actions">
@@ -119,7 +117,7 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
         {canWrite && updates && (
           <section class="card" aria-labelledby="edit-h">
             <h2 id="edit-h">Edit</h2>
-            <ResourceForm screen={spec} action={`${base}/${record.id}/edit`} csrf={who.csrf} inputs={updateInputs} values={values ?? valuesOf(updateInputs, record)} errors={errors} choices={await choicesOf(updateInputs, who.user.id)} submit="Save" />
+            <ResourceForm screen={spec} action={`${base}/${record.id}/edit`} csrf={who.csrf} inputs={updateInputs} values={values ?? valuesOf(updateInputs, record)} errors={errors} choices={await choicesOf(updateInputs, who.user.id)} submit="Save" creating={false} />
           </section>
         )}
       </Layout>,

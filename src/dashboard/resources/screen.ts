@@ -34,6 +34,8 @@ export interface ResourceScreen {
   optionLabels?: Record<string, Record<string, string>>;
   /** The entry fields the list shows (default: every field of the row's list entry but `id`). */
   columns?: readonly string[];
+  /** The entry fields the record's page lists above its form (default: the columns). */
+  facts?: readonly string[];
   /** A record's name on its page and in the list (default: its `name`, else its id). */
   titleOf?(record: StoredRecord): string;
   /** Sections shown above the form of a new record (instructions). */
@@ -49,6 +51,9 @@ export function scopesOf(row: Resource): { read: string; write: string } {
   const area = row.scope ?? row.collection;
   return { read: `${area}:read`, write: `${area}:write` };
 }
+
+/** The entry fields the list shows. */
+export const columnsOf = (screen: ResourceScreen): readonly string[] => screen.columns ?? Object.keys(screen.row.shapes?.entry ?? {}).filter((k) => k !== 'id' && k !== 'name');
 
 /** A record's name on its page and in the list. */
 export function titleOf(screen: ResourceScreen, record: StoredRecord): string {
