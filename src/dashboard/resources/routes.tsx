@@ -43,7 +43,13 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
   const updateInputs = updates ? inputsOf(row, 'update') : [];
   const chrome = (who: SignedIn) => chromeOf(who, base);
   const notFound = (c: Context, who: SignedIn) => messagePage(c, 404, 'Not found', `There is no such ${spec.one} among yours.`, chrome(who));
-  const find = (c: Context<AppEnv>, who: SignedIn) => ownRecord(d, row, c, who);
+  // A screen of one record: the scope it needs, then the user's record the path names (404 for any other).
+  const onRecord = (need: string, handler: (c: Context<AppEnv>, who: SignedIn, record: StoredRecord, form: Form) => Promise<Response>) =>
+    screen(d, async (c, who, form) => {
+      if (!allows(who, need)) return lacking(c, who, need);
+      const record = await ownRecord(d, row, c, who);
+      return record ? handler(c, who, record, form) : notFound(c, who);
+    });
 
   // The user's records each reference field may name, for its select.
   const choicesOf = async (inputs: readonly Input[], userId: number): Promise<Record<string, Choice[]>> => {
@@ -177,20 +183,13 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
 
   routes.get(
     `${base}/:id`,
-    screen(d, async (c, who) => {
-      if (!allows(who, scope.read)) return lacking(c, who, scope.read);
-      const record = await find(c, who);
-      return record ? recordPage(c, who, record) : notFound(c, who);
-    }),
+    onRecord(scope.read, (c, who, record) => recordPage(c, who, record)),
   );
 
   if (updates) {
     routes.post(
       `${base}/:id/edit`,
-      screen(d, async (c, who, form) => {
-        if (!allows(who, scope.write)) return lacking(c, who, scope.write);
-        const record = await find(c, who);
-        if (!record) return notFound(c, who);
+      onRecord(scope.write, async (c, who, record, form) => {
         const route = `${base}/:id/edit`;
         try {
           await updateRecord(s, row, hookContext(s, c), record, bodyOf(updateInputs, form, 'update'));
@@ -208,10 +207,7 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
   if (removes) {
     routes.get(
       `${base}/:id/delete`,
-      screen(d, async (c, who) => {
-        if (!allows(who, scope.write)) return lacking(c, who, scope.write);
-        const record = await find(c, who);
-        if (!record) return notFound(c, who);
+      onRecord(scope.write, async (c, who, record) => {
         const title = titleOf(spec, record);
         return answerPage(
           c,
@@ -233,10 +229,7 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
     );
     routes.post(
       `${base}/:id/delete`,
-      screen(d, async (c, who) => {
-        if (!allows(who, scope.write)) return lacking(c, who, scope.write);
-        const record = await find(c, who);
-        if (!record) return notFound(c, who);
+      onRecord(scope.write, async (c, who, record) => {
         await removeRecord(s, row, hookContext(s, c), record);
         audit(d, c, who, `${base}/:id/delete`, row.collection, record.id, 200);
         return c.redirect(`${base}?done=deleted`, 303);
