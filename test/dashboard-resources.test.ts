@@ -6,7 +6,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { bodyOf, errorsOf, inputsOf } from '../src/dashboard/resources/inputs.ts';
 import { RESOURCE_SCREENS } from '../src/dashboard/resources/rows.ts';
+import { ApiError } from '../src/errors.ts';
+import { campaigns } from '../src/resources/campaigns.ts';
+import { channels } from '../src/resources/channels.ts';
+import { domains } from '../src/resources/domains.ts';
+import { links } from '../src/resources/links.ts';
+import { overlays } from '../src/resources/overlays.ts';
+import { pixels } from '../src/resources/pixels.ts';
+import { splash } from '../src/resources/splash.ts';
 import type { StoredRecord } from '../src/store/store.ts';
 import { DashClient } from './dashboard-client.ts';
 import { testApp } from './helpers.ts';
@@ -76,6 +85,56 @@ const CASES: Record<string, { create: Fields; stored: Record<string, unknown>; i
     apiCreate: { type: 'message', name: 'Theirs' },
   },
 };
+
+test('the inputs of a form are derived from the row: a choice is a select, yes/no a checkbox, a colour a picker, a long text a box, an id of the user\'s records a select of them', () => {
+  const kinds = (row: Parameters<typeof inputsOf>[0], kind: 'create' | 'update') => Object.fromEntries(inputsOf(row, kind).map((i) => [i.name, i.kind]));
+  assert.deepEqual(kinds(pixels, 'create'), { type: 'select', name: 'text', tag: 'text' });
+  assert.deepEqual(kinds(pixels, 'update'), { name: 'text', tag: 'text' });
+  assert.deepEqual(kinds(campaigns, 'create'), { name: 'text', slug: 'text', public: 'checkbox' });
+  assert.deepEqual(kinds(channels, 'create'), { name: 'text', description: 'textarea', color: 'color', starred: 'checkbox' });
+  assert.deepEqual(kinds(domains, 'update'), { redirectroot: 'url', redirect404: 'url' });
+  assert.deepEqual(kinds(splash, 'create'), { name: 'text', title: 'text', text: 'textarea', image: 'url', countdown: 'number' });
+  const overlay = inputsOf(overlays, 'create');
+  assert.deepEqual(overlay.find((i) => i.name === 'fields'), { name: 'fields', kind: 'checks', required: false, options: ['name', 'email', 'phone', 'message'], initial: ['name', 'email', 'message'] });
+  assert.equal(overlay.find((i) => i.name === 'type')!.required, true);
+  assert.deepEqual(inputsOf(splash, 'create').find((i) => i.name === 'countdown'), { name: 'countdown', kind: 'number', required: false, min: 0, max: 60, initial: '5' });
+  const link = inputsOf(links, 'create');
+  assert.deepEqual([link.find((i) => i.name === 'campaign')?.kind, link.find((i) => i.name === 'campaign')?.collection], ['reference', 'campaigns']);
+  assert.equal(link.find((i) => i.name === 'pixels')?.kind, 'references');
+  assert.notEqual(link.find((i) => i.name === 'domain')?.kind, 'reference', 'a host name is no id to pick');
+});
+
+test('a posted form becomes the body a client of the API would send', () => {
+  const cases: { name: string; row: Parameters<typeof inputsOf>[0]; kind: 'create' | 'update'; form: Record<string, string | string[]>; body: Record<string, unknown> }[] = [
+    { name: 'empty optional fields are left out of a create', row: splash, kind: 'create', form: { name: 'A', title: '', countdown: '' }, body: { name: 'A' } },
+    { name: 'an update sends empty texts (they clear) but not an empty number (it keeps)', row: splash, kind: 'update', form: { name: 'A', title: '', text: '', image: '', countdown: '' }, body: { name: 'A', title: '', text: '', image: '' } },
+    { name: 'numbers are numbers, other text is left for the API to refuse', row: splash, kind: 'create', form: { name: 'A', countdown: '7' }, body: { name: 'A', countdown: 7 } },
+    { name: 'a number box holding no number', row: splash, kind: 'create', form: { name: 'A', countdown: 'soon' }, body: { name: 'A', countdown: 'soon' } },
+    { name: 'a ticked checkbox', row: campaigns, kind: 'create', form: { name: 'Ab', public: 'on' }, body: { name: 'Ab', public: true } },
+    { name: 'an unticked checkbox', row: campaigns, kind: 'update', form: { name: 'Ab', slug: '' }, body: { name: 'Ab', slug: '', public: false } },
+    { name: 'a group of boxes', row: overlays, kind: 'create', form: { type: 'contact', name: 'C', fields: ['name', 'phone'] }, body: { type: 'contact', name: 'C', fields: ['name', 'phone'] } },
+    { name: 'ids picked among the user\'s records', row: links, kind: 'create', form: { url: 'https://example.com', campaign: '12', pixels: ['3', 'x'] }, body: { url: 'https://example.com', campaign: 12, pixels: [3, 'x'] } },
+  ];
+  for (const c of cases) {
+    const body = bodyOf(inputsOf(c.row, c.kind), c.form, c.kind);
+    // Only what the case names: a row's other checkboxes and groups are always sent.
+    assert.deepEqual(Object.fromEntries(Object.entries(body).filter(([k]) => k in c.body)), c.body, c.name);
+    assert.deepEqual(Object.keys(body).filter((k) => !(k in c.body) && typeof body[k] !== 'boolean' && !Array.isArray(body[k])), [], `${c.name}: nothing else`);
+  }
+});
+
+test("the API's message goes beside the field it is about", () => {
+  const names = ['name', 'slug', 'public', 'fields'];
+  const cases: [ApiError, string][] = [
+    [new ApiError(400, 'Campaign name cannot be empty.', { name: ['Campaign name cannot be empty.'] }), 'name'],
+    [new ApiError(400, 'Invalid fields: each must be one of name.', { 'fields.1': ['Invalid fields: each must be one of name.'] }), 'fields'],
+    [new ApiError(400, 'You already have a campaign with that name.'), 'name'],
+    [new ApiError(400, 'This slug is currently not available. Please choose another one.'), 'slug'],
+    [new ApiError(400, 'Missing required parameter: public'), 'public'],
+    [new ApiError(400, 'Something went wrong.'), 'form'],
+  ];
+  for (const [err, field] of cases) assert.deepEqual(errorsOf(err, names), { [field]: err.message }, err.message);
+});
 
 async function world() {
   const t = await testApp({ rateLimit: 0 });

@@ -16,7 +16,7 @@ function Control(props: { screen: ResourceScreen; input: Input; value: Form; err
   const label = labelOf(screen, i.name) + (i.required || !props.creating ? '' : ' (optional)');
   const text = field(value, i.name);
   const optionLabel = (o: string) => screen.optionLabels?.[i.name]?.[o] ?? o;
-  if (i.kind === 'checkbox' || i.kind === 'checks') {
+  if (i.kind === 'checkbox' || i.kind === 'checks' || i.kind === 'references') {
     // Boxes: a fieldset (checks) or one label (checkbox), the message tied to it.
     const error = errors[i.name];
     const described = error ? `${i.name}-error` : undefined;
@@ -37,13 +37,14 @@ function Control(props: { screen: ResourceScreen; input: Input; value: Form; err
       );
     }
     const picked = fields(value, i.name);
+    const boxes: Choice[] = i.kind === 'references' ? props.choices : (i.options ?? []).map((o) => ({ value: o, label: optionLabel(o) }));
     return (
       <fieldset aria-describedby={described}>
         <legend>{labelOf(screen, i.name)}</legend>
         <div class="checks">
-          {(i.options ?? []).map((o) => (
+          {boxes.map((o) => (
             <label>
-              <input type="checkbox" name={i.name} value={o} checked={picked.includes(o)} /> {optionLabel(o)}
+              <input type="checkbox" name={i.name} value={o.value} checked={picked.includes(o.value)} /> {o.label}
             </label>
           ))}
         </div>

@@ -7,7 +7,7 @@ import { field, fields } from '../guard.ts';
 import type { Form } from '../guard.ts';
 
 /** How a field of a row is asked for in a form. */
-export type InputKind = 'text' | 'textarea' | 'url' | 'color' | 'number' | 'select' | 'checkbox' | 'checks' | 'reference';
+export type InputKind = 'text' | 'textarea' | 'url' | 'color' | 'number' | 'select' | 'checkbox' | 'checks' | 'reference' | 'references';
 
 /** One input of a resource form, derived from the row's schema (through its JSON Schema, as the OpenAPI document reads it). */
 export interface Input {
@@ -36,8 +36,8 @@ const isUrlPattern = (pattern: unknown): boolean => {
   return re.test('https://example.com') && !re.test('example');
 };
 
-function kindOf(prop: Schema, reference: boolean): InputKind {
-  if (reference) return 'reference';
+function kindOf(prop: Schema, reference: { many?: boolean } | undefined): InputKind {
+  if (reference) return reference.many ? 'references' : 'reference';
   const items = prop.items as Schema | undefined;
   if (prop.type === 'array' && Array.isArray(items?.enum)) return 'checks';
   if (Array.isArray(prop.enum)) return 'select';
@@ -62,12 +62,13 @@ export function inputsOf(row: Resource, kind: 'create' | 'update'): Input[] {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(props).map(([name, prop]) => {
-    const ref = row.references?.[name];
+    // A reference taken from another request field (a link's `domain`, a host name) is not an id to pick.
+    const ref = row.references?.[name]?.from === undefined ? row.references?.[name] : undefined;
     const items = prop.items as Schema | undefined;
     const options = (prop.enum ?? items?.enum) as unknown[] | undefined;
     return {
       name,
-      kind: kindOf(prop, ref !== undefined),
+      kind: kindOf(prop, ref),
       required: required.has(name),
       ...(options ? { options: options.map(String) } : {}),
       ...(ref ? { collection: ref.collection } : {}),
@@ -99,6 +100,7 @@ export function bodyOf(inputs: readonly Input[], form: Form, kind: 'create' | 'u
   for (const i of inputs) {
     if (i.kind === 'checkbox') body[i.name] = field(form, i.name) === 'on';
     else if (i.kind === 'checks') body[i.name] = fields(form, i.name);
+    else if (i.kind === 'references') body[i.name] = fields(form, i.name).map(idValue);
     else {
       const text = field(form, i.name);
       if (text === '' && (kind === 'create' ? !i.required : i.kind === 'number' || i.kind === 'reference')) continue;
