@@ -271,8 +271,11 @@ test("a campaign's page shows its public page and rotator; a duplicate name is r
 test("a channel's page lists its items and adds one of the user's links through the API's assign", async () => {
   const { t, u, other, browser } = await world();
   const channel = (await t.call('POST', '/api/channel/add', { key: u.key, body: { name: 'Reading' } })).body.id as number;
-  const link = (await t.call('POST', '/api/url/add', { key: u.key, body: { url: 'https://example.com/read', custom: 'read-me' } })).body.id as number;
   const theirs = (await t.call('POST', '/api/url/add', { key: other.key, body: { url: 'https://example.com/x', custom: 'not-mine' } })).body.id as number;
+  const empty = await browser.get(`/app/channels/${channel}`);
+  assert.match(empty.text, /You have no link, QR code or bio page to add/);
+  assert.doesNotMatch(empty.text, /name="item"/);
+  const link = (await t.call('POST', '/api/url/add', { key: u.key, body: { url: 'https://example.com/read', custom: 'read-me' } })).body.id as number;
   const page = await browser.get(`/app/channels/${channel}`);
   assert.match(page.text, /The channel holds nothing yet/);
   assert.match(page.text, new RegExp(`value="links:${link}"`));
@@ -284,6 +287,9 @@ test("a channel's page lists its items and adds one of the user's links through 
   assert.equal((await browser.post(`/app/channels/${channel}/items`, { item: `links:${link}` })).status, 400, 'already in it');
   assert.equal((await browser.post(`/app/channels/${channel}/items`, { item: `links:${theirs}` })).status, 404);
   assert.deepEqual((await t.store.get<StoredRecord>('links', theirs))!.channels ?? [], []);
+  await t.audit.flush();
+  const audit = (await t.store.find('audit', { owner: u.id, sort: { field: 'id', direction: 'asc' } })).items.filter((e) => e.route === '/app/channels/:id/items');
+  assert.deepEqual(audit.map((e) => [e.resourceId, e.status]), [[channel, 200], [null, 400], [null, 404]]);
 });
 
 test("a domain's pages say which DNS records to publish: the CNAME, and the TXT ownership proof", async () => {

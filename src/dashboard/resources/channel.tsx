@@ -35,13 +35,14 @@ async function channelItemsCard(x: ScreenContext, record: StoredRecord) {
           ))}
         </ul>
       )}
-      {allows(x.who, WRITE) && (
+      {allows(x.who, WRITE) && offered.every((o) => o.records.length === 0) && <p>You have no link, QR code or bio page to add.</p>}
+      {allows(x.who, WRITE) && offered.some((o) => o.records.length > 0) && (
         <form method="post" action={`/app/channels/${record.id}/items`} class="toolbar">
           <Csrf token={x.who.csrf} />
           <label>
             Add to the channel
             <select name="item">
-              {offered.map((o) => (
+              {offered.filter((o) => o.records.length > 0).map((o) => (
                 <optgroup label={KIND_NAMES[o.type] ?? o.type}>
                   {o.records.map((r) => (
                     <option value={`${o.type}:${r.id}`}>{ITEM_KINDS[o.type]!.title(r)}</option>
@@ -53,7 +54,7 @@ async function channelItemsCard(x: ScreenContext, record: StoredRecord) {
           <button type="submit">Add</button>
         </form>
       )}
-      <p class="hint">An item leaves a channel from its own edit form.</p>
+      <p class="hint">Items cannot be taken out of a channel yet (the API has no call for it).</p>
     </section>
   );
 }

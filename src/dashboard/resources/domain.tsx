@@ -61,7 +61,7 @@ export const domainScreen: ResourceScreen = {
   path: 'domains',
   title: 'Domains',
   one: 'domain',
-  labels: { domain: 'Domain', redirectroot: 'Root redirect', redirect404: '404 redirect' },
+  labels: { name: 'Domain', domain: 'Domain', redirectroot: 'Root redirect', redirect404: '404 redirect' },
   hints: { domain: 'Such as https://go.example.com: the scheme and the host name, nothing after them.', redirectroot: 'Where the bare domain sends visitors. Empty: the home page.', redirect404: 'Where an unknown alias sends visitors. Empty: the not-found page.' },
   columns: ['redirectroot', 'redirect404'],
   titleOf: (r) => String((r as Domain).domain).replace(/^https?:\/\//, ''),

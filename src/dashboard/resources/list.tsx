@@ -65,7 +65,7 @@ export function ResourceList(props: { screen: ResourceScreen; ask: ListAsk; tota
             </caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
+                <th scope="col">{labelOf(screen, 'name')}</th>
                 {columns.map((k) => (
                   <th scope="col">{labelOf(screen, k)}</th>
                 ))}
