@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { RESOURCE_SCREENS } from '../src/dashboard/resources/rows.ts';
 import { exportedCollections, RESOURCES } from '../src/resources/table.ts';
 import { fingerprint } from './backend.ts';
 import { DashClient } from './dashboard-client.ts';
@@ -37,8 +38,10 @@ const FIELDS = [
   'campaign', 'channel', 'pixels', 'expiry', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key',
   'language_link', 'ids', 'id', 'action', 'name', 'scopes', 'events', 'secret', 'privacy', 'current_password',
   'new_password', 'remove_password', 'per_page', 'page', 'q', 'sort', 'expires', 'ips', 'data', 'color', 'bg',
+  // The table-driven screens' (src/dashboard/resources): each row's field names, and a channel's item.
+  ...new Set(RESOURCE_SCREENS.flatMap((r) => Object.keys(r.row.fields))), 'item',
 ];
-const ARRAYS = new Set(['pixels', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key', 'language_link', 'ids', 'scopes', 'events', 'ips']);
+const ARRAYS = new Set(['pixels', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key', 'language_link', 'ids', 'scopes', 'events', 'ips', 'fields']);
 
 // Posts that end the session: they run last, once each.
 const ENDS_SESSION = /logout|sign-?out|sessions/;
@@ -76,7 +79,7 @@ test('hostile form posts to every dashboard route: no 5xx, a refusal stores noth
   }
   // Whatever was stored, every page that lists or shows it escapes it.
   if ((await browser.get('/app/links')).status !== 200) await signIn();
-  for (const page of ['/app', '/app/links', '/app/account', `/app/links/${own}`, `/app/links/${own}/edit`]) {
+  for (const page of ['/app', '/app/links', '/app/account', `/app/links/${own}`, `/app/links/${own}/edit`, ...RESOURCE_SCREENS.map((r) => `/app/${r.path}`)]) {
     const shown = await browser.get(page);
     assert.ok(shown.status < 500, `${page}: ${shown.status}`);
     assert.doesNotMatch(shown.text, /<script>alert|<img src=x/, `${page} shows a stored value unescaped`);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { passwordWork } from '../src/auth/passwords.ts';
+import { RESOURCE_SCREENS } from '../src/dashboard/resources/rows.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
 import { QrRenderer } from '../src/qr/renderer.ts';
 import { RESOURCES } from '../src/resources/table.ts';
@@ -409,6 +410,26 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardWebsiteSettings', `/app/websites/${w.ids.websites}/settings`, { privacy: '0' }, 303);
   await at('dashboardWebsiteSettings', '/app/websites/999999/settings', { privacy: '0' }, 404);
   await at('dashboardDeleteWebsite', '/app/websites/999999/delete', {}, 404);
+  // The table-driven screens: each row's list, new form, a refused create, its record's page, a missing record.
+  for (const spec of RESOURCE_SCREENS) {
+    const id = spec.path.charAt(0).toUpperCase() + spec.path.slice(1);
+    const base = `/app/${spec.path}`;
+    await at(`dashboard${id}`, base, null, 200);
+    await at(`dashboardNew${id}`, `${base}/new`, null, 200);
+    await at(`dashboardCreate${id}`, base, {}, 400);
+    const own = `${base}/${w.ids[spec.row.name]}`;
+    await at(`dashboard${id}Page`, own, null, 200);
+    await at(`dashboardConfirmDelete${id}`, `${own}/delete`, null, 200);
+    // Every field too long (or no URL): each row refuses it.
+    await at(`dashboardSave${id}`, `${own}/edit`, Object.fromEntries(Object.keys(spec.row.fields).map((k) => [k, 'x'.repeat(120)])), 400);
+    for (const [op, url] of [[`dashboardCreate${id}`, base], [`dashboardSave${id}`, `${own}/edit`], [`dashboardDelete${id}`, `${own}/delete`]]) await at(op!, url!, {}, 403, null);
+    for (const [op, path, fields] of [[`dashboard${id}Page`, '', null], [`dashboardSave${id}`, '/edit', {}], [`dashboardConfirmDelete${id}`, '/delete', null], [`dashboardDelete${id}`, '/delete', {}]] as const) {
+      await at(op, `${base}/999999${path}`, fields, 404);
+    }
+  }
+  await at('dashboardAddChannelItem', '/app/channels/999999/items', { item: 'links:1' }, 404);
+  await at('dashboardAddChannelItem', `/app/channels/${w.ids.channel}/items`, { item: 'nothing:1' }, 400);
+  await at('dashboardAddChannelItem', `/app/channels/${w.ids.channel}/items`, { item: 'links:1' }, 403, null);
   await at('dashboardUsers', '/app/admin/users', null, 404);
   await at('dashboardCreateUser', '/app/admin/users', { username: 'probe' }, 404);
   await at('dashboardDeleteUser', '/app/admin/users/1/delete', {}, 404);

@@ -9,12 +9,41 @@ import type { Csp } from '../html/page.ts';
 import { DASHBOARD_SCRIPT } from './script.ts';
 import { DASHBOARD_CSS } from './style.ts';
 
-/** The screens of the bar at the top, in order: a new screen adds its entry here. */
-export const NAV: readonly { href: string; label: string }[] = [
+/** The screens of the bar at the top, in order: a new screen adds its entry here (`more`: inside the bar's "More" menu, which keeps the bar one line on a phone). */
+export const NAV: readonly { href: string; label: string; more?: true }[] = [
   { href: '/app/links', label: 'Links' },
   { href: '/app/websites', label: 'Websites' },
+  { href: '/app/campaigns', label: 'Campaigns', more: true },
+  { href: '/app/channels', label: 'Channels', more: true },
+  { href: '/app/pixels', label: 'Pixels', more: true },
+  { href: '/app/domains', label: 'Domains', more: true },
+  { href: '/app/splash', label: 'Splash pages', more: true },
+  { href: '/app/overlays', label: 'CTA overlays', more: true },
   { href: '/app/account', label: 'Account' },
 ];
+
+/** The bar's entries: the main ones, then a "More" menu (a details element: no script needed) naming the open screen when it is in it. */
+function NavLinks(props: { current: string | undefined; admin: boolean }) {
+  const entry = (n: { href: string; label: string }) => (
+    <a href={n.href} aria-current={props.current === n.href ? 'page' : undefined}>
+      {n.label}
+    </a>
+  );
+  const more = NAV.filter((n) => n.more);
+  const open = more.find((n) => n.href === props.current);
+  return (
+    <>
+      {NAV.filter((n) => !n.more).map(entry)}
+      {more.length > 0 && (
+        <details class="more">
+          <summary>{open ? `More: ${open.label}` : 'More'}</summary>
+          <div>{more.map(entry)}</div>
+        </details>
+      )}
+      {props.admin && ADMIN_NAV.map(entry)}
+    </>
+  );
+}
 
 /** The screens of the bar only an admin sees. */
 export const ADMIN_NAV: readonly { href: string; label: string }[] = [{ href: '/app/admin/users', label: 'Users' }];
@@ -71,11 +100,7 @@ export function Layout(props: { title: string; chrome?: Chrome; children?: Child
               <a class="brand" href="/app">
                 Dashboard
               </a>
-              {[...NAV, ...(chrome.admin ? ADMIN_NAV : [])].map((n) => (
-                <a href={n.href} aria-current={chrome.current === n.href ? 'page' : undefined}>
-                  {n.label}
-                </a>
-              ))}
+              <NavLinks current={chrome.current} admin={chrome.admin === true} />
               <form method="post" action="/app/logout">
                 <Csrf token={chrome.csrf} />
                 <button type="submit" class="plain">

@@ -11,6 +11,7 @@ import { webhookScreens } from './account/webhooks.tsx';
 import { screen } from './guard.ts';
 import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
+import { resourceAreas } from './resources/rows.ts';
 import { DashboardSessions } from './sessions.ts';
 import { signInRoutes } from './sign-in.tsx';
 import { websiteScreens } from './websites/routes.tsx';
@@ -27,5 +28,5 @@ export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts;
     '/app',
     screen(d, async (c) => c.redirect('/app/links', 302)),
   );
-  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d)];
+  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d), ...resourceAreas(d)];
 }

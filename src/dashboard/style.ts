@@ -19,7 +19,10 @@ button.secondary,.btn.secondary{background:var(--card);color:var(--text);border-
 .qr{display:block;width:200px;max-width:100%;height:auto;background:#fff;border:1px solid var(--line);border-radius:8px}.short{font-weight:600;overflow-wrap:anywhere}
 fieldset>label{flex-direction:row;gap:6px;align-items:center;font-size:14px}[hidden]{display:none!important}
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:4px 12px;font-size:14px}.checks label{display:flex;gap:6px;align-items:center}
-form.acting{max-width:1040px;margin:8px auto 0;padding:8px 24px;background:var(--note);border:1px solid #d4a72c;border-radius:8px}code.secret{display:block;overflow-wrap:anywhere;padding:8px;border:1px solid var(--line);border-radius:6px;user-select:all}`;
+form.acting{max-width:1040px;margin:8px auto 0;padding:8px 24px;background:var(--note);border:1px solid #d4a72c;border-radius:8px}code.secret{display:block;overflow-wrap:anywhere;padding:8px;border:1px solid var(--line);border-radius:6px;user-select:all}
+header.top details.more summary{cursor:pointer;color:var(--link)}header.top details.more[open]{flex-basis:100%}header.top details.more>div{display:flex;flex-wrap:wrap;gap:8px 16px;padding:8px 0 0}
+dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:4px 12px;margin:0 0 8px}dl.facts>div{display:contents}dl.facts dt{font-weight:600}dl.facts dd{margin:0;overflow-wrap:anywhere}.btn.danger{background:#cf222e;border-color:#cf222e;color:#fff}
+.field>span.hint{font-weight:400}.field.check>label{display:flex;flex-direction:row;gap:6px;align-items:center;font-weight:600}.field.check input{width:auto}.checks label{flex-direction:row}.field input[type=color]{width:4em;height:2.4em;padding:2px}`;
 
 /** The dashboard's whole stylesheet, inlined and allowed by its hash. */
 export const DASHBOARD_CSS = STATS_CSS + DASHBOARD_EXTRA;

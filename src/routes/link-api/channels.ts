@@ -72,6 +72,31 @@ export async function channelItems(s: Services, userId: number, channelId: numbe
   );
 }
 
+/** The answer to an item added to a channel. */
+export const ASSIGNED = 'Item successfully added to the channel.';
+
+/**
+ * Adds the user's item (`type`: a key of ITEM_KINDS, `rawItem` its id) to the user's channel
+ * `rawChannel`, as the assign route does; throws the API's 400/404 ApiError.
+ */
+export async function assignItem(s: Services, userId: number, rawChannel: string | undefined, type: string, rawItem: string | undefined): Promise<{ channel: Channel; kind: string; itemId: number }> {
+  const channel = await findVisible<Channel>(s, channels, rawChannel, userId);
+  const kind = Object.hasOwn(ITEM_KINDS, type) ? ITEM_KINDS[type] : undefined;
+  if (!kind) throw new ApiError(400, `Invalid type: must be one of ${Object.keys(ITEM_KINDS).join(', ')}.`);
+  const found = await findItem(s, kind.collection, rawItem, userId, kind.missing);
+  // Read again inside the transaction: a concurrent assignment must not be written over.
+  await s.store.transaction(async (tx) => {
+    // Both locked: a concurrent assignment waits for this one (else both would grow the list they
+    // read, and the later write would drop the other's channel), and the channel cannot go meanwhile.
+    if (!(await tx.getForUpdate('channels', channel.id))) throw new ApiError(404, channels.messages.notFound);
+    const item = await tx.getForUpdate(kind.collection, found.id);
+    if (!item) throw new ApiError(404, kind.missing);
+    if (channelsOf(item).includes(channel.id)) throw new ApiError(400, 'This item is already added to the selected channel.');
+    await tx.update(kind.collection, item.id, { channels: [...channelsOf(item), channel.id] });
+  });
+  return { channel, kind: kind.collection, itemId: found.id };
+}
+
 /** What channels do beyond the generic routes: listing a channel's items and assigning an item. */
 export function channelRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -85,23 +110,8 @@ export function channelRoutes(s: Services): Hono<AppEnv> {
   });
 
   routes.post('/api/channel/:channelid/assign/:type/:itemid', async (c) => {
-    const userId = c.get('user').id;
-    const channel = await findVisible<Channel>(s, channels, c.req.param('channelid'), userId);
-    const type = c.req.param('type');
-    const kind = Object.hasOwn(ITEM_KINDS, type) ? ITEM_KINDS[type] : undefined;
-    if (!kind) throw new ApiError(400, `Invalid type: must be one of ${Object.keys(ITEM_KINDS).join(', ')}.`);
-    const found = await findItem(s, kind.collection, c.req.param('itemid'), userId, kind.missing);
-    // Read again inside the transaction: a concurrent assignment must not be written over.
-    await s.store.transaction(async (tx) => {
-      // Both locked: a concurrent assignment waits for this one (else both would grow the list they
-      // read, and the later write would drop the other's channel), and the channel cannot go meanwhile.
-      if (!(await tx.getForUpdate('channels', channel.id))) throw new ApiError(404, channels.messages.notFound);
-      const item = await tx.getForUpdate(kind.collection, found.id);
-      if (!item) throw new ApiError(404, kind.missing);
-      if (channelsOf(item).includes(channel.id)) throw new ApiError(400, 'This item is already added to the selected channel.');
-      await tx.update(kind.collection, item.id, { channels: [...channelsOf(item), channel.id] });
-    });
-    return c.json({ error: 0, message: 'Item successfully added to the channel.' });
+    await assignItem(s, c.get('user').id, c.req.param('channelid'), c.req.param('type'), c.req.param('itemid'));
+    return c.json({ error: 0, message: ASSIGNED });
   });
   return routes;
 }
