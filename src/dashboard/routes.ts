@@ -11,6 +11,7 @@ import { webhookScreens } from './account/webhooks.tsx';
 import { screen } from './guard.ts';
 import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
+import { DashboardQrImages } from './qr-image.tsx';
 import { DashboardSessions } from './sessions.ts';
 import { signInRoutes } from './sign-in.tsx';
 import { websiteScreens } from './websites/routes.tsx';
@@ -21,7 +22,7 @@ import { websiteScreens } from './websites/routes.tsx';
  */
 export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts; keys: KeyIndex; failures: Limiter | null }): Hono<AppEnv>[] {
   if (!s.config.dashboard) return [];
-  const d: Dashboard = { s, sessions: new DashboardSessions(s), ...parts };
+  const d: Dashboard = { s, sessions: new DashboardSessions(s), qr: new DashboardQrImages(s), ...parts };
   const home = new Hono<AppEnv>();
   home.get(
     '/app',
