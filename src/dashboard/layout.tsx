@@ -12,6 +12,9 @@ import { DASHBOARD_CSS } from './style.ts';
 /** The screens of the bar at the top, in order: a new screen adds its entry here. */
 export const NAV: readonly { href: string; label: string }[] = [
   { href: '/app/links', label: 'Links' },
+  { href: '/app/qrs', label: 'QR codes' },
+  { href: '/app/bios', label: 'Bio pages' },
+  { href: '/app/files', label: 'Files' },
   { href: '/app/websites', label: 'Websites' },
   { href: '/app/account', label: 'Account' },
 ];

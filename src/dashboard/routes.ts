@@ -12,6 +12,7 @@ import { screen } from './guard.ts';
 import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
 import { DashboardQrImages } from './qr-image.tsx';
+import { qrScreens } from './qrs/routes.tsx';
 import { DashboardSessions } from './sessions.ts';
 import { signInRoutes } from './sign-in.tsx';
 import { websiteScreens } from './websites/routes.tsx';
@@ -28,5 +29,5 @@ export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts;
     '/app',
     screen(d, async (c) => c.redirect('/app/links', 302)),
   );
-  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d)];
+  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d), qrScreens(d)];
 }
