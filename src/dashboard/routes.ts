@@ -13,6 +13,8 @@ import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
 import { DashboardQrImages } from './qr-image.tsx';
 import { qrScreens } from './qrs/routes.tsx';
+import { bioScreens } from './bios/routes.tsx';
+import { fileScreens } from './files/routes.tsx';
 import { DashboardSessions } from './sessions.ts';
 import { signInRoutes } from './sign-in.tsx';
 import { websiteScreens } from './websites/routes.tsx';
@@ -29,5 +31,5 @@ export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts;
     '/app',
     screen(d, async (c) => c.redirect('/app/links', 302)),
   );
-  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d), qrScreens(d)];
+  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d), qrScreens(d), bioScreens(d), fileScreens(d)];
 }
