@@ -37,8 +37,9 @@ const FIELDS = [
   'campaign', 'channel', 'pixels', 'expiry', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key',
   'language_link', 'ids', 'id', 'action', 'name', 'scopes', 'events', 'secret', 'privacy', 'current_password',
   'new_password', 'remove_password', 'per_page', 'page', 'q', 'sort', 'expires', 'ips', 'data', 'color', 'bg',
+  'foreground', 'background', 'logo', 'remove_logo', 'data_email', 'data_phone', 'data_ssid', 'data_hidden', 'alias', 'avatar', 'theme', 'link_title', 'link_url',
 ];
-const ARRAYS = new Set(['pixels', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key', 'language_link', 'ids', 'scopes', 'events', 'ips']);
+const ARRAYS = new Set(['pixels', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key', 'language_link', 'ids', 'scopes', 'events', 'ips', 'link_title', 'link_url']);
 
 // Posts that end the session: they run last, once each.
 const ENDS_SESSION = /logout|sign-?out|sessions/;
@@ -76,7 +77,7 @@ test('hostile form posts to every dashboard route: no 5xx, a refusal stores noth
   }
   // Whatever was stored, every page that lists or shows it escapes it.
   if ((await browser.get('/app/links')).status !== 200) await signIn();
-  for (const page of ['/app', '/app/links', '/app/account', `/app/links/${own}`, `/app/links/${own}/edit`]) {
+  for (const page of ['/app', '/app/links', '/app/account', `/app/links/${own}`, `/app/links/${own}/edit`, '/app/qrs', '/app/bios', '/app/files']) {
     const shown = await browser.get(page);
     assert.ok(shown.status < 500, `${page}: ${shown.status}`);
     assert.doesNotMatch(shown.text, /<script>alert|<img src=x/, `${page} shows a stored value unescaped`);
