@@ -94,7 +94,7 @@ test('a file is uploaded (multipart), listed with its short link, fetched back t
   const { t, u, browser } = await world();
   const page = await browser.get('/app/files');
   assert.equal(page.status, 200);
-  assert.match(page.text, /At most 4,096 bytes; png, jpg/);
+  assert.match(page.text, /At most 4\.0 KB \(4,096 bytes\); png, jpg/);
   const cases: { name: string; file?: { name: string; bytes: Uint8Array }; fields?: Record<string, string>; field: string; message: RegExp }[] = [
     { name: 'no file', field: 'file', message: /Missing required parameter: file/ },
     { name: 'a type not allowed', file: { name: 'page.html', bytes: asciiBytes('<html><script>alert(1)</script></html>') }, field: 'file', message: /not accepted\. Allowed extensions/ },

@@ -21,7 +21,7 @@ fieldset>label{flex-direction:row;gap:6px;align-items:center;font-size:14px}[hid
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:4px 12px;font-size:14px}.checks label{display:flex;gap:6px;align-items:center}
 form.acting{max-width:1040px;margin:8px auto 0;padding:8px 24px;background:var(--note);border:1px solid #d4a72c;border-radius:8px}code.secret{display:block;overflow-wrap:anywhere;padding:8px;border:1px solid var(--line);border-radius:6px;user-select:all}
 .tiles{list-style:none;padding:0;margin:0 0 12px;display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:16px}.tiles li{display:flex;flex-direction:column;gap:4px;min-width:0;overflow-wrap:anywhere}.tiles a{display:flex;flex-direction:column;gap:6px}.tiles .qr{width:96px}
-label.check{display:flex;gap:6px;align-items:center;font-size:14px;margin:0 0 12px}input[type=color]{width:64px;height:36px;padding:2px}`;
+label.check{display:flex;gap:6px;align-items:center;font-size:14px;margin:0 0 12px}input[type=color]{width:64px;height:36px;padding:2px}.nowrap{white-space:nowrap}`;
 
 /** The dashboard's whole stylesheet, inlined and allowed by its hash. */
 export const DASHBOARD_CSS = STATS_CSS + DASHBOARD_EXTRA;

@@ -14,14 +14,11 @@ import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
 import type { SignedIn } from '../sessions.ts';
-import { DASHBOARD_UPLOAD_PATH, errorsOfUpload, UploadForm, uploadFieldsOf } from './upload-form.tsx';
+import { DASHBOARD_UPLOAD_PATH, errorsOfUpload, sizeText, UploadForm, uploadFieldsOf } from './upload-form.tsx';
 
 const READ = 'files:read';
 const WRITE = 'files:write';
 const HOME = '/app/files';
-
-/** A size as a person reads it. */
-const sizeText = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
 
 /**
  * `/app/files`: the user's files (title, name, type, size, downloads, short link), upload (multipart,
@@ -87,13 +84,13 @@ export function fileScreens(d: Dashboard): Hono<AppEnv> {
                           {f.expiry ? ` · expires ${f.expiry}` : ''} · {f.date.slice(0, 10)}
                         </span>
                       </td>
-                      <td>{sizeText(f.size)}</td>
+                      <td class="nowrap">{sizeText(f.size)}</td>
                       <td class="n">{countText(Number(entries[i]?.downloads ?? 0))}</td>
                       {allows(who, WRITE) && (
                         <td>
                           <form method="post" action={`${HOME}/${f.id}/delete`} data-confirm="Delete this file?">
                             <Csrf token={who.csrf} />
-                            <button type="submit" class="danger" aria-label={`Delete ${f.name}`}>
+                            <button type="submit" class="danger nowrap" aria-label={`Delete ${f.name}`}>
                               Delete
                             </button>
                           </form>

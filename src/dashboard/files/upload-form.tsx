@@ -11,6 +11,9 @@ import type { Choice } from '../links/options.ts';
 /** Where the upload form posts: app.ts bounds its body by FILE_MAX_BYTES (as the API's upload), not BODY_LIMIT. */
 export const DASHBOARD_UPLOAD_PATH = '/app/files/upload';
 
+/** A size as a person reads it. */
+export const sizeText = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+
 // The upload's optional fields, as POST /api/files/upload takes them.
 const OPTIONAL = ['name', 'custom', 'domain', 'password', 'expiry'] as const;
 
@@ -39,7 +42,7 @@ export function UploadForm(props: { csrf: string; values: Form; errors: Record<s
     <form class="stack" method="post" action={DASHBOARD_UPLOAD_PATH} enctype="multipart/form-data" novalidate>
       <Csrf token={props.csrf} />
       <FormError message={errors.form} />
-      <Field name="file" label="File" errors={errors} hint={`At most ${countText(props.maxBytes)} bytes; ${ALLOWED_EXTENSIONS.join(', ')}.`}>
+      <Field name="file" label="File" errors={errors} hint={`At most ${sizeText(props.maxBytes)} (${countText(props.maxBytes)} bytes); ${ALLOWED_EXTENSIONS.join(', ')}.`}>
         {(aria) => <input {...aria} name="file" type="file" required accept={ALLOWED_EXTENSIONS.map((e) => `.${e}`).join(',')} />}
       </Field>
       <div class="row">
