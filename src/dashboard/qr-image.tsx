@@ -7,6 +7,8 @@ import type { Services } from '../resources/define.ts';
 /** The QR image sizes the dashboard draws: a preview (at twice its CSS size, for sharp screens), and the download. */
 export const QR_PREVIEW = 200;
 const QR_DOWNLOAD = 1024;
+/** How many logos' files the dashboard keeps (500 KB each at most: 25 MB), beside those of the /qr route. */
+const DASHBOARD_LOGOS = 50;
 
 /** What a dashboard QR image shows: the text it encodes and its look (a link's: black on white, no logo). */
 export interface QrLook {
@@ -20,7 +22,8 @@ export interface QrLook {
 /**
  * The QR images of the dashboard's screens (a link's code, a QR code's): drawn by the render threads
  * the /qr route uses, kept in one cache of RENDER_CACHE_BYTES for all the dashboard's screens, with
- * logos read as that route reads them (URLs fetched from public addresses only, when LOGO_FETCH is on).
+ * logos read as that route reads them (URLs fetched from public addresses only, when LOGO_FETCH is on;
+ * the last DASHBOARD_LOGOS sources kept, first in first out; a changed logo is a new source).
  * A signed-in user's own images are not rate-limited per client.
  */
 export class DashboardQrImages {
@@ -29,7 +32,7 @@ export class DashboardQrImages {
 
   constructor(s: Pick<Services, 'renderer' | 'config'>) {
     this.images = new QrImages(s.renderer, new QrImageCache(s.config.renderCacheBytes));
-    this.logos = new LogoCache(s.config.logoFetch);
+    this.logos = new LogoCache(s.config.logoFetch, DASHBOARD_LOGOS);
   }
 
   /**
