@@ -26,7 +26,7 @@ const TYPES: { type: string; form: Record<string, string>; data: unknown }[] = [
   { type: 'email', form: { data_email: 'ann@example.com', data_subject: 'Hi', data_body: '' }, data: { email: 'ann@example.com', subject: 'Hi' } },
   { type: 'sms', form: { data_phone: '+15550100', data_message: 'Yes' }, data: { phone: '+15550100', message: 'Yes' } },
   { type: 'wifi', form: { data_ssid: 'Cafe', data_password: 'latte123', data_encryption: 'WPA', data_hidden: 'on' }, data: { ssid: 'Cafe', password: 'latte123', encryption: 'WPA', hidden: true } },
-  { type: 'vcard', form: { data_name: 'Ann Lee', data_email: 'ann@example.com', data_city: 'Oslo', data_website: 'https://ann.example.com' }, data: { name: 'Ann Lee', email: 'ann@example.com', city: 'Oslo', website: 'https://ann.example.com' } },
+  { type: 'vcard', form: { data_name: 'Ann Lee', data_fname: 'Ann', data_lname: 'Lee', data_email: 'ann@example.com', data_address: 'Storgata 1', data_city: 'Oslo', data_website: 'https://ann.example.com' }, data: { name: 'Ann Lee', fname: 'Ann', lname: 'Lee', email: 'ann@example.com', address: 'Storgata 1', city: 'Oslo', website: 'https://ann.example.com' } },
 ];
 
 test('a QR code of every type is made from its type form, with colours, stored as the API stores it, audited, and listed with its preview', async (ctx) => {
@@ -46,6 +46,11 @@ test('a QR code of every type is made from its type form, with colours, stored a
       assert.equal(qr.foreground, 'rgb(17,34,51)');
       assert.equal(qr.background, 'rgb(250,250,250)');
       assert.equal(qr.logo, null);
+      // The edit form shows every box as stored: saved unchanged, the data is the same.
+      const edit = await browser.get(`/app/qrs/${qr.id}/edit`);
+      for (const [name, value] of Object.entries(c.form)) if (value !== '' && value !== 'on') assert.ok(edit.text.includes(`name="${name}"`) && edit.text.includes(value), `${c.type}: ${name} shown`);
+      assert.equal((await browser.post(`/app/qrs/${qr.id}/edit`, { type: c.type, name: `My ${c.type}`, ...c.form })).status, 303);
+      assert.deepEqual((await t.store.get<Qr>('qrs', qr.id))?.data, c.data);
     });
   }
   const list = await browser.get('/app/qrs');
@@ -97,6 +102,9 @@ test('a logo is uploaded as an image (an other file is refused beside the field)
   const png = await browser.get(`/app/qrs/${qr!.id}/image?format=png`);
   assert.equal(png.status, 200);
 
+  const asWifi = await browser.get(`/app/qrs/${qr!.id}/edit?type=wifi`);
+  assert.match(asWifi.text, /name="data_ssid" type="text" value=""/, "another type's boxes, empty");
+  assert.match(asWifi.text, /name="type" value="wifi"/);
   const edit = await browser.get(`/app/qrs/${qr!.id}/edit`);
   assert.match(edit.text, /The logo is an uploaded image/);
   assert.match(edit.text, /Hello|logo me/);
