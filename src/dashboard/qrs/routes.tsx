@@ -171,7 +171,7 @@ export function qrScreens(d: Dashboard): Hono<AppEnv> {
             </p>
             <QrPreview src={`${HOME}/${qr.id}/image`} name={`${qr.alias}`} alt={`QR code ${qr.name}`} />
             <p class="muted">
-              Public image: <a href={String(entry?.link)}>{String(entry?.link)}</a>
+              Public image: <a class="short" href={String(entry?.link)}>{String(entry?.link)}</a>
             </p>
             {allows(who, WRITE) && (
               <div class="actions">
