@@ -59,6 +59,7 @@ import { redirectRoutes } from './routes/pages/redirects.ts';
 import { faviconRoutes } from './routes/pages/favicon.ts';
 import { bioPageRoutes } from './routes/pages/bio-pages.ts';
 import { dashboardAreas } from './dashboard/routes.ts';
+import { DASHBOARD_UPLOAD_PATH } from './dashboard/files/upload-form.tsx';
 import { withStoreDeadline } from './store/deadline.ts';
 import { withEvents } from './events/emitting-store.ts';
 import { EventStreams } from './events/event-streams.ts';
@@ -151,14 +152,14 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const databaseMs = Math.round(s.config.databaseTimeout * 1000);
   app.use((_c, next) => withStoreDeadline(databaseMs, next));
   const bodyLimit = requestBodyLimit(s.config.bodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bodyLimit} bytes.`); });
-  // An upload's body is a file: FILE_MAX_BYTES bounds it instead (with room for multipart framing).
+  // An upload's body is a file (the API's or the dashboard's): FILE_MAX_BYTES bounds it instead (with room for multipart framing).
   const uploadLimit = requestBodyLimit(s.config.fileMaxBytes + MULTIPART_ALLOWANCE, () => { throw tooLarge(s.config.fileMaxBytes); });
   // A bulk request carries up to 1,000 links: BULK_BODY_LIMIT bounds it instead; an import's file, IMPORT_MAX_BYTES.
   const bulkLimit = requestBodyLimit(s.config.bulkBodyLimit, () => { throw new ApiError(413, `The request body is larger than ${s.config.bulkBodyLimit} bytes (BULK_BODY_LIMIT).`); });
   const importLimit = requestBodyLimit(s.config.importMaxBytes + MULTIPART_ALLOWANCE, () => { throw importTooLarge(s.config.importMaxBytes); });
   app.on(BODY_METHODS, '*', (c, next) => {
     const path = c.req.path;
-    if (path.startsWith(UPLOAD_PREFIX)) return uploadLimit(c, next);
+    if (path.startsWith(UPLOAD_PREFIX) || path === DASHBOARD_UPLOAD_PATH) return uploadLimit(c, next);
     if (path === IMPORT_PATH) return importLimit(c, next);
     return isBulkPath(path) ? bulkLimit(c, next) : bodyLimit(c, next);
   });

@@ -47,6 +47,18 @@ export class DashClient {
     return { status: res.status, text, location: res.headers.get('location'), res };
   }
 
+  /** A multipart form post with files, as a form with a file box sends it (the kept form token). */
+  async upload(path: string, fields: Record<string, string>, files: Record<string, { name: string; type: string; bytes: Uint8Array }>): Promise<{ status: number; text: string; location: string | null; res: Response }> {
+    const body = new FormData();
+    body.append('csrf', this.csrf);
+    for (const [k, v] of Object.entries(fields)) body.append(k, v);
+    for (const [k, f] of Object.entries(files)) body.append(k, new File([f.bytes as Uint8Array<ArrayBuffer>], f.name, { type: f.type }));
+    const res = await this.app.request(path, { method: 'POST', headers: { ...this.headers, ...this.cookieHeader() }, body });
+    this.take(res);
+    const text = await res.text();
+    return { status: res.status, text, location: res.headers.get('location'), res };
+  }
+
   /** Signs in through the form; the answer of the post. */
   async signIn(login: string, password: string) {
     await this.get('/app/login');

@@ -40,8 +40,10 @@ const FIELDS = [
   'new_password', 'remove_password', 'per_page', 'page', 'q', 'sort', 'expires', 'ips', 'data', 'color', 'bg',
   // The table-driven screens' (src/dashboard/resources): each row's field names, and a channel's item.
   ...new Set(RESOURCE_SCREENS.flatMap((r) => Object.keys(r.row.fields))), 'item',
+  // The QR code, bio page and file screens' own fields.
+  'foreground', 'background', 'logo', 'remove_logo', 'data_email', 'data_phone', 'data_ssid', 'data_hidden', 'alias', 'avatar', 'theme', 'link_title', 'link_url',
 ];
-const ARRAYS = new Set(['pixels', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key', 'language_link', 'ids', 'scopes', 'events', 'ips', 'fields']);
+const ARRAYS = new Set(['pixels', 'geo_key', 'geo_link', 'device_key', 'device_link', 'language_key', 'language_link', 'ids', 'scopes', 'events', 'ips', 'fields', 'link_title', 'link_url']);
 
 // Posts that end the session: they run last, once each.
 const ENDS_SESSION = /logout|sign-?out|sessions/;
@@ -79,7 +81,7 @@ test('hostile form posts to every dashboard route: no 5xx, a refusal stores noth
   }
   // Whatever was stored, every page that lists or shows it escapes it.
   if ((await browser.get('/app/links')).status !== 200) await signIn();
-  for (const page of ['/app', '/app/links', '/app/account', `/app/links/${own}`, `/app/links/${own}/edit`, ...RESOURCE_SCREENS.map((r) => `/app/${r.path}`)]) {
+  for (const page of ['/app', '/app/links', '/app/account', `/app/links/${own}`, `/app/links/${own}/edit`, '/app/qrs', '/app/bios', '/app/files', ...RESOURCE_SCREENS.map((r) => `/app/${r.path}`)]) {
     const shown = await browser.get(page);
     assert.ok(shown.status < 500, `${page}: ${shown.status}`);
     assert.doesNotMatch(shown.text, /<script>alert|<img src=x/, `${page} shows a stored value unescaped`);

@@ -430,6 +430,40 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardAddChannelItem', '/app/channels/999999/items', { item: 'links:1' }, 404);
   await at('dashboardAddChannelItem', `/app/channels/${w.ids.channel}/items`, { item: 'nothing:1' }, 400);
   await at('dashboardAddChannelItem', `/app/channels/${w.ids.channel}/items`, { item: 'links:1' }, 403, null);
+  await at('dashboardQrs', '/app/qrs', null, 200);
+  await at('dashboardNewQr', '/app/qrs/new?type=wifi', null, 200);
+  await at('dashboardCreateQr', '/app/qrs', { type: 'sms', data_phone: 'no number' }, 400);
+  await at('dashboardCreateQr', '/app/qrs', { type: 'text', data: 'Probe', foreground: '#102030' }, 303);
+  for (const [id, path] of [['dashboardQr', ''], ['dashboardQrImage', '/image'], ['dashboardEditQr', '/edit']] as const) {
+    await at(id, `/app/qrs/${w.ids.qr}${path}`, null, 200);
+    await at(id, `/app/qrs/999999${path}`, null, 404);
+  }
+  await at('dashboardSaveQr', `/app/qrs/${w.ids.qr}/edit`, { type: 'link', data: 'not a URL' }, 400);
+  await at('dashboardSaveQr', `/app/qrs/${w.ids.qr}/edit`, { type: 'link', data: 'https://example.com/qr-target' }, 303);
+  await at('dashboardSaveQr', '/app/qrs/999999/edit', { type: 'text', data: 'x' }, 404);
+  await at('dashboardDeleteQr', '/app/qrs/999999/delete', {}, 404);
+  await at('dashboardBios', '/app/bios', null, 200);
+  await at('dashboardNewBio', '/app/bios/new', null, 200);
+  await at('dashboardCreateBio', '/app/bios', { name: 'P' }, 400);
+  await at('dashboardCreateBio', '/app/bios', { name: 'Probe page' }, 303);
+  await at('dashboardEditBio', `/app/bios/${w.ids.bio}/edit`, null, 200);
+  await at('dashboardEditBio', '/app/bios/999999/edit', null, 404);
+  await at('dashboardSaveBio', `/app/bios/${w.ids.bio}/edit`, { name: 'Fixture bio', alias: 'fixture-bio', link_title: 'x', link_url: 'not a URL' }, 400);
+  await at('dashboardSaveBio', '/app/bios/999999/edit', { name: 'Nobody' }, 404);
+  await at('dashboardDeleteBio', '/app/bios/999999/delete', {}, 404);
+  await at('dashboardFiles', '/app/files', null, 200);
+  await at('dashboardUploadFile', '/app/files/upload', { name: 'no file' }, 400);
+  await at('dashboardDeleteFile', '/app/files/999999/delete', {}, 404);
+  await at('dashboardUploadFile', '/app/files/upload', { name: 'x'.repeat(80_000) }, 413);
+  // A session of a key with no scope of these areas: the lists and the forms refuse it.
+  const scoped = (await w.call('POST', '/api/keys', { key: w.alice.key, body: { name: 'links only', scopes: ['links:read'] } })).body.apikey as string;
+  await at('dashboardLogout', '/app/logout', {}, 303);
+  await at('dashboardLoginPage', '/app/login', null, 200);
+  await at('dashboardLogin', '/app/login', { apikey: scoped }, 303);
+  for (const [id, url] of [['dashboardQrs', '/app/qrs'], ['dashboardNewQr', '/app/qrs/new'], ['dashboardBios', '/app/bios'], ['dashboardNewBio', '/app/bios/new'], ['dashboardFiles', '/app/files']] as const) await at(id, url, null, 403);
+  await at('dashboardLogout', '/app/logout', {}, 303);
+  await at('dashboardLoginPage', '/app/login', null, 200);
+  await at('dashboardLogin', '/app/login', { login: 'user_alice', password: 'secret-pw' }, 303);
   await at('dashboardUsers', '/app/admin/users', null, 404);
   await at('dashboardCreateUser', '/app/admin/users', { username: 'probe' }, 404);
   await at('dashboardDeleteUser', '/app/admin/users/1/delete', {}, 404);
@@ -456,6 +490,14 @@ test('the dashboard in its states answers documented responses', async () => {
     ['dashboardCreateWebsite', '/app/websites'],
     ['dashboardWebsiteSettings', `/app/websites/${w.ids.websites}/settings`],
     ['dashboardDeleteWebsite', `/app/websites/${w.ids.websites}/delete`],
+    ['dashboardCreateQr', '/app/qrs'],
+    ['dashboardSaveQr', `/app/qrs/${w.ids.qr}/edit`],
+    ['dashboardDeleteQr', `/app/qrs/${w.ids.qr}/delete`],
+    ['dashboardCreateBio', '/app/bios'],
+    ['dashboardSaveBio', `/app/bios/${w.ids.bio}/edit`],
+    ['dashboardDeleteBio', `/app/bios/${w.ids.bio}/delete`],
+    ['dashboardUploadFile', '/app/files/upload'],
+    ['dashboardDeleteFile', `/app/files/${w.ids.files}/delete`],
     ['dashboardCreateUser', '/app/admin/users'],
     ['dashboardDeleteUser', '/app/admin/users/1/delete'],
     ['dashboardSignInAs', '/app/admin/users/1/sign-in-as'],

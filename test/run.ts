@@ -35,12 +35,13 @@ const BOTH_BACKENDS = [
   'api-keys', 'key-scopes', 'audit', 'bulk', 'idempotency',
   'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention', 'link-imports', 'import-jobs', 'analytics-geo', 'click-sources', 'stats-page-view', 'stats-page-access',
   'webhooks', 'webhook-delivery', 'event-stream', 'rate-window-batches', 'rate-slices', 'dashboard-sessions', 'dashboard-links', 'dashboard-account', 'dashboard-admin', 'dashboard-websites', 'dashboard-resources',
+  'dashboard-qrs', 'dashboard-bios-files',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
 // file started last would leave one lane running alone at the end. Order from coverage/test-times.tsv of a full run.
 const LONGEST = [
-  'openapi-contract', 'browser-pages', 'browser-stats-page', 'browser-dashboard', 'browser-dashboard-resources', 'hostile-strings', 'silent-network', 'cli-data', 'cli-move', 'qr-images', 'postgres-server', 'import-crash', 'fuzz',
+  'openapi-contract', 'browser-pages', 'browser-stats-page', 'browser-dashboard', 'browser-dashboard-resources', 'browser-dashboard-qrbio', 'hostile-strings', 'silent-network', 'cli-data', 'cli-move', 'qr-images', 'postgres-server', 'import-crash', 'fuzz',
   'global-limits', 'pg-replicas', 'instances', 'webhooks-process', 'store-lock', 'connections', 'process', 'crash', 'cluster', 'docs-examples', 'keys-instances', 'docker', 'fake-package', 'demo', 'start-up',
 ];
 const weight = (file: string) => {

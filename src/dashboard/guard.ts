@@ -11,6 +11,7 @@ import { ApiError } from '../errors.ts';
 import { findVisible } from '../routes/crud.ts';
 import type { StoredRecord } from '../store/store.ts';
 import { messagePage } from './layout.tsx';
+import type { DashboardQrImages } from './qr-image.tsx';
 import type { Chrome } from './layout.tsx';
 import { csrfMatches, SESSION_COOKIE } from './sessions.ts';
 import type { DashboardSessions, SignedIn } from './sessions.ts';
@@ -26,6 +27,8 @@ export interface Dashboard {
   keys: KeyIndex;
   /** Failed authentications per client, which sign-ups share as the API's do; null when off. */
   failures: Limiter | null;
+  /** The QR images of every screen that shows one (one render cache for the dashboard). */
+  qr: DashboardQrImages;
 }
 
 /** A posted form: each field's value, or its values when it came more than once (checkboxes). */
@@ -43,15 +46,32 @@ export const fields = (form: Form, name: string): string[] => {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 };
 
-/** The fields of a posted form (files are left out: no dashboard form takes one yet). */
-export async function readForm(c: Context): Promise<Form> {
+/** The files of a posted multipart form, by field: the first file of each (only screens that take files get them). */
+export type Uploads = Record<string, File>;
+
+/**
+ * The fields of a posted form, urlencoded or multipart, and its files when `keepFiles` (else they are
+ * dropped: a form that takes none never holds one). The body was bounded before it was read: by
+ * BODY_LIMIT, or FILE_MAX_BYTES on the upload routes (app.ts). A body that does not parse is an empty form.
+ */
+export async function readPost(c: Context, keepFiles = false): Promise<{ form: Form; files: Uploads }> {
   const body = await c.req.parseBody({ all: true }).catch(() => ({}) as Record<string, unknown>);
-  const out: Form = {};
+  const form: Form = {};
+  const files: Uploads = {};
   for (const [k, v] of Object.entries(body)) {
-    const texts = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
-    if (texts.length > 0) out[k] = texts.length === 1 ? texts[0]! : texts;
+    const values = Array.isArray(v) ? v : [v];
+    const texts = values.filter((x): x is string => typeof x === 'string');
+    if (texts.length > 0) form[k] = texts.length === 1 ? texts[0]! : texts;
+    // A file input left empty posts a file with no name and no bytes: that is no file.
+    const file = values.find((x): x is File => x instanceof File && (x.size > 0 || x.name !== ''));
+    if (keepFiles && file) files[k] = file;
   }
-  return out;
+  return { form, files };
+}
+
+/** The fields of a posted form (its files left out). */
+export async function readForm(c: Context): Promise<Form> {
+  return (await readPost(c)).form;
 }
 
 /** The bar of a signed-in page. */
@@ -63,8 +83,8 @@ export const chromeOf = (who: SignedIn, current?: string): Chrome => ({
   ...(current ? { current } : {}),
 });
 
-/** A screen's handler: the request, who is signed in, and (on POST) the form, its token already checked. */
-export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form) => Promise<Response>;
+/** A screen's handler: the request, who is signed in, and (on POST) the form, its token already checked, and its files (a screen that takes them). */
+export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form, files: Uploads) => Promise<Response>;
 
 /**
  * A screen behind sign-in: without a session, a page load goes to /app/login (303 after a post);
@@ -73,7 +93,7 @@ export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form) => Promise<
  * load (a script's fetch). The user (and the scoped key that
  * bounds the session) are left on the context, where the API's hooks find them.
  */
-export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean } = {}) {
+export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean; files?: boolean } = {}) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     // The origin also serves pages that run users' third-party scripts (pixels): such a script can
     // make the browser send the session cookie with fetch(), so a session answers page loads only
@@ -87,15 +107,16 @@ export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean } 
       return c.redirect('/app/login', post ? 303 : 302);
     }
     let form: Form = {};
+    let files: Uploads = {};
     if (post) {
-      form = await readForm(c);
+      ({ form, files } = await readPost(c, opts.files === true));
       if (!fromOwnPage(c) || !csrfMatches(getCookie(c, SESSION_COOKIE), form.csrf)) {
         return messagePage(c, 403, 'Form expired', 'This form could not be checked (it is from another page, or from before you signed in again). Open the page again and repeat what you did.', chromeOf(who));
       }
     }
     c.set('user', who.user);
     c.set('apiKey', who.key);
-    return handler(c, who, form);
+    return handler(c, who, form, files);
   };
 }
 

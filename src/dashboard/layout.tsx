@@ -12,7 +12,10 @@ import { DASHBOARD_CSS } from './style.ts';
 /** The screens of the bar at the top, in order: a new screen adds its entry here (`more`: inside the bar's "More" menu, which keeps the bar one line on a phone). */
 export const NAV: readonly { href: string; label: string; more?: true }[] = [
   { href: '/app/links', label: 'Links' },
+  { href: '/app/qrs', label: 'QR codes' },
   { href: '/app/websites', label: 'Websites' },
+  { href: '/app/bios', label: 'Bio pages', more: true },
+  { href: '/app/files', label: 'Files', more: true },
   { href: '/app/campaigns', label: 'Campaigns', more: true },
   { href: '/app/channels', label: 'Channels', more: true },
   { href: '/app/pixels', label: 'Pixels', more: true },

@@ -12,6 +12,10 @@ import { screen } from './guard.ts';
 import type { Dashboard } from './guard.ts';
 import { linkScreens } from './links/routes.tsx';
 import { resourceAreas } from './resources/rows.ts';
+import { DashboardQrImages } from './qr-image.tsx';
+import { qrScreens } from './qrs/routes.tsx';
+import { bioScreens } from './bios/routes.tsx';
+import { fileScreens } from './files/routes.tsx';
 import { DashboardSessions } from './sessions.ts';
 import { signInRoutes } from './sign-in.tsx';
 import { websiteScreens } from './websites/routes.tsx';
@@ -22,11 +26,11 @@ import { websiteScreens } from './websites/routes.tsx';
  */
 export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts; keys: KeyIndex; failures: Limiter | null }): Hono<AppEnv>[] {
   if (!s.config.dashboard) return [];
-  const d: Dashboard = { s, sessions: new DashboardSessions(s), ...parts };
+  const d: Dashboard = { s, sessions: new DashboardSessions(s), qr: new DashboardQrImages(s), ...parts };
   const home = new Hono<AppEnv>();
   home.get(
     '/app',
     screen(d, async (c) => c.redirect('/app/links', 302)),
   );
-  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d), ...resourceAreas(d)];
+  return [home, signInRoutes(d), accountRoutes(d), keyScreens(d), webhookScreens(d), adminScreens(d), linkScreens(d), websiteScreens(d), qrScreens(d), bioScreens(d), fileScreens(d), ...resourceAreas(d)];
 }

@@ -22,7 +22,10 @@ fieldset>label{flex-direction:row;gap:6px;align-items:center;font-size:14px}[hid
 form.acting{max-width:1040px;margin:8px auto 0;padding:8px 24px;background:var(--note);border:1px solid #d4a72c;border-radius:8px}code.secret{display:block;overflow-wrap:anywhere;padding:8px;border:1px solid var(--line);border-radius:6px;user-select:all}
 header.top details.more summary{cursor:pointer;color:var(--link)}header.top details.more[open]{flex-basis:100%}header.top details.more>div{display:flex;flex-wrap:wrap;gap:8px 16px;padding:8px 0 0}
 dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:4px 12px;margin:0 0 8px}dl.facts>div{display:contents}dl.facts dt{font-weight:600}dl.facts dd{margin:0;overflow-wrap:anywhere}.btn.danger{background:#cf222e;border-color:#cf222e;color:#fff}
-.field>span.hint{font-weight:400}.field.check>label{display:flex;flex-direction:row;gap:6px;align-items:center;font-weight:600}.field.check input{width:auto}.checks label{flex-direction:row}.field input[type=color]{width:4em;height:2.4em;padding:2px}`;
+.field>span.hint{font-weight:400}.field.check>label{display:flex;flex-direction:row;gap:6px;align-items:center;font-weight:600}.field.check input{width:auto}.checks label{flex-direction:row}.field input[type=color]{width:4em;height:2.4em;padding:2px}
+
+.tiles{list-style:none;padding:0;margin:0 0 12px;display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:16px}.tiles li{display:flex;flex-direction:column;gap:4px;min-width:0;overflow-wrap:anywhere}.tiles a{display:flex;flex-direction:column;gap:6px}.tiles .qr{width:96px}
+label.check{display:flex;gap:6px;align-items:center;font-size:14px;margin:0 0 12px}input[type=color]{width:64px;height:36px;padding:2px}.nowrap{white-space:nowrap}`;
 
 /** The dashboard's whole stylesheet, inlined and allowed by its hash. */
 export const DASHBOARD_CSS = STATS_CSS + DASHBOARD_EXTRA;

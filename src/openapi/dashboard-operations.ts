@@ -2,24 +2,25 @@ import type { Config } from '../config.ts';
 import type { Body, Method, OpSpec, Param, Reply } from './operation.ts';
 
 const TAG = 'Dashboard';
-/** A response that is an HTML page. */
+/** A page answer (HTML). */
 export const page = (description: string): Reply => ({ description, type: 'text/html' });
-const redirect = (description: string): Reply => ({ description, headers: { Location: { description: 'Where to go.', schema: { type: 'string' } } } });
-/** A form body: its fields, each described, and an example. */
+/** A redirect answer. */
+export const redirect = (description: string): Reply => ({ description, headers: { Location: { description: 'Where to go.', schema: { type: 'string' } } } });
+/** A form body: its fields (all text) and an example. */
 export const form = (fields: Record<string, string>, example: Record<string, string>): Body => ({
   schema: { type: 'object', properties: Object.fromEntries(Object.entries(fields).map(([k, d]) => [k, { type: 'string', description: d }])) },
   example,
   types: ['application/x-www-form-urlencoded'],
 });
-/** What a page answers without a session. */
+/** The answer of a page without a session. */
 export const signIn = { '302': redirect('No session: to /app/login.') };
-/** What a form post answers when done, or refused before it runs. */
+/** The answers of every post of a signed-in page. */
 export const posted = { '303': redirect('Done (or no session: to /app/login).'), '403': page('The form token is missing or wrong, the form came from another site, or the session\'s API key lacks the scope.') };
 const mine = { '404': page('No such link among the user\'s (another user\'s answers the same).') };
-/** The form token field every post carries. */
+/** The form token field of every signed-in form. */
 export const CSRF = { csrf: 'The form token of the page the form is on.' };
 
-/** One operation of the dashboard. */
+/** One dashboard operation. */
 export function screen(operationId: string, method: Method, path: string, summary: string, responses: Record<string, Reply>, extra: { query?: readonly Param[]; body?: Body; description?: string } = {}): OpSpec {
   return { dialect: 'public', tag: TAG, operationId, method, path, summary, responses, ...extra };
 }

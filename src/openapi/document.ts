@@ -16,6 +16,7 @@ import type { OpSpec } from './operation.ts';
 import { publicOperations, trackingOperations } from './public-operations.ts';
 import { dashboardOperations } from './dashboard-operations.ts';
 import { resourceScreenOperations } from './dashboard-resource-operations.ts';
+import { qrBioFileScreenOperations } from './dashboard-qrbio-operations.ts';
 import { ownershipOperations } from './ownership-operations.ts';
 import { statsPageOperations } from './stats-page-operations.ts';
 import { webhookOperations } from './webhook-operations.ts';
@@ -56,7 +57,7 @@ export function operationSpecs(s: Pick<Services, 'resources' | 'config'>, c: Com
     if (Object.keys(row.paths).length === 0) continue;
     specs.push(...(row.api === 'analytics' ? analyticsRowOperations(row, c) : linkRowOperations(row, c)));
   }
-  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...statsPageOperations(c), ...publicOperations(c, s.config), ...dashboardOperations(s.config), ...resourceScreenOperations(s.config)];
+  return [...specs, ...bulkOperations(c), ...fileOperations(c), ...importOperations(c), ...accountOperations(c), ...compatOperations(c), linkStatsOperation(c), linkExportOperation(), ...ownershipOperations(c), ...webhookOperations(c), analyticsAccountOperation(c), ...statsOperations(c), ...trackingOperations(c), ...statsPageOperations(c), ...publicOperations(c, s.config), ...dashboardOperations(s.config), ...resourceScreenOperations(s.config), ...qrBioFileScreenOperations(s.config)];
 }
 
 function tagObjects(s: Pick<Services, 'resources'>, used: string[]): Record<string, unknown>[] {

@@ -40,7 +40,7 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const { s } = d;
   const adminOnly = (handler: Screen) =>
-    screen(d, async (c, who, form) => (isAdmin(who) ? handler(c, who, form) : messagePage(c, 404, 'Not found', 'There is no such page.', chromeOf(who))));
+    screen(d, async (c, who, form, files) => (isAdmin(who) ? handler(c, who, form, files) : messagePage(c, 404, 'Not found', 'There is no such page.', chromeOf(who))));
   const notFound = (c: Context, who: SignedIn) => messagePage(c, 404, 'Not found', 'There is no such user.', chromeOf(who, '/app/admin/users'));
 
   const page = async (c: Context<AppEnv>, who: SignedIn, state: UsersState, status: ContentfulStatusCode = 200) => {

@@ -5,8 +5,6 @@ import type { AppEnv } from '../../http/app-env.ts';
 import { pathId } from '../../http/validate.ts';
 import { linkEntries, originOf } from '../../links/shape.ts';
 import type { Link } from '../../links/shape.ts';
-import { QrImageCache } from '../../qr/image-cache.ts';
-import { QrImages } from '../../qr/images.ts';
 import type { HookContext } from '../../resources/define.ts';
 import { links } from '../../resources/links.ts';
 import { removeMany } from '../../routes/change-many.ts';
@@ -16,6 +14,7 @@ import { allows, audit, chromeOf, field, fields, lacking, screen } from '../guar
 import type { Dashboard } from '../guard.ts';
 import type { SignedIn } from '../sessions.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { QrPreview } from '../qr-image.tsx';
 import { bodyOfValues, errorsOf, keepsPassword, LinkForm, valuesOfForm, valuesOfLink } from './form.tsx';
 import type { LinkFormValues } from './form.tsx';
 import { LinkTable, ListFilters, listHref, listParams, listStoreQuery } from './list.tsx';
@@ -27,10 +26,6 @@ const READ = 'links:read';
 const WRITE = 'links:write';
 const BLANK: LinkFormValues = valuesOfForm({});
 
-/** The QR image sizes the link page offers: a preview, and the download. */
-const QR_PREVIEW = 200;
-const QR_DOWNLOAD = 1024;
-
 /**
  * The links screens: the list (search, filters, order, pages; delete or move several), create, the
  * link's page (short URL, QR code, statistics), edit, delete, QR downloads. Every read and write goes
@@ -40,7 +35,6 @@ const QR_DOWNLOAD = 1024;
 export function linkScreens(d: Dashboard): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const { s } = d;
-  const images = new QrImages(s.renderer, new QrImageCache(s.config.renderCacheBytes));
 
   // The link the path names, if it is the user's; another user's answers as a missing one.
   const find = async (c: Context<AppEnv>, who: SignedIn): Promise<Link | null> => {
@@ -193,15 +187,7 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
           </section>
           <section class="card" aria-labelledby="qr">
             <h2 id="qr">QR code</h2>
-            <img class="qr" src={`/app/links/${link.id}/qr?format=svg`} width={QR_PREVIEW} height={QR_PREVIEW} alt={`QR code of ${short}`} />
-            <div class="actions">
-              <a href={`/app/links/${link.id}/qr?format=png&download=1`} download={`${link.alias}-qr.png`}>
-                Download PNG
-              </a>
-              <a href={`/app/links/${link.id}/qr?format=svg&download=1`} download={`${link.alias}-qr.svg`}>
-                Download SVG
-              </a>
-            </div>
+            <QrPreview src={`/app/links/${link.id}/qr`} name={link.alias} alt={`QR code of ${short}`} />
           </section>
           <LinkStatsView id={link.id} alias={link.alias} stats={stats} />
         </Layout>,
@@ -215,15 +201,7 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
       if (!allows(who, READ)) return lacking(c, who, READ);
       const link = await find(c, who);
       if (!link) return notFound(c, who);
-      const format = c.req.query('format') === 'svg' ? 'svg' : 'png';
-      const download = c.req.query('download') === '1';
-      const payload = `${await originOf(link, s)}/${link.alias}`;
-      const size = download ? QR_DOWNLOAD : QR_PREVIEW * 2;
-      // The render threads and their cache of the QR routes; a signed-in user's own images are not rate-limited per client.
-      const image = await images.get({ format, payload, size, margin: 2, errorCorrection: 'M', foreground: 'rgb(0,0,0)', background: 'rgb(255,255,255)', logo: null }, () => undefined);
-      const headers: Record<string, string> = { 'Content-Type': format === 'svg' ? 'image/svg+xml; charset=utf-8' : 'image/png', 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
-      if (download) headers['Content-Disposition'] = `attachment; filename="${link.alias}-qr.${format}"`;
-      return c.body(image, 200, headers);
+      return d.qr.answer(c, { payload: `${await originOf(link, s)}/${link.alias}`, foreground: 'rgb(0,0,0)', background: 'rgb(255,255,255)', logo: null }, link.alias);
     }, { image: true }),
   );
 
