@@ -70,6 +70,8 @@ if (!chromiumPresent()) {
 
       const alias = `quinn-${screen.name}`;
       await t.test(`create a bio page with links and open its public page, ${at}`, async () => {
+        // Bio pages are in the bar's "More" menu.
+        await page.locator('details.more > summary').click();
         await Promise.all([page.waitForURL(/\/app\/bios$/), page.getByRole('link', { name: 'Bio pages', exact: true }).click()]);
         await Promise.all([page.waitForURL(/\/app\/bios\/new$/), page.getByRole('link', { name: 'New bio page' }).click()]);
         await page.getByLabel("Name (the page's title)").fill('Quinn Park');
