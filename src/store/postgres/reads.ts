@@ -73,8 +73,8 @@ export async function firstDueRecord<T extends StoredRecord>(db: Db, plan: Table
 /** The statement of one page of a query's records (findRecords sends it; the tests EXPLAIN it). */
 export function pageStatement(plan: TablePlan, query: ListQuery): { text: string; values: unknown[] } {
   const p = new Params();
-  const where = whereSql(query, p);
-  const { join, order } = orderSql(query.sort ?? { field: 'id', direction: 'desc' }, p);
+  const where = whereSql(query, p, plan);
+  const { join, order } = orderSql(query.sort ?? { field: 'id', direction: 'desc' }, p, plan, query.owner);
   const slice = sliceSql(query, p);
   return { text: `SELECT ${ROW_COLUMNS} FROM ${plan.table} t ${join} WHERE ${where} ORDER BY ${order}${slice}`, values: p.values };
 }
@@ -121,7 +121,7 @@ export async function keptCount(db: Db, plan: TablePlan, owner: number | undefin
 export async function countRecords(db: Db, plan: TablePlan, where: Where): Promise<number> {
   if (keptCountAnswers(plan, where)) return keptCount(db, plan, where.owner);
   const p = new Params();
-  const sql = whereSql(where, p);
+  const sql = whereSql(where, p, plan);
   const { rows } = await db<{ n: number }>(`SELECT count(*) AS n FROM ${plan.table} t WHERE ${sql}`, p.values);
   return rows[0]?.n ?? 0;
 }
