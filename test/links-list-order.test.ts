@@ -36,6 +36,7 @@ describe(`links list: search and clicks order (${TEST_BACKEND})`, () => {
       ];
       for (const r of rows) linkIds.push((await tx.insert('links', { ...r, userId: alice, domainId: null, channels: [] })).id);
       linkIds.push((await tx.insert('links', { url: 'https://bob.example/sale', alias: 'bob-sale', title: '', userId: bob, domainId: null, channels: [] })).id);
+      linkIds.push((await tx.insert('links', { url: 'https://bob.example/nl', alias: 'nl', title: 'Line one\nLine two', userId: bob, domainId: null, channels: [] })).id);
     });
   });
   after(() => releaseTestStore(store));
@@ -59,6 +60,11 @@ describe(`links list: search and clicks order (${TEST_BACKEND})`, () => {
     assert.deepEqual(await search('sale\nsale'), []);
     assert.deepEqual(await search('/api\napi'), []);
     assert.deepEqual(await search('apiapi'), []);
+    // A line break inside one field is found like any other text.
+    assert.deepEqual(await search('E\nl', SEARCHED, bob), [linkIds[7]]);
+    assert.deepEqual(await search('one', SEARCHED, bob), [linkIds[7]]);
+    assert.deepEqual(await search('nl\nline', SEARCHED, bob), []);
+    assert.deepEqual(await search('SALE', ['title', 'alias', 'url']), [sale]);
     // Fields the index does not hold, or fewer than it holds, are searched as they are.
     assert.deepEqual(await search('post', ['title']), [one]);
     assert.deepEqual(await search('post', ['url', 'alias']), []);

@@ -65,9 +65,10 @@ export function searchIndexSql(fields: readonly string[]): string {
 }
 
 /**
- * The WHERE clause (without the keyword) of `where`, 'true' when it covers everything. On a table
- * with a trigram index over the searched fields, a search also asks that index's text to contain
- * the words: a row whose field contains them passes it too, so it only narrows the rows to test.
+ * The WHERE clause (without the keyword) of `where`, 'true' when it covers everything. A search of
+ * exactly the fields of a table's trigram index tests that index's text (the fields, one per line):
+ * text without a line break is in it exactly when it is in one of the fields. Text with one, or
+ * other fields, is tested field by field (the same answers, without the index).
  */
 export function whereSql(where: Where, p: Params, plan?: Pick<TablePlan, 'searchIndex'>): string {
   const parts: string[] = [];
@@ -81,8 +82,9 @@ export function whereSql(where: Where, p: Params, plan?: Pick<TablePlan, 'search
     else {
       const pattern = p.add(`%${likeEscape(encodeText(text))}%`);
       const indexed = plan?.searchIndex;
-      if (indexed && fields.every((f) => indexed.includes(f))) parts.push(`${searchIndexSql(indexed)} LIKE lower(${pattern}::text)`);
-      parts.push(`(${fields.map((f) => `lower(${textOf(f, p)}) LIKE lower(${pattern}::text)`).join(' OR ')})`);
+      const whole = indexed && !text.includes('\n') && indexed.length === new Set(fields).size && fields.every((f) => indexed.includes(f));
+      if (whole) parts.push(`${searchIndexSql(indexed)} LIKE lower(${pattern}::text)`);
+      else parts.push(`(${fields.map((f) => `lower(${textOf(f, p)}) LIKE lower(${pattern}::text)`).join(' OR ')})`);
     }
   }
   return parts.length ? parts.join(' AND ') : 'true';
