@@ -75,6 +75,18 @@ describe(`links list: search and clicks order (${TEST_BACKEND})`, () => {
     assert.deepEqual([page.total, ids(page.items)], [6, [salt, api]]);
   });
 
+  test('a capped count: a search or filter counts up to countUpTo, a whole owner exactly', async () => {
+    const query = { owner: alice, search: { text: 'example', fields: SEARCHED }, limit: 2 };
+    const capped = await store.find('links', { ...query, countUpTo: 3 });
+    assert.deepEqual([capped.total, capped.more, capped.items.length], [3, true, 2]);
+    assert.deepEqual(await store.find('links', { ...query, countUpTo: 6 }).then((f) => [f.total, f.more]), [6, undefined]);
+    assert.deepEqual(await store.find('links', query).then((f) => [f.total, f.more]), [6, undefined]);
+    const filtered = await store.find('links', { owner: alice, conditions: [{ field: 'domainId', equals: null }], limit: 1, countUpTo: 0 });
+    assert.deepEqual([filtered.total, filtered.more, filtered.items.length], [0, true, 1]);
+    // The owner's whole list: its kept total, never capped.
+    assert.deepEqual(await store.find('links', { owner: alice, limit: 1, countUpTo: 2 }).then((f) => [f.total, f.more]), [6, undefined]);
+  });
+
   /** The order the statistics give: totals from countTotals, ties by id, in `direction`. */
   async function expected(owner: number, direction: 'asc' | 'desc'): Promise<number[]> {
     const mine = (await store.find('links', { owner })).items.map((r) => r.id);
