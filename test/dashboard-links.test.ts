@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Link } from '../src/links/shape.ts';
 import { DashClient } from './dashboard-client.ts';
 import { testApp } from './helpers.ts';
+import { COUNT_AHEAD, LinkTable, listParams, listStoreQuery } from '../src/dashboard/links/list.tsx';
 
 /** An app with a signed-in user who has a campaign, a channel and a pixel. */
 async function world() {
@@ -184,4 +185,23 @@ test('the QR code of a link: a preview and PNG and SVG downloads of its short UR
   const svg = await browser.get(`/app/links/${id}/qr?format=svg`);
   assert.equal(svg.res.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
   assert.match(await svg.res.text(), /^<svg|<\?xml/);
+});
+
+test('a searched or filtered list counts 10,000 matches past its page at most, and then says there are more', async () => {
+  const p = listParams({ q: 'example', per: '50', page: '3' });
+  assert.deepEqual(listStoreQuery({ owner: 7, search: { text: 'example', fields: ['url'] } }, p), {
+    owner: 7,
+    search: { text: 'example', fields: ['url'] },
+    conditions: [],
+    offset: 100,
+    limit: 50,
+    countUpTo: 100 + COUNT_AHEAD,
+  });
+  const item = { id: 1, alias: 'a', shorturl: 'http://sho.rt/a', longurl: 'https://example.com/', description: '', clicks: 0, date: '2026-01-01 00:00:00' };
+  const render = (more: boolean) => String(LinkTable({ p, items: [item], total: 10_100, more, csrf: 'c', campaigns: [], canWrite: false }));
+  const capped = render(true);
+  assert.match(capped, /Page 3 of 202\+ \(more than 10,100 links\)/);
+  assert.match(capped, /Your links, more than 10,100 in all/);
+  assert.match(capped, /href="\/app\/links\?q=example&amp;per=50&amp;page=4">Next/);
+  assert.match(render(false), /Page 3 of 202 \(10,100 links\)/);
 });

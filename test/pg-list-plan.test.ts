@@ -12,12 +12,14 @@ import { withClient } from './pg-server.ts';
 /**
  * Link-management lists take `limit` up to MAX_LIMIT (1,000): a page must still be a walk of the
  * owner's (user_id, id) index, newest first, never a sort of every row the owner has. Checked with
- * EXPLAIN on the statement the store sends, over a table big enough for the planner to care.
+ * EXPLAIN on the statement the store sends, over a table big enough for the planner to care
+ * (50,000 links, ANALYZEd, the planner's settings as they are). The same holds of the clicks order
+ * (the kept totals' index, migration 014) and of a search (the trigram index, where pg_trgm is).
  */
 const URL = process.env.TEST_DATABASE_URL;
 if (!URL) console.log('pg-list-plan: PostgreSQL list-plan tests skipped (TEST_DATABASE_URL is not set)');
 
-const BIG = 30_000;
+const BIG = 40_000;
 const OTHERS = 10_000;
 
 interface PlanNode {
@@ -54,7 +56,13 @@ if (URL) describe('PostgreSQL list pages at the largest limit', () => {
           [owner, other, BIG, from],
         );
       }
-      await c.query('ANALYZE links');
+      // One link of the owner in ten was clicked, on two days.
+      await c.query(
+        `INSERT INTO stat_days (subject, day, user_id) SELECT 'link:' || g, date '2026-01-01' + k, $1::bigint FROM generate_series(10, $2::int, 10) g, generate_series(0, 1) k`,
+        [owner, BIG],
+      );
+      await c.query(`INSERT INTO stat_counts (day_id, metric, label, is_total, n) SELECT id, 'clicks', '', true, id % 40 FROM stat_days`);
+      await c.query('ANALYZE');
     });
   });
 
@@ -83,6 +91,42 @@ if (URL) describe('PostgreSQL list pages at the largest limit', () => {
       assert.equal(nodes[0]!['Node Type'], 'Limit');
     });
   }
+
+  const walks = (nodes: PlanNode[], index: RegExp) =>
+    nodes[0]!['Node Type'] === 'Limit' && nodes.some((n) => /Index( Only)? Scan/.test(n['Node Type']) && index.test(n['Index Name'] ?? '')) && !nodes.some((n) => /Sort|Seq Scan/.test(n['Node Type']));
+  const clicks = (direction: 'asc' | 'desc') => ({ counter: 'clicks', subjectPrefix: 'link:', direction }) as const;
+  for (const [name, query] of [
+    ['most clicks, the first page of 25', { owner, sort: clicks('desc'), offset: 0, limit: 25 }],
+    ['most clicks, page 4 of 100', { owner, sort: clicks('desc'), offset: 300, limit: 100 }],
+    ['fewest clicks, the first page of 25', { owner, sort: clicks('asc'), offset: 0, limit: 25 }],
+  ] as const) {
+    test(`${name}: a walk of the kept totals' (user_id, clicks, link_id) index, no sort`, async () => {
+      const nodes = await explain({ ...query, owner });
+      assert.ok(walks(nodes, /^link_clicks_user_id_clicks_idx$/), shape(nodes));
+    });
+  }
+
+  test('oldest first, the first page: a walk of an id index, no sort', async () => {
+    const nodes = await explain({ owner, sort: { field: 'id', direction: 'asc' }, offset: 0, limit: 25 });
+    assert.ok(walks(nodes, /^links_(user_id_idx|pkey)$/), shape(nodes));
+  });
+
+  test('a search of a few links: the trigram index, no scan of the table', async () => {
+    const nodes = await explain({ owner, offset: 0, limit: 25, search: { text: 'example.com/3999', fields: ['url', 'alias', 'title'] } });
+    assert.ok(nodes.some((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === 'links_search_idx'), shape(nodes));
+    assert.ok(!nodes.some((n) => n['Node Type'] === 'Seq Scan'), shape(nodes));
+    const found = await store.find<{ id: number; alias: string }>('links', { owner, offset: 0, limit: 25, search: { text: 'EXAMPLE.com/3999', fields: ['url', 'alias', 'title'] } });
+    assert.deepEqual([found.total, found.items.map((l) => l.alias)], [11, ['a39999', 'a39998', 'a39997', 'a39996', 'a39995', 'a39994', 'a39993', 'a39992', 'a39991', 'a39990', 'a3999']]);
+  });
+
+  test('the clicks order answers the links of the most clicks first, ties newest first', async () => {
+    const page = await store.find<{ id: number; alias: string }>('links', { owner, sort: clicks('desc'), offset: 0, limit: 3 });
+    const totals = await store.countTotals(page.items.map((l) => `link:${l.id}`), ['clicks']);
+    assert.equal(page.total, BIG);
+    const sums = page.items.map((l) => totals.get(`link:${l.id}`)!.clicks!);
+    assert.ok(sums[0]! >= sums[1]! && sums[1]! >= sums[2]! && sums[0]! > 0, String(sums));
+    for (let i = 1; i < 3; i++) if (sums[i] === sums[i - 1]) assert.ok(page.items[i]!.id < page.items[i - 1]!.id);
+  });
 
   test('a search (q) is planned at 1,000 exactly as at 100: the limit changes no plan', async () => {
     const search = { owner, offset: 0, search: { text: 'example.com/29', fields: ['url', 'alias'] } };

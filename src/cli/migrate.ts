@@ -7,9 +7,9 @@ Usage: npm run cli -- migrate [--database-url <postgres://…>] [--database-sche
 
 The server also migrates at start (once, whoever starts first); this runs it ahead, e.g. before a
 rolling upgrade. The JSON files need no migration.
---recount  then rebuilds the list totals PostgreSQL keeps (kept_counts) from the rows themselves:
-           needed after a data-only restore (pg_restore --data-only), which doubles them. Writes
-           wait while it runs.
+--recount  then rebuilds the list totals PostgreSQL keeps (kept_counts) from the rows themselves,
+           and each link's clicks total (link_clicks) from the statistics: needed after a
+           data-only restore (pg_restore --data-only), which doubles them. Writes wait while it runs.
 Exit codes: 0 done, 1 failed, 2 bad command line.`;
 
 /** The `migrate` command: applies the migrations the database lacks; returns the exit code. */

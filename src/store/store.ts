@@ -69,12 +69,33 @@ export interface ListQuery extends Where {
   sort?: Sort;
   offset?: number;
   limit?: number;
+  /**
+   * Count the matches of a narrowed list (`countCapped`) only up to this many: a screen that shows
+   * "more than 10,000" needs no exact count of a million matches. Default: exact.
+   */
+  countUpTo?: number;
 }
 
 /** A page of records and how many the query matched in all. */
 export interface Found<T> {
+  /** How many matched; when `more`, `countUpTo` of them were counted and more are there. */
   total: number;
   items: T[];
+  more?: true;
+}
+
+/**
+ * Whether `countUpTo` caps a query's total: when conditions, ids or a search narrow it. The total of
+ * a whole collection or owner is kept by both stores (PostgreSQL: migration 006), always exact.
+ */
+export function countCapped(where: Where): boolean {
+  return (where.conditions?.length ?? 0) > 0 || where.ids !== undefined || Boolean(where.search?.text);
+}
+
+/** A total as a capped query answers it: above `countUpTo`, that number and `more`. */
+export function cappedTotal(total: number, where: ListQuery): { total: number; more?: true } {
+  const cap = where.countUpTo;
+  return cap !== undefined && countCapped(where) && total > cap ? { total: Math.max(0, Math.floor(cap)), more: true } : { total };
 }
 
 /** How the store keeps one collection: its lookups by something other than the id. */

@@ -38,10 +38,15 @@ export function listParams(query: Record<string, string | undefined>): ListParam
   };
 }
 
+/** How many matches past the page's start a searched or filtered list counts at most ("more than …" beyond). */
+export const COUNT_AHEAD = 10_000;
+
 /**
  * The store query of the list: the API's own list query of the user's links (`base`: owner, search,
  * the clicks order) with the filters added, one page of it. On PostgreSQL the owner's index
  * (user_id, id) serves the default order; filters are conditions on it, as the API's lists use.
+ * A search or filter counts its matches up to COUNT_AHEAD past the page (a search every one of a
+ * million links matches took a second to count); the owner's whole list is always counted (kept).
  */
 export function listStoreQuery(base: ListQuery, p: ListParams): ListQuery {
   const conditions: Condition[] = [...(base.conditions ?? [])];
@@ -49,7 +54,8 @@ export function listStoreQuery(base: ListQuery, p: ListParams): ListQuery {
   if (p.campaign !== '') conditions.push({ field: 'campaign', equals: Number(p.campaign) });
   if (p.channel !== '') conditions.push({ field: 'channels', holds: Number(p.channel) });
   const sort: Sort | undefined = p.sort === 'old' ? { field: 'id', direction: 'asc' } : base.sort;
-  return { ...base, conditions, ...(sort ? { sort } : {}), offset: (p.page - 1) * p.per, limit: p.per };
+  const offset = (p.page - 1) * p.per;
+  return { ...base, conditions, ...(sort ? { sort } : {}), offset, limit: p.per, countUpTo: offset + COUNT_AHEAD };
 }
 
 /** The list's URL with these parameters (defaults left out). */
@@ -128,9 +134,11 @@ export function ListFilters(props: { p: ListParams; domains: Choice[]; campaigns
 }
 
 /** The table of links inside the form of the actions on several (delete, move to a campaign). */
-export function LinkTable(props: { p: ListParams; items: ListedLink[]; total: number; csrf: string; campaigns: Choice[]; canWrite: boolean }) {
-  const { p, items, total } = props;
+export function LinkTable(props: { p: ListParams; items: ListedLink[]; total: number; more?: boolean; csrf: string; campaigns: Choice[]; canWrite: boolean }) {
+  const { p, items, total, more } = props;
   const last = Math.max(1, Math.ceil(total / p.per));
+  // A capped count (COUNT_AHEAD): more pages than counted are there.
+  const all = more ? `more than ${countText(total)}` : countText(total);
   if (items.length === 0) {
     return <p>{p.q || p.domain || p.campaign || p.channel ? 'No link matches.' : 'You have no links yet.'}</p>;
   }
@@ -158,7 +166,7 @@ export function LinkTable(props: { p: ListParams; items: ListedLink[]; total: nu
       )}
       <div class="scroll">
         <table class="links">
-          <caption class="sr">Your links, {countText(total)} in all</caption>
+          <caption class="sr">Your links, {all} in all</caption>
           <thead>
             <tr>
               <th scope="col" class="pick">
@@ -206,9 +214,10 @@ export function LinkTable(props: { p: ListParams; items: ListedLink[]; total: nu
       <nav class="pages" aria-label="Pages">
         {p.page > 1 && <a href={listHref(p, { page: p.page - 1 })}>Previous</a>}
         <span>
-          Page {p.page} of {countText(last)} ({countText(total)} links)
+          Page {p.page} of {countText(last)}
+          {more ? '+' : ''} ({all} links)
         </span>
-        {p.page < last && <a href={listHref(p, { page: p.page + 1 })}>Next</a>}
+        {(p.page < last || more) && <a href={listHref(p, { page: p.page + 1 })}>Next</a>}
       </nav>
     </form>
   );

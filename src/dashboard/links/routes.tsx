@@ -102,7 +102,7 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
           )}
           <section class="card">
             <ListFilters p={p} domains={domains} campaigns={choices.campaigns} channels={choices.channels} />
-            <LinkTable p={p} items={items} total={found.total} csrf={who.csrf} campaigns={choices.campaigns} canWrite={allows(who, WRITE)} />
+            <LinkTable p={p} items={items} total={found.total} more={found.more} csrf={who.csrf} campaigns={choices.campaigns} canWrite={allows(who, WRITE)} />
           </section>
         </Layout>,
       );

@@ -1,3 +1,4 @@
+import { cappedTotal } from '../store.ts';
 import type { Found, ListQuery, StoredRecord, Where } from '../store.ts';
 import type { Collection } from './collection.ts';
 import type { FileCounters } from './file-counters.ts';
@@ -83,7 +84,7 @@ export class MemoryReads {
     } else {
       records = sortRecords(records, sort);
     }
-    return { total: records.length, items: sliceOf(records, query) as T[] };
+    return { ...cappedTotal(records.length, query), items: sliceOf(records, query) as T[] };
   }
 
   /** How many records match. */

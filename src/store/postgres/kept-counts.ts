@@ -63,12 +63,33 @@ export async function recountWith(db: Db): Promise<Recounted[]> {
       await db(`INSERT INTO kept_counts (tbl, owner, n) SELECT $1, coalesce(user_id, 0) AS o, count(*) FROM ${quoted[i]} GROUP BY o`, [t]);
     }
     const after = await sums();
+    await rebuildLinkClicks(db);
     await db('COMMIT');
     return tables.map((table) => ({ table, before: before.get(table) ?? 0, after: after.get(table) ?? 0 }));
   } catch (err) {
     await db('ROLLBACK').catch(() => {});
     throw err;
   }
+}
+
+/**
+ * Rebuilds each link's kept clicks total (link_clicks, migration 014) from the statistics, inside
+ * recountWith's transaction: a data-only restore loads links (whose trigger makes their rows) and
+ * then the dump's own rows of link_clicks. The statistics are locked against flushes meanwhile.
+ */
+async function rebuildLinkClicks(db: Db): Promise<void> {
+  const { rows } = await db<{ present: boolean }>("SELECT to_regclass('link_clicks') IS NOT NULL AS present");
+  if (!rows[0]?.present) return;
+  await db('LOCK TABLE stat_days, stat_counts IN SHARE MODE');
+  await db(
+    `INSERT INTO link_clicks (link_id, user_id, clicks)
+     SELECT l.id, l.user_id, coalesce(s.n, 0) FROM links l LEFT JOIN (
+       SELECT substr(d.subject, 6)::bigint AS link_id, sum(c.n) AS n FROM stat_days d JOIN stat_counts c ON c.day_id = d.id
+       WHERE d.subject ~ '^link:[1-9][0-9]{0,17}$' AND c.metric = 'clicks' AND c.is_total GROUP BY 1
+     ) s ON s.link_id = l.id
+     ON CONFLICT (link_id) DO UPDATE SET user_id = excluded.user_id, clicks = excluded.clicks
+     WHERE (link_clicks.user_id, link_clicks.clicks) IS DISTINCT FROM (excluded.user_id, excluded.clicks)`,
+  );
 }
 
 /** How long after a write the tables it wrote are folded: the rows of one second of writes, folded together. */

@@ -1,4 +1,5 @@
 import type { Condition, ListQuery, Sort, Where } from '../store.ts';
+import type { TablePlan } from './tables.ts';
 import { encodeJson, encodeText } from './text-codec.ts';
 
 /** Parameters of one statement: add a value, get its $n. */
@@ -55,8 +56,21 @@ function textOf(field: string, p: Params): string {
   return `coalesce(t.data ->> ${p.add(encodeText(field))}::text, '')`;
 }
 
-/** The WHERE clause (without the keyword) of `where`, 'true' when it covers everything. */
-export function whereSql(where: Where, p: Params): string {
+/**
+ * The text a table's trigram index holds (migration 014 creates it with this very expression: the
+ * planner matches the two as written): the fields' texts, lowercased, one per line.
+ */
+export function searchIndexSql(fields: readonly string[]): string {
+  return `lower(${fields.map((f) => `coalesce(t.data ->> '${f.replace(/'/g, "''")}', '')`).join(" || E'\\n' || ")})`;
+}
+
+/**
+ * The WHERE clause (without the keyword) of `where`, 'true' when it covers everything. A search of
+ * exactly the fields of a table's trigram index tests that index's text (the fields, one per line):
+ * text without a line break is in it exactly when it is in one of the fields. Text with one, or
+ * other fields, is tested field by field (the same answers, without the index).
+ */
+export function whereSql(where: Where, p: Params, plan?: Pick<TablePlan, 'searchIndex'>): string {
   const parts: string[] = [];
   if (where.owner !== undefined) parts.push(`t.user_id = ${p.add(where.owner)}::bigint`);
   if (where.ids) parts.push(`t.id = ANY(${p.add(where.ids.filter((id) => Number.isSafeInteger(id)))}::bigint[])`);
@@ -67,7 +81,10 @@ export function whereSql(where: Where, p: Params): string {
     if (fields.length === 0) parts.push('false');
     else {
       const pattern = p.add(`%${likeEscape(encodeText(text))}%`);
-      parts.push(`(${fields.map((f) => `lower(${textOf(f, p)}) LIKE lower(${pattern}::text)`).join(' OR ')})`);
+      const indexed = plan?.searchIndex;
+      const whole = indexed && !text.includes('\n') && indexed.length === new Set(fields).size && fields.every((f) => indexed.includes(f));
+      if (whole) parts.push(`${searchIndexSql(indexed)} LIKE lower(${pattern}::text)`);
+      else parts.push(`(${fields.map((f) => `lower(${textOf(f, p)}) LIKE lower(${pattern}::text)`).join(' OR ')})`);
     }
   }
   return parts.length ? parts.join(' AND ') : 'true';
@@ -77,11 +94,18 @@ export function whereSql(where: Where, p: Params): string {
  * ORDER BY of a sort, ties by id in the same direction. A field sorts numbers by value and
  * everything else by its text (absent as ''), as the file store does; an absent value next to
  * numbers counts as 0 there (JavaScript compares '' as 0), so it does here. Text compares in the
- * "C" collation: code point order, not the database's locale. A counter sorts by its total.
+ * "C" collation: code point order, not the database's locale. A counter sorts by its total: the
+ * kept one where the table has it (an index of the owner's records by total), else summed per row.
  */
-export function orderSql(sort: Sort, p: Params): { join: string; order: string } {
+export function orderSql(sort: Sort, p: Params, plan?: Pick<TablePlan, 'keptTotal'>, owner?: number): { join: string; order: string } {
   const dir = sort.direction === 'asc' ? 'ASC' : 'DESC';
   const nulls = sort.direction === 'asc' ? 'NULLS LAST' : 'NULLS FIRST';
+  const kept = plan?.keptTotal;
+  if ('counter' in sort && kept && kept.counter === sort.counter && kept.subjectPrefix === sort.subjectPrefix) {
+    // Every record has its row (made as it is inserted); the owner named here too lets the index lead.
+    const mine = owner === undefined ? '' : ` AND k.user_id = ${p.add(owner)}::bigint`;
+    return { join: `JOIN ${kept.table} k ON k.${kept.key} = t.id${mine}`, order: `k.${kept.total} ${dir}, k.${kept.key} ${dir}` };
+  }
   if ('counter' in sort) {
     const join = `LEFT JOIN LATERAL (SELECT sum(c.n) AS total FROM stat_days d JOIN stat_counts c ON c.day_id = d.id
       WHERE d.subject = ${p.add(encodeText(sort.subjectPrefix))}::text || t.id::text AND c.metric = ${p.add(encodeText(sort.counter))}::text AND c.is_total) s ON true`;

@@ -1,3 +1,4 @@
+import { cappedTotal, countCapped } from '../store.ts';
 import type { Found, ListQuery, StoredRecord, Where } from '../store.ts';
 import { orderSql, Params, sliceSql, whereSql } from './query-sql.ts';
 import { recordOf, ROW_COLUMNS } from './rows.ts';
@@ -73,8 +74,8 @@ export async function firstDueRecord<T extends StoredRecord>(db: Db, plan: Table
 /** The statement of one page of a query's records (findRecords sends it; the tests EXPLAIN it). */
 export function pageStatement(plan: TablePlan, query: ListQuery): { text: string; values: unknown[] } {
   const p = new Params();
-  const where = whereSql(query, p);
-  const { join, order } = orderSql(query.sort ?? { field: 'id', direction: 'desc' }, p);
+  const where = whereSql(query, p, plan);
+  const { join, order } = orderSql(query.sort ?? { field: 'id', direction: 'desc' }, p, plan, query.owner);
   const slice = sliceSql(query, p);
   return { text: `SELECT ${ROW_COLUMNS} FROM ${plan.table} t ${join} WHERE ${where} ORDER BY ${order}${slice}`, values: p.values };
 }
@@ -91,9 +92,9 @@ export async function findRecords<T extends StoredRecord>(db: Db, plan: TablePla
   const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
   const page = db<Row>(statement.text, statement.values);
   // Without a limit, from the start, the page is all there is: no count needed then.
-  const counted = limit === null && offset === 0 ? null : countRecords(db, plan, query);
+  const counted = limit === null && offset === 0 ? null : countRecords(db, plan, query, query.countUpTo);
   const [{ rows }, total] = await Promise.all([page, counted]);
-  return { total: total ?? rows.length, items: rows.map((r) => recordOf<T>(r)) };
+  return { ...cappedTotal(total ?? rows.length, query), items: rows.map((r) => recordOf<T>(r)) };
 }
 
 /**
@@ -117,12 +118,17 @@ export async function keptCount(db: Db, plan: TablePlan, owner: number | undefin
   return rows[0]?.n ?? 0;
 }
 
-/** How many records match: the kept count for a whole table or owner, else a count of the rows. */
-export async function countRecords(db: Db, plan: TablePlan, where: Where): Promise<number> {
+/**
+ * How many records match: the kept count for a whole table or owner, else a count of the rows;
+ * with `upTo` (a capped query: countCapped), at most upTo + 1 of them, enough to tell "more".
+ */
+export async function countRecords(db: Db, plan: TablePlan, where: Where, upTo?: number): Promise<number> {
   if (keptCountAnswers(plan, where)) return keptCount(db, plan, where.owner);
   const p = new Params();
-  const sql = whereSql(where, p);
-  const { rows } = await db<{ n: number }>(`SELECT count(*) AS n FROM ${plan.table} t WHERE ${sql}`, p.values);
+  const sql = whereSql(where, p, plan);
+  const capped = upTo !== undefined && countCapped(where);
+  const from = capped ? `(SELECT 1 FROM ${plan.table} t WHERE ${sql} LIMIT ${p.add(Math.max(0, Math.floor(upTo)) + 1)}::bigint) s` : `${plan.table} t WHERE ${sql}`;
+  const { rows } = await db<{ n: number }>(`SELECT count(*) AS n FROM ${from}`, p.values);
   return rows[0]?.n ?? 0;
 }
 

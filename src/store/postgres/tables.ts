@@ -32,7 +32,24 @@ export interface TablePlan {
   hasUnique: boolean;
   /** Whether the table's triggers keep its counts in kept_counts (migration 006; read from the catalog at open). */
   counted: boolean;
+  /** A counter total kept per record in a table of its own, which a sort by that counter reads. */
+  keptTotal?: KeptTotal;
+  /** Searched fields whose joined text a trigram index serves (where pg_trgm is). */
+  searchIndex?: readonly string[];
 }
+
+/** A counter's all-time total per record, kept by triggers in `table` (key → the record's id, user_id, total). */
+export interface KeptTotal {
+  counter: string;
+  subjectPrefix: string;
+  table: string;
+  key: string;
+  total: string;
+}
+
+// Migration 015: link_clicks, and the trigram index over these fields of links (in this order).
+const KEPT_TOTALS: Readonly<Record<string, KeptTotal>> = { links: { counter: 'clicks', subjectPrefix: 'link:', table: 'link_clicks', key: 'link_id', total: 'clicks' } };
+const SEARCH_INDEXES: Readonly<Record<string, readonly string[]>> = { links: ['url', 'alias', 'title'] };
 
 // Table names and key columns come from our own code, but they still end up in SQL text.
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -65,7 +82,8 @@ export function planTables(collections: readonly CollectionSchema[]): Map<string
     }
     if (schema.name === STATS && keys.length > 0) throw new Error('the stats collection cannot have indexes in PostgreSQL');
     for (const k of keys) ident(k.column);
-    plans.set(schema.name, { collection: schema.name, table: ident(schema.name), keys, byIndex: new Map(keys.map((k) => [k.index, k])), hasUnique: keys.some((k) => k.unique), counted: false });
+    const kept = { ...(KEPT_TOTALS[schema.name] ? { keptTotal: KEPT_TOTALS[schema.name] } : {}), ...(SEARCH_INDEXES[schema.name] ? { searchIndex: SEARCH_INDEXES[schema.name] } : {}) };
+    plans.set(schema.name, { collection: schema.name, table: ident(schema.name), keys, byIndex: new Map(keys.map((k) => [k.index, k])), hasUnique: keys.some((k) => k.unique), counted: false, ...kept });
   }
   return plans;
 }

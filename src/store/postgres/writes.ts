@@ -192,7 +192,7 @@ export async function removeRecord(db: Db, plan: TablePlan, id: number): Promise
 /** Removes the records `where` matches; how many. */
 export async function removeWhere(db: Db, plan: TablePlan, where: Where): Promise<number> {
   const p = new Params();
-  const sql = whereSql(where, p);
+  const sql = whereSql(where, p, plan);
   const target = plan.collection === STATS ? `stat_days WHERE id IN (SELECT t.id FROM stats t WHERE ${sql})` : `${plan.table} t WHERE ${sql}`;
   const { rowCount } = await db(`DELETE FROM ${target}`, p.values);
   return rowCount ?? 0;
