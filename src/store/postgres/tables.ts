@@ -47,7 +47,7 @@ export interface KeptTotal {
   total: string;
 }
 
-// Migration 015: link_clicks, and the trigram index over these fields of links (in this order).
+// Migration 014: link_clicks, and the trigram index over these fields of links (in this order).
 const KEPT_TOTALS: Readonly<Record<string, KeptTotal>> = { links: { counter: 'clicks', subjectPrefix: 'link:', table: 'link_clicks', key: 'link_id', total: 'clicks' } };
 const SEARCH_INDEXES: Readonly<Record<string, readonly string[]>> = { links: ['url', 'alias', 'title'] };
 

@@ -1,4 +1,4 @@
--- 015: the links list (GET /api/urls, the dashboard's /app/links) at a million links of one owner.
+-- 014: the links list (GET /api/urls, the dashboard's /app/links) at a million links of one owner.
 --
 -- Ordered by clicks, each page summed every link's clicks over all its stat days (a LATERAL sum per
 -- row, then a sort of all of them: tens of seconds at 1M links). link_clicks keeps that sum per
