@@ -158,7 +158,11 @@ function adminOperations(): OpSpec[] {
       body: form({ ...CSRF, username: 'Username.', email: 'Email.', password: 'Password.' }, { csrf: 'token', username: 'carol', email: 'carol@example.com', password: 'secret' }),
     }),
     screen('dashboardDeleteUser', 'post', '/app/admin/users/:id/delete', 'Delete a user and what they own (admin)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, { body: token }),
-    screen('dashboardSignInAs', 'post', '/app/admin/users/:id/sign-in-as', 'Open a session as a user (admin; audited)', { ...posted, ...onlyAdmin }, { body: token }),
+    screen('dashboardDisableUser', 'post', '/app/admin/users/:id/disable', 'Disable a user: their keys, sessions and links stop (admin; audited)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, {
+      body: form({ ...CSRF, reason: 'Why (optional; shown to admins only).' }, { csrf: 'token', reason: 'Spam links' }),
+    }),
+    screen('dashboardEnableUser', 'post', '/app/admin/users/:id/enable', 'Enable a disabled user again (admin; audited)', { ...posted, ...onlyAdmin }, { body: token }),
+    screen('dashboardSignInAs', 'post', '/app/admin/users/:id/sign-in-as', 'Open a session as a user (admin; audited)', { ...posted, ...onlyAdmin, '400': page('The user is disabled.') }, { body: token }),
     screen('dashboardSignInAsReturn', 'post', '/app/admin/return', 'Back from "sign in as" to the admin\'s own session', { ...posted, '404': page('Not a "sign in as" session.') }, { body: token }),
   ];
 }
