@@ -23,8 +23,8 @@ export const NOT_SELF = 'You cannot disable your own account.';
  * dashboard alike: the flag, when and why go on the user, and disabling also ends every dashboard
  * session of theirs in the same transaction. Keys, sign-ins and links are refused from the flag
  * (src/auth/disabled-users.ts). On a store shared by several processes the answer waits until no
- * process can still trust one of the user's keys (key-index.ts), so from the answer on every key
- * of theirs is refused everywhere, as a revoked key is. Returns the stored user; throws 404 when it
+ * process can still hold what it read of the user's keys before (key-index.ts), so from the answer
+ * on every key of theirs is refused everywhere, as a revoked key is (and, enabled, accepted everywhere). Returns the stored user; throws 404 when it
  * is gone, 400 when the admin names themselves.
  */
 export async function setUserDisabled(s: Services, target: UserRecord, adminId: number, reason: string | null | undefined): Promise<UserRecord> {
@@ -40,6 +40,6 @@ export async function setUserDisabled(s: Services, target: UserRecord, adminId: 
     return updated;
   });
   if (!stored) throw new ApiError(404, users.messages.notFound);
-  if (disabling && s.store.shared) await sleep(SCOPED_KEY_TRUST_MS);
+  if (s.store.shared) await sleep(SCOPED_KEY_TRUST_MS);
   return stored;
 }
