@@ -137,7 +137,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const scopes = new RouteScopes(s.resources);
   // One count of wrong passwords for protected links and stats pages alike.
   const attempts = new PasswordAttempts(s.config, s.clock);
-  const linkAuth = authenticator(s, { keys, failures, limiter: limits('link', s.config.rateLimit, windowMs) });
+  // Requests per user of the link API, which the dashboard's signed-in pages count against too.
+  const linkLimiter = limits('link', s.config.rateLimit, windowMs);
+  const linkAuth = authenticator(s, { keys, failures, limiter: linkLimiter });
   const analyticsAuth = authenticator(s, { keys, failures, limiter: limits('analytics', s.config.analyticsRateLimit, windowMs) });
   // Which check a path under /api needs (a route's pattern or a request's path), or null.
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
@@ -189,7 +191,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // The dashboard (DASHBOARD on): pages under /app, signed in by sessions of their own, not API keys.
-    ...dashboardAreas(s, { attempts, keys, failures }),
+    ...dashboardAreas(s, { attempts, keys, failures, limiter: linkLimiter }),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
     faviconRoutes(),
     qrImageRoutes(s),

@@ -31,7 +31,7 @@ const BOTH_BACKENDS = [
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
   'api-keys', 'key-scopes', 'audit', 'bulk', 'idempotency',
   'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention', 'link-imports', 'import-jobs', 'analytics-geo', 'click-sources', 'stats-page-view', 'stats-page-access',
-  'webhooks', 'webhook-delivery', 'event-stream', 'rate-window-batches', 'rate-slices', 'dashboard-sessions', 'dashboard-links', 'dashboard-account', 'dashboard-admin', 'dashboard-websites', 'user-disable',
+  'webhooks', 'webhook-delivery', 'event-stream', 'rate-window-batches', 'rate-slices', 'dashboard-sessions', 'dashboard-links', 'dashboard-account', 'dashboard-admin', 'dashboard-websites', 'user-disable', 'dashboard-limit',
 ];
 
 // Started first, longest first (the runner starts files in the order given, two at a time): a long
