@@ -33,7 +33,6 @@ test('pages over RATE_LIMIT answer a 429 page with Retry-After; a form over it s
   assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
   assert.match(over.text, /<h1>Too many requests<\/h1>/);
   assert.match(over.text, /more than 3 requests \(pages and API calls together\)/);
-  assert.equal(over.res.headers.get('x-ratelimit-remaining'), '0');
 
   const refused = await browser.post('/app/links', { url: 'https://example.com/two' });
   assert.equal(refused.status, 429);

@@ -11,6 +11,7 @@ import { requestHashOf } from '../src/http/idempotency.ts';
 import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
 import type { Call, Reply } from './helpers.ts';
 import { Contract, operationsOf, world } from './openapi-world.ts';
+import { DashClient } from './dashboard-client.ts';
 import type { DocOp } from './openapi-world.ts';
 
 // Every documented operation is called through the app: as documented (with the document's own
@@ -478,6 +479,21 @@ test('the dashboard in its states answers documented responses', async () => {
   const statuses: number[] = [];
   for (let i = 0; i <= w.config.authFailureLimit && statuses.at(-1) !== 429; i++) statuses.push((await at('dashboardRegister', '/app/register', { username: 'x', email: 'bad', password: 'secret-pw' }, null)).status);
   assert.deepEqual(new Set(statuses), new Set([400, 429]));
+});
+
+test('every signed-in screen over RATE_LIMIT answers its documented 429 page', async () => {
+  const w = await world({ rateLimit: 1 });
+  const browser = new DashClient(w.app);
+  assert.equal((await browser.signIn('user_alice', 'secret-pw')).status, 303);
+  assert.equal((await browser.get('/app/links')).status, 200);
+  const screens = operations.filter((o) => o.path.startsWith('/app') && o.op.responses['429'] && !/^\/app\/(login|register)$/.test(o.path));
+  assert.ok(screens.length > 30, String(screens.length));
+  for (const o of screens) {
+    const path = o.path.replace(/\{\w+\}/g, '1');
+    const got = o.method === 'get' ? await browser.get(path) : await browser.post(path, {});
+    contract.check(o, { status: got.status, body: got.text, text: got.text, headers: got.res.headers }, 'over the limit');
+    assert.equal(got.status, 429, `${o.method} ${path}`);
+  }
 });
 
 test('every documented response was produced by some request', () => {

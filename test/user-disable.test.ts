@@ -175,3 +175,25 @@ test('two apps on one store: a key B held is refused by B once A disabled its us
     assert.ok(await eventually(async () => (await b.call('GET', '/api/urls', { key: alice.key })).status === 200), `round ${round}: enabled on B`);
   }
 });
+
+test("a disabled user's open event stream ends, and a new one is refused", async () => {
+  const t = await testApp({ rateLimit: 0 });
+  const alice = await t.makeUser('alice');
+  const res = await t.app.request('/api/events/stream', { headers: { authorization: `Bearer ${alice.key}` } });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  assert.match(new TextDecoder().decode((await reader.read()).value), /events of user/);
+  assert.equal((await t.call('POST', `/api/user/${alice.id}/disable`, { body: {} })).status, 200);
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    (async () => {
+      while (!(await reader.read()).done);
+      return true;
+    })(),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 5000))),
+  ]);
+  clearTimeout(timer);
+  assert.equal(ended, true, 'the stream ended');
+  const again = await t.call('GET', '/api/events/stream', { key: alice.key });
+  assert.deepEqual([again.status, again.body.message], [403, ACCOUNT_DISABLED]);
+});

@@ -3,7 +3,7 @@ import { covers } from '../auth/scopes.ts';
 import type { KeyIndex } from '../auth/key-index.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
-import { limitHeaders, retryAfter } from '../http/rate-limit.ts';
+import { retryAfter } from '../http/rate-limit.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import type { PasswordAttempts } from '../http/password-attempts.ts';
 import { fromOwnPage, isPageLoad } from '../html/page-headers.ts';
@@ -112,8 +112,8 @@ export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean } 
  */
 async function overLimit(d: Dashboard, c: Context, who: SignedIn): Promise<Response | null> {
   if (!d.limiter) return null;
+  // A page carries no X-RateLimit headers: people read the 429 page, which says how long to wait.
   const decision = await d.limiter.hit(String(who.user.id));
-  limitHeaders(c, decision);
   if (decision.allowed) return null;
   const wait = retryAfter(decision.reset, d.s.clock.now());
   c.header('Retry-After', String(wait));
