@@ -414,6 +414,8 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardCreateUser', '/app/admin/users', { username: 'probe' }, 404);
   await at('dashboardDeleteUser', '/app/admin/users/1/delete', {}, 404);
   await at('dashboardSignInAs', '/app/admin/users/1/sign-in-as', {}, 404);
+  await at('dashboardDisableUser', '/app/admin/users/1/disable', {}, 404);
+  await at('dashboardEnableUser', '/app/admin/users/1/enable', {}, 404);
   await at('dashboardSignInAsReturn', '/app/admin/return', {}, 404);
   const unsigned: [string, string][] = [
     ['dashboardCreateLink', '/app/links'],
@@ -439,6 +441,8 @@ test('the dashboard in its states answers documented responses', async () => {
     ['dashboardCreateUser', '/app/admin/users'],
     ['dashboardDeleteUser', '/app/admin/users/1/delete'],
     ['dashboardSignInAs', '/app/admin/users/1/sign-in-as'],
+    ['dashboardDisableUser', '/app/admin/users/1/disable'],
+    ['dashboardEnableUser', '/app/admin/users/1/enable'],
     ['dashboardSignInAsReturn', '/app/admin/return'],
   ] as const) {
     await at(id, url, {}, 403, null);
@@ -460,6 +464,10 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardAccount', '/app/account', null, 200);
   await at('dashboardSignInAsReturn', '/app/admin/return', {}, 303);
   await at('dashboardUsers', '/app/admin/users', null, 200);
+  await at('dashboardDisableUser', `/app/admin/users/${adminId}/disable`, {}, 400);
+  await at('dashboardDisableUser', `/app/admin/users/${probeUser}/disable`, { reason: 'probe' }, 303);
+  await at('dashboardSignInAs', `/app/admin/users/${probeUser}/sign-in-as`, {}, 400);
+  await at('dashboardEnableUser', `/app/admin/users/${probeUser}/enable`, {}, 303);
   await at('dashboardDeleteUser', `/app/admin/users/${probeUser}/delete`, {}, 303);
   await at('dashboardLogout', '/app/logout', {}, 303);
   // The limits: password checks all busy, then too many wrong passwords, then too many sign-ups.
@@ -482,8 +490,9 @@ test('the dashboard in its states answers documented responses', async () => {
 });
 
 test('every signed-in screen over RATE_LIMIT answers its documented 429 page', async () => {
-  const w = await world({ rateLimit: 1 });
-  const browser = new DashClient(w.app);
+  const t = await testApp({ rateLimit: 1 });
+  await t.makeUser('alice');
+  const browser = new DashClient(t.app);
   assert.equal((await browser.signIn('user_alice', 'secret-pw')).status, 303);
   assert.equal((await browser.get('/app/links')).status, 200);
   const screens = operations.filter((o) => o.path.startsWith('/app') && o.op.responses['429'] && !/^\/app\/(login|register)$/.test(o.path));
