@@ -40,6 +40,10 @@ test('pages over RATE_LIMIT answer a 429 page with Retry-After; a form over it s
   // The API with her key is over too: one budget.
   const api = await t.call('GET', '/api/urls', { key: alice.key });
   assert.equal(api.status, 429);
+  // Signing out is not counted: it works over the limit.
+  const out = await browser.post('/app/logout');
+  assert.deepEqual([out.status, out.location], [303, '/app/login']);
+  assert.equal((await t.store.find('sessions', { owner: alice.id })).total, 0);
 });
 
 test("API calls use up the dashboard's budget; other users, and RATE_LIMIT 0, are not limited", async () => {

@@ -73,10 +73,11 @@ export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form) => Promise<
  * A screen behind sign-in: without a session, a page load goes to /app/login (303 after a post);
  * a post must come from a page of this origin and carry the session's form token, else it is
  * refused (403) before the handler runs, so nothing is stored; so is any request that is not a page
- * load (a script's fetch). Each request counts against the user's RATE_LIMIT (429 page when over). The user (and the scoped key that
+ * load (a script's fetch). Each request counts against the user's RATE_LIMIT (429 page when over),
+ * but those that only end sessions (`uncounted`: signing out must work when over). The user (and the scoped key that
  * bounds the session) are left on the context, where the API's hooks find them.
  */
-export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean } = {}) {
+export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean; uncounted?: boolean } = {}) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     // The origin also serves pages that run users' third-party scripts (pixels): such a script can
     // make the browser send the session cookie with fetch(), so a session answers page loads only
@@ -90,7 +91,7 @@ export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean } 
       return c.redirect('/app/login', post ? 303 : 302);
     }
     // The user's API budget: the dashboard is no way around RATE_LIMIT (counted before the form is read).
-    const over = await overLimit(d, c, who);
+    const over = opts.uncounted ? null : await overLimit(d, c, who);
     if (over) return over;
     let form: Form = {};
     if (post) {

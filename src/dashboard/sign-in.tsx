@@ -195,7 +195,7 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
       }
       d.sessions.clearCookie(c);
       return c.redirect('/app/login', 303);
-    }),
+    }, { uncounted: true }),
   );
 
   if (s.config.openRegistration) {

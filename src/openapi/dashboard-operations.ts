@@ -14,13 +14,15 @@ const posted = { '303': redirect('Done (or no session: to /app/login).'), '403':
 const mine = { '404': page('No such link among the user\'s (another user\'s answers the same).') };
 const CSRF = { csrf: 'The form token of the page the form is on.' };
 
+/** Screens that only end sessions: signing out works over the limit too (src/dashboard/guard.ts). */
+const UNCOUNTED = new Set(['/app/logout', '/app/admin/return']);
 const limited = {
   '429': { ...page("Over the user's RATE_LIMIT, which signed-in pages and the user's API calls count against together."), headers: { 'Retry-After': { description: 'Seconds until the window ends.', schema: { type: 'integer' } } } },
 };
 
 function screen(operationId: string, method: Method, path: string, summary: string, responses: Record<string, Reply>, extra: { query?: readonly Param[]; body?: Body; description?: string } = {}): OpSpec {
-  // A screen behind sign-in (it sends a request without a session to /app/login) counts against RATE_LIMIT.
-  const signedIn = responses['302'] === signIn['302'] || responses['303'] === posted['303'];
+  // A screen behind sign-in (it sends a request without a session to /app/login) counts against RATE_LIMIT, but those that only end sessions.
+  const signedIn = (responses['302'] === signIn['302'] || responses['303'] === posted['303']) && !UNCOUNTED.has(path);
   return { dialect: 'public', tag: TAG, operationId, method, path, summary, responses: signedIn ? { ...limited, ...responses } : responses, ...extra };
 }
 

@@ -275,7 +275,7 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
       }
       d.sessions.restoreCookie(c, kept);
       return c.redirect('/app/admin/users?done=back', 303);
-    }),
+    }, { uncounted: true }),
   );
   return routes;
 }
