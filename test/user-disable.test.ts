@@ -54,6 +54,10 @@ test('POST /api/user/:id/disable stops every key of the user with a plain 403, s
   assert.equal((await t.call('GET', '/api/urls', { key: alice.key })).status, 200);
   assert.equal((await t.call('GET', '/api/urls', { key: scopedKey })).status, 200);
   assert.deepEqual((await t.call('GET', '/api/users?filter=disabled')).body.data, []);
+  // Both are audited, as the admin's writes.
+  await t.audit.flush();
+  const lines = (await t.store.find('audit', { owner: await adminIdOf(t), sort: { field: 'id', direction: 'asc' } })).items.filter((e) => /^\/api\/user\/:id\/(dis|en)able$/.test(String(e.route)));
+  assert.deepEqual(lines.map((e) => [e.route, e.resourceId, e.status]), [['/api/user/:id/disable', alice.id, 200], ['/api/user/:id/enable', alice.id, 200]]);
 });
 
 test('disabling refuses the admin itself, other users, a long reason and a missing user, and stores nothing then', async () => {
