@@ -82,7 +82,7 @@ test('disabling refuses the admin itself, other users, a long reason and a missi
   assert.equal((await t.call('GET', '/api/account')).status, 200);
 });
 
-test("a disabled user's links, files' aliases, QR codes and bio pages answer as missing ones, and work again once enabled", async () => {
+test("a disabled user's links, QR codes and bio pages answer as missing ones, and work again once enabled", async () => {
   const t = await testApp({ rateLimit: 0 });
   const alice = await t.makeUser('alice');
   const link = await t.call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/alice', custom: 'alice-link' } });
