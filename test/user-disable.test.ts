@@ -82,7 +82,7 @@ test('disabling refuses the admin itself, other users, a long reason and a missi
   assert.equal((await t.call('GET', '/api/account')).status, 200);
 });
 
-test("a disabled user's links, QR codes and bio pages answer as missing ones, and work again once enabled", async () => {
+test("a disabled user's links, QR codes, bio pages and campaign rotators and pages answer as missing ones, and work again once enabled", async () => {
   const t = await testApp({ rateLimit: 0 });
   const alice = await t.makeUser('alice');
   const link = await t.call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/alice', custom: 'alice-link' } });
@@ -93,13 +93,18 @@ test("a disabled user's links, QR codes and bio pages answer as missing ones, an
   const bio = await t.call('POST', '/api/bio/add', { key: alice.key, body: { name: 'Alice', custom: 'alicebio' } });
   assert.equal(bio.status, 200, bio.text);
   const bioPath = new URL(bio.body.link as string).pathname;
+  const campaign = await t.call('POST', '/api/campaign/add', { key: alice.key, body: { name: 'Promo', slug: 'promo', public: true } });
+  assert.equal(campaign.status, 200, campaign.text);
+  assert.equal((await t.call('POST', `/api/campaign/${campaign.body.id}/assign/${link.body.id}`, { key: alice.key })).status, 200);
+  const listPath = new URL(campaign.body.list as string).pathname;
 
-  const open = async () => [(await t.app.request('/alice-link')).status, (await t.app.request(`/qr/${qrAlias}/scan`)).status, (await t.app.request(bioPath)).status];
-  assert.deepEqual(await open(), [302, 302, 200]);
+  const open = async () =>
+    Promise.all(['/alice-link', `/qr/${qrAlias}/scan`, bioPath, '/r/promo', listPath].map(async (path) => (await t.app.request(path)).status));
+  assert.deepEqual(await open(), [302, 302, 200, 302, 200]);
   assert.equal((await t.call('POST', `/api/user/${alice.id}/disable`, { body: {} })).status, 200);
-  assert.deepEqual(await open(), [404, 404, 404]);
+  assert.deepEqual(await open(), [404, 404, 404, 404, 404]);
   assert.equal((await t.call('POST', `/api/user/${alice.id}/enable`)).status, 200);
-  assert.deepEqual(await open(), [302, 302, 200]);
+  assert.deepEqual(await open(), [302, 302, 200, 302, 200]);
   assert.equal((await t.app.request('/alice-link')).headers.get('location'), 'https://example.com/alice');
 });
 
