@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { KeyIndex, scopedKeysIn } from './auth/key-index.ts';
+import { DisabledUsers } from './auth/disabled-users.ts';
 import { KeyUses } from './auth/key-uses.ts';
 import { RouteScopes } from './auth/route-scopes.ts';
 import { AuditLog } from './audit/audit-log.ts';
@@ -47,6 +48,7 @@ import { analyticsRoutes } from './routes/analytics/websites.ts';
 import { DailyCounters } from './stats/daily-counters.ts';
 import { registerRoutes } from './routes/link-api/register.ts';
 import { loginLinkRoutes } from './routes/link-api/login-links.ts';
+import { userDisableRoutes } from './routes/link-api/user-disable.ts';
 import { planRoutes } from './routes/link-api/plans.ts';
 import { domainVerificationRoutes } from './routes/link-api/domain-verification.ts';
 import { wrapperRoutes } from './routes/link-api/wrapper-calls.ts';
@@ -128,7 +130,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config: parts.config, clock, log });
   const streams = parts.streams ?? new EventStreams(store, { perUser: parts.config.eventStreamsPerUser, databaseMs: Math.round(parts.config.databaseTimeout * 1000) });
   const geo = parts.geo ?? countryGeolocator(parts.config);
-  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, renderer, proofs, audit, keyUses, webhooks, streams, geo };
+  const s: Services = { store, config: parts.config, clock, random, log, resources, counters, secret, limits, renderer, proofs, audit, keyUses, disabledUsers: new DisabledUsers(store), webhooks, streams, geo };
   const windowMs = s.config.rateLimitWindow * 1000;
   const failures = limits('auth-failures', s.config.authFailureLimit, windowMs);
   const keys = new KeyIndex(s.store, scopedKeysIn(s.resources));
@@ -136,7 +138,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const scopes = new RouteScopes(s.resources);
   // One count of wrong passwords for protected links and stats pages alike.
   const attempts = new PasswordAttempts(s.config, s.clock);
-  const linkAuth = authenticator(s, { keys, failures, limiter: limits('link', s.config.rateLimit, windowMs) });
+  // Requests per user of the link API, which the dashboard's signed-in pages count against too.
+  const linkLimiter = limits('link', s.config.rateLimit, windowMs);
+  const linkAuth = authenticator(s, { keys, failures, limiter: linkLimiter });
   const analyticsAuth = authenticator(s, { keys, failures, limiter: limits('analytics', s.config.analyticsRateLimit, windowMs) });
   // Which check a path under /api needs (a route's pattern or a request's path), or null.
   const authFor = (path: string) => (isApiPath(path) && !PUBLIC_API.has(path) ? (isAnalyticsPath(path) ? analyticsAuth : linkAuth) : null);
@@ -180,6 +184,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     planRoutes(s),
     domainVerificationRoutes(s),
     loginLinkRoutes(s),
+    userDisableRoutes(s),
     fileRoutes(s),
     webhookRoutes(s),
     eventStreamRoutes(s),
@@ -187,7 +192,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // The dashboard (DASHBOARD on): pages under /app, signed in by sessions of their own, not API keys.
-    ...dashboardAreas(s, { attempts, keys, failures }),
+    ...dashboardAreas(s, { attempts, keys, failures, limiter: linkLimiter }),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
     faviconRoutes(),
     qrImageRoutes(s),

@@ -96,14 +96,15 @@ export async function releaseTestStore(store: Store): Promise<void> {
 
 /**
  * Another store on the same data, as a second server process has: on PostgreSQL a store of its own
- * (its pool, its caches) on the same schema; the file store is one process's, so it is the same one.
+ * (its pool, its caches) on the same schema, hearing the others' changes only with `listen`; the
+ * file store is one process's, so it is the same one.
  */
-export async function secondStoreOf(store: Store, rows: readonly Resource[] = RESOURCES): Promise<Store> {
+export async function secondStoreOf(store: Store, rows: readonly Resource[] = RESOURCES, options: { listen?: boolean } = {}): Promise<Store> {
   const schema = schemaOf.get(store);
   if (!schema) return store;
   // A store on the schema outlives the first one's release: the schema is never reused.
   shared.add(schema);
-  const second = await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 3, listen: false });
+  const second = await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 3, listen: options.listen ?? false });
   stores.push(second);
   return second;
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { SCREENS, assertNoHorizontalOverflow, chromiumPresent, launchBrowser, openAt, screenshot } from './browser.ts';
-import { liveServer, visit } from './live-server.ts';
+import { LIVE_ADMIN_KEY, liveServer, visit } from './live-server.ts';
 
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
@@ -136,6 +136,22 @@ if (!chromiumPresent()) {
         await Promise.all([page.waitForURL(/\/app\/login$/), page.getByRole('button', { name: /^Sign out dana/ }).click()]);
         await page.goto(`${server.url}/app/links`);
         assert.equal(new URL(page.url()).pathname, '/app/login');
+      });
+
+      await t.test(`the admin disables the user with a reason, and enables them again, ${at}`, async () => {
+        await page.getByRole('textbox', { name: 'API key' }).fill(LIVE_ADMIN_KEY);
+        await Promise.all([page.waitForURL(/\/app\/links$/), page.getByRole('button', { name: 'Sign in with the key' }).click()]);
+        await page.goto(`${server.url}/app/admin/users?q=dana`);
+        await page.getByLabel('Reason for disabling dana').fill('Spam links');
+        await Promise.all([page.waitForURL(/done=disabled/), page.getByRole('button', { name: 'Disable dana' }).click()]);
+        assert.match((await page.locator('main').textContent()) ?? '', /Disabled since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: Spam links/);
+        await assertNoHorizontalOverflow(page, `users with a disabled one, ${at}`);
+        await screenshot(page, 'dashboard-users-disabled', screen);
+        const refused = await server.api('GET', '/api/urls', undefined, user.apikey);
+        assert.equal(refused.status, 403, 'her key is refused');
+        await Promise.all([page.waitForURL(/done=enabled/), page.getByRole('button', { name: 'Enable dana' }).click()]);
+        assert.equal((await server.api('GET', '/api/urls', undefined, user.apikey)).status, 200, 'her key works again');
+        await Promise.all([page.waitForURL(/\/app\/login$/), page.getByRole('button', { name: /^Sign out/ }).click()]);
         assert.deepEqual(errors, [], 'no console or script errors (CSP refusals included)');
       });
       await page.close();

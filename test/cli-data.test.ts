@@ -105,7 +105,7 @@ test('export → import into another user of another server → export: the same
   assert.equal(exported.stderr, '', 'no progress when stderr is not a terminal');
   const file = JSON.parse(exported.stdout);
   assert.equal(file.$export.email, 'alice@example.com');
-  assert.deepEqual(Object.keys(file.users[0]).sort(), ['admin', 'avatar', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
+  assert.deepEqual(Object.keys(file.users[0]).sort(), ['admin', 'avatar', 'disabled', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
   assert.ok(!exported.stdout.includes('keyHash') && !exported.stdout.includes('"password":"!"'), 'neither the key nor the account password');
   // Nor the scoped keys and the audit log: the server's records about the account, carried by export --all only.
   assert.deepEqual([file.api_keys, file.audit], [undefined, undefined]);

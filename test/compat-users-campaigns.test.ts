@@ -25,7 +25,7 @@ test('GET /api/users: data is a plain array of users (one page of them, newest f
   assert.equal(all.body.error, '0');
   assert.ok(Array.isArray(all.body.data));
   assert.deepEqual(all.body.data.map((u: { username: string }) => u.username), ['user_list3', 'user_list2', 'user_list1', 'ada', 'admin'], 'newest first');
-  assert.deepEqual(Object.keys(all.body.data[0]).sort(), ['admin', 'avatar', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
+  assert.deepEqual(Object.keys(all.body.data[0]).sort(), ['admin', 'avatar', 'disabled', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
   assert.doesNotMatch(all.text, /keyHash|scrypt|sk_/);
   const page = await t.call('GET', '/api/users?limit=2&page=2');
   assert.deepEqual(page.body.data.map((u: { username: string }) => u.username), ['user_list1', 'ada']);

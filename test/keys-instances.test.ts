@@ -6,7 +6,7 @@ import { DATABASE_URL, newSchema, sql, startPgServer, stop, waitFor } from './pg
 
 /**
  * Scoped keys and the audit log with two server processes on one PostgreSQL schema: a key revoked
- * on one is refused by the other on the very next request, though that one held it; the audit log
+ * (or its user disabled) on one is refused by the other on the very next request, though that one held it; the audit log
  * holds the writes of both. PostgreSQL only: it reads TEST_DATABASE_URL itself and skips without it.
  */
 if (!DATABASE_URL) console.log('# keys-instances tests skipped (TEST_DATABASE_URL is not set)');
@@ -37,6 +37,21 @@ if (DATABASE_URL) describe('PostgreSQL: scoped keys across two processes', () =>
       assert.deepEqual([next.status, next.body.message], [401, 'A valid API key is required to use this service.'], `round ${round}`);
     }
     assert.deepEqual(await sql(`SELECT id FROM "${schema}".api_keys`), []);
+  });
+
+  test('a user disabled on A has every key refused on B at once, though B held it; enabled, they work again', async () => {
+    const made = await api(a.url, 'POST', '/api/user/add', { username: 'dora', email: 'dora@example.com', password: 'dora-secret' });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const { id, apikey } = made.body.data as { id: number; apikey: string };
+    for (let round = 0; round < 5; round++) {
+      assert.equal((await api(b.url, 'GET', '/api/urls', undefined, apikey)).status, 200);
+      assert.equal((await api(b.url, 'GET', '/api/urls', undefined, apikey)).status, 200); // held by B's key index now
+      assert.equal((await api(a.url, 'POST', `/api/user/${id}/disable`, { reason: `round ${round}` })).status, 200);
+      const next = await api(b.url, 'GET', '/api/urls', undefined, apikey);
+      assert.deepEqual([next.status, next.body.message], [403, 'This account has been disabled. Contact the administrator of this server.'], `round ${round}`);
+      assert.equal((await api(a.url, 'POST', `/api/user/${id}/enable`)).status, 200);
+    }
+    assert.deepEqual(await sql(`SELECT data->>'disabled' AS disabled FROM "${schema}".users WHERE id = ${Number(id)}`), [{ disabled: 'false' }]);
   });
 
   test("the audit log holds both processes' writes, each with the key that made it", async () => {

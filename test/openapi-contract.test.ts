@@ -12,6 +12,7 @@ import { requestHashOf } from '../src/http/idempotency.ts';
 import { ADMIN_KEY, openTestStore, testApp } from './helpers.ts';
 import type { Call, Reply } from './helpers.ts';
 import { Contract, operationsOf, world } from './openapi-world.ts';
+import { DashClient } from './dashboard-client.ts';
 import type { DocOp } from './openapi-world.ts';
 
 // Every documented operation is called through the app: as documented (with the document's own
@@ -468,6 +469,8 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardCreateUser', '/app/admin/users', { username: 'probe' }, 404);
   await at('dashboardDeleteUser', '/app/admin/users/1/delete', {}, 404);
   await at('dashboardSignInAs', '/app/admin/users/1/sign-in-as', {}, 404);
+  await at('dashboardDisableUser', '/app/admin/users/1/disable', {}, 404);
+  await at('dashboardEnableUser', '/app/admin/users/1/enable', {}, 404);
   await at('dashboardSignInAsReturn', '/app/admin/return', {}, 404);
   const unsigned: [string, string][] = [
     ['dashboardCreateLink', '/app/links'],
@@ -501,6 +504,8 @@ test('the dashboard in its states answers documented responses', async () => {
     ['dashboardCreateUser', '/app/admin/users'],
     ['dashboardDeleteUser', '/app/admin/users/1/delete'],
     ['dashboardSignInAs', '/app/admin/users/1/sign-in-as'],
+    ['dashboardDisableUser', '/app/admin/users/1/disable'],
+    ['dashboardEnableUser', '/app/admin/users/1/enable'],
     ['dashboardSignInAsReturn', '/app/admin/return'],
   ] as const) {
     await at(id, url, {}, 403, null);
@@ -522,6 +527,10 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardAccount', '/app/account', null, 200);
   await at('dashboardSignInAsReturn', '/app/admin/return', {}, 303);
   await at('dashboardUsers', '/app/admin/users', null, 200);
+  await at('dashboardDisableUser', `/app/admin/users/${adminId}/disable`, {}, 400);
+  await at('dashboardDisableUser', `/app/admin/users/${probeUser}/disable`, { reason: 'probe' }, 303);
+  await at('dashboardSignInAs', `/app/admin/users/${probeUser}/sign-in-as`, {}, 400);
+  await at('dashboardEnableUser', `/app/admin/users/${probeUser}/enable`, {}, 303);
   await at('dashboardDeleteUser', `/app/admin/users/${probeUser}/delete`, {}, 303);
   await at('dashboardLogout', '/app/logout', {}, 303);
   // The limits: password checks all busy, then too many wrong passwords, then too many sign-ups.
@@ -541,6 +550,22 @@ test('the dashboard in its states answers documented responses', async () => {
   const statuses: number[] = [];
   for (let i = 0; i <= w.config.authFailureLimit && statuses.at(-1) !== 429; i++) statuses.push((await at('dashboardRegister', '/app/register', { username: 'x', email: 'bad', password: 'secret-pw' }, null)).status);
   assert.deepEqual(new Set(statuses), new Set([400, 429]));
+});
+
+test('every signed-in screen over RATE_LIMIT answers its documented 429 page', async () => {
+  const t = await testApp({ rateLimit: 1 });
+  await t.makeUser('alice');
+  const browser = new DashClient(t.app);
+  assert.equal((await browser.signIn('user_alice', 'secret-pw')).status, 303);
+  assert.equal((await browser.get('/app/links')).status, 200);
+  const screens = operations.filter((o) => o.path.startsWith('/app') && o.op.responses['429'] && !/^\/app\/(login|register)$/.test(o.path));
+  assert.ok(screens.length > 30, String(screens.length));
+  for (const o of screens) {
+    const path = o.path.replace(/\{\w+\}/g, '1');
+    const got = o.method === 'get' ? await browser.get(path) : await browser.post(path, {});
+    contract.check(o, { status: got.status, body: got.text, text: got.text, headers: got.res.headers }, 'over the limit');
+    assert.equal(got.status, 429, `${o.method} ${path}`);
+  }
 });
 
 test('every documented response was produced by some request', () => {

@@ -31,7 +31,7 @@ test('admin user endpoints', async (t) => {
     assert.ok(!list.text.includes(created.apikey));
     assert.ok(!list.text.includes('keyHash') && !list.text.includes('scrypt'));
     const one = await call('GET', `/api/user/${created.id}`);
-    assert.deepEqual(Object.keys(one.body.data).sort(), ['admin', 'avatar', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
+    assert.deepEqual(Object.keys(one.body.data).sort(), ['admin', 'avatar', 'disabled', 'email', 'expires', 'id', 'planid', 'registered', 'status', 'username']);
   });
 
   await t.test('duplicate email and invalid fields are 400 and store nothing', async () => {

@@ -14,10 +14,11 @@ export const MAX_RECENT_KEYS = 10_000;
 export const KEY_KEPT_MS = 5_000;
 
 /**
- * How long a process trusts a scoped key without asking the store again, when several processes
- * share the store (PostgreSQL), counted from when it asked: a revocation is answered only this long
- * after it is committed (api-keys.ts), so once its answer comes no process still trusts the key,
- * whether or not it heard of the change yet. Change notifications usually forget it sooner.
+ * How long a process trusts a key (scoped or the account's own) without asking the store again, when
+ * several processes share the store (PostgreSQL), counted from when it asked: a revocation
+ * (api-keys.ts) and disabling a user (user-disable.ts) are answered only this long after they are
+ * committed, so once the answer comes no process still trusts the key, whether or not it heard of
+ * the change yet. Change notifications usually forget it sooner.
  */
 export const SCOPED_KEY_TRUST_MS = 250;
 
@@ -40,7 +41,7 @@ export interface Credential {
  * a noticeable part of a cached list request. A key that matched nothing is never remembered, so
  * wrong keys cannot fill the map; any change to the users or the scoped keys (a rotation, an expiry,
  * a revocation, a deletion), made here or by another process sharing the store, forgets them all,
- * and none is trusted longer than KEY_KEPT_MS (a scoped key on a shared store: SCOPED_KEY_TRUST_MS).
+ * and none is trusted longer than KEY_KEPT_MS (on a shared store: SCOPED_KEY_TRUST_MS).
  */
 export class KeyIndex {
   private recent = new Map<string, { found: Credential; until: number }>();
@@ -81,8 +82,9 @@ export class KeyIndex {
     // Kept only if the users and keys did not change while the store answered.
     if (found && this.version() === version) {
       if (this.recent.size >= MAX_RECENT_KEYS) this.recent = new Map();
-      // From before the store read it: what the store answered may be older than its arrival.
-      const until = found.key && this.store.shared ? asked + SCOPED_KEY_TRUST_MS : Date.now() + KEY_KEPT_MS;
+      // From before the store read it: what the store answered may be older than its arrival. Any
+      // key on a shared store, the account's own too: disabling its user (user-disable.ts) waits this long.
+      const until = this.store.shared ? asked + SCOPED_KEY_TRUST_MS : Date.now() + KEY_KEPT_MS;
       this.recent.set(key, { found, until });
     }
     return found;

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { AuditLog } from '../audit/audit-log.ts';
+import { DisabledUsers } from '../auth/disabled-users.ts';
 import { KeyUses } from '../auth/key-uses.ts';
 import { ApiError } from '../errors.ts';
 import { memoryLimiters } from '../http/rate-limit.ts';
@@ -54,6 +55,7 @@ function commandContext(store: Store, config: Config, user: UserRecord): HookCon
     proofs: new OwnershipProofs(store),
     audit: new AuditLog(store, { clock, log: silentLogger, retentionDays: config.auditRetentionDays }),
     keyUses: new KeyUses(store, clock),
+    disabledUsers: new DisabledUsers(store),
     // Rows are links, not visits: nobody to locate.
     geo: new Geolocator(),
     // The server's deliveries send what this command's writes appended; a command streams nothing.

@@ -3,6 +3,7 @@ import { covers } from '../auth/scopes.ts';
 import type { KeyIndex } from '../auth/key-index.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { clientIp } from '../http/client-ip.ts';
+import { retryAfter } from '../http/rate-limit.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import type { PasswordAttempts } from '../http/password-attempts.ts';
 import { fromOwnPage, isPageLoad } from '../html/page-headers.ts';
@@ -29,6 +30,8 @@ export interface Dashboard {
   failures: Limiter | null;
   /** The QR images of every screen that shows one (one render cache for the dashboard). */
   qr: DashboardQrImages;
+  /** The link API's requests per user (RATE_LIMIT), which every signed-in page counts against too; null when off. */
+  limiter: Limiter | null;
 }
 
 /** A posted form: each field's value, or its values when it came more than once (checkboxes). */
@@ -90,10 +93,11 @@ export type Screen = (c: Context<AppEnv>, who: SignedIn, form: Form, files: Uplo
  * A screen behind sign-in: without a session, a page load goes to /app/login (303 after a post);
  * a post must come from a page of this origin and carry the session's form token, else it is
  * refused (403) before the handler runs, so nothing is stored; so is any request that is not a page
- * load (a script's fetch). The user (and the scoped key that
+ * load (a script's fetch). Each request counts against the user's RATE_LIMIT (429 page when over),
+ * but those that only end sessions (`uncounted`: signing out must work when over) and QR images. The user (and the scoped key that
  * bounds the session) are left on the context, where the API's hooks find them.
  */
-export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean; files?: boolean } = {}) {
+export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean; files?: boolean; uncounted?: boolean } = {}) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     // The origin also serves pages that run users' third-party scripts (pixels): such a script can
     // make the browser send the session cookie with fetch(), so a session answers page loads only
@@ -106,6 +110,11 @@ export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean; f
       if (getCookie(c, SESSION_COOKIE)) d.sessions.clearCookie(c);
       return c.redirect('/app/login', post ? 303 : 302);
     }
+    // The user's API budget: the dashboard is no way around RATE_LIMIT (counted before the form is read).
+    // Not counted: what only ends a session, and the QR images of a page (a list shows 25), which
+    // the page's own request was counted for; their drawing is bounded by the render queue and its per-client limit.
+    const over = opts.uncounted || opts.image ? null : await overLimit(d, c, who);
+    if (over) return over;
     let form: Form = {};
     let files: Uploads = {};
     if (post) {
@@ -118,6 +127,22 @@ export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean; f
     c.set('apiKey', who.key);
     return handler(c, who, form, files);
   };
+}
+
+/**
+ * Counts a signed-in request against the user's RATE_LIMIT, as one API request with their key is
+ * (the same counts: API and dashboard share one budget); the 429 page with Retry-After when over
+ * (503 when the shared counts could not be reached and RATE_LIMIT_ON_ERROR is closed), else null.
+ */
+async function overLimit(d: Dashboard, c: Context, who: SignedIn): Promise<Response | null> {
+  if (!d.limiter) return null;
+  // A page carries no X-RateLimit headers: people read the 429 page, which says how long to wait.
+  const decision = await d.limiter.hit(String(who.user.id));
+  if (decision.allowed) return null;
+  const wait = retryAfter(decision.reset, d.s.clock.now());
+  c.header('Retry-After', String(wait));
+  if (decision.uncounted) return messagePage(c, 503, 'Please try again', 'The server cannot count requests right now. Try again in a moment.', chromeOf(who));
+  return messagePage(c, 429, 'Too many requests', `You made more than ${decision.limit} requests (pages and API calls together) in a short time. Try again in ${wait} seconds.`, chromeOf(who));
 }
 
 /** Whether the session may use `scope` (links:write): a session opened with a scoped key has only that key's scopes. */

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { API_KEYS } from '../auth/api-key-record.ts';
 import type { ApiKeyRecord } from '../auth/api-key-record.ts';
+import { isDisabled } from '../auth/disabled-users.ts';
 import { allowedFrom, keyExpired } from '../auth/key-checks.ts';
 import { hashApiKey, sameKeyHash } from '../auth/keys.ts';
 import { clientIp, requestIsHttps } from '../http/client-ip.ts';
@@ -76,7 +77,7 @@ export class DashboardSessions {
   }
 
   /**
-   * The session the request's cookie names, if it is stored, unexpired, its user still there, and
+   * The session the request's cookie names, if it is stored, unexpired, its user still there and not disabled, and
    * the scoped key it was opened with neither revoked nor expired (and used from an address it allows); else null.
    */
   async current(c: Context): Promise<SignedIn | null> {
@@ -84,10 +85,11 @@ export class DashboardSessions {
     const session = await this.named(token);
     if (!token || !session) return null;
     const user = await this.s.store.get<UserRecord>('users', session.userId);
-    if (!user) return null;
-    // A "sign in as" session lasts only while the admin who opened it is there and still an admin.
+    // Disabling ends the user's sessions; this also ends one opened while it was being disabled.
+    if (!user || isDisabled(user)) return null;
+    // A "sign in as" session lasts only while the admin who opened it is there, still an admin and not disabled.
     const by = session.by ? ((await this.s.store.get<UserRecord>('users', session.by)) ?? null) : null;
-    if (session.by && !by?.admin) return null;
+    if (session.by && (!by?.admin || isDisabled(by))) return null;
     let key: ApiKeyRecord | null = null;
     if (session.keyId !== null) {
       key = (await this.s.store.get<ApiKeyRecord>(API_KEYS, session.keyId)) ?? null;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
+import { ACCOUNT_DISABLED, isDisabled } from '../auth/disabled-users.ts';
 import { keyExpired, allowedFrom } from '../auth/key-checks.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { ApiError } from '../errors.ts';
@@ -146,7 +147,7 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
       return messagePage(c, 403, 'Form expired', 'This form could not be checked. Open the sign-in page again.');
     }
     const ip = clientIp(c, s.config.trustProxy);
-    const again = (status: 401 | 400, props: { login?: string; error?: string; keyError?: string }) =>
+    const again = (status: 401 | 400 | 403, props: { login?: string; error?: string; keyError?: string }) =>
       answerPage(c, <LoginPage token={d.sessions.preToken(c)} register={s.config.openRegistration} {...props} />, status);
     const apikey = field(form, 'apikey').trim();
     if (apikey !== '') {
@@ -161,6 +162,7 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
       if (outcome.kind === 'blocked' || outcome.kind === 'busy') return refused(c, outcome.kind, outcome.retryAfter);
       const credential = got.found;
       if (outcome.kind === 'wrong' || !credential) return again(401, { keyError: WRONG_KEY });
+      if (isDisabled(credential.user)) return again(403, { keyError: ACCOUNT_DISABLED });
       await d.sessions.open(c, credential.user, 'key', credential.key?.id ?? null);
       return c.redirect('/app/links', 303);
     }
@@ -175,6 +177,8 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
     });
     if (outcome.kind === 'blocked' || outcome.kind === 'busy') return refused(c, outcome.kind, outcome.retryAfter);
     if (outcome.kind === 'wrong' || !user) return again(401, { login, error: WRONG });
+    // Said only to whoever knows the password: a wrong one never tells that the account is disabled.
+    if (isDisabled(user)) return again(403, { login, error: ACCOUNT_DISABLED });
     await d.sessions.open(c, user, 'password', null);
     return c.redirect('/app/links', 303);
   });
@@ -191,7 +195,7 @@ export function signInRoutes(d: Dashboard): Hono<AppEnv> {
       }
       d.sessions.clearCookie(c);
       return c.redirect('/app/login', 303);
-    }),
+    }, { uncounted: true }),
   );
 
   if (s.config.openRegistration) {

@@ -2,6 +2,7 @@ import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
 import { bearerToken } from '../auth/keys.ts';
 import type { Credential, KeyIndex } from '../auth/key-index.ts';
 import { allowedFrom, keyExpired } from '../auth/key-checks.ts';
+import { ACCOUNT_DISABLED, isDisabled } from '../auth/disabled-users.ts';
 import { ApiError, MESSAGES } from '../errors.ts';
 import type { Services } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
@@ -29,7 +30,7 @@ export type Authenticate = (c: Context<AppEnv>) => Promise<void> | undefined;
 export const ADDRESS_REFUSED = 'This API key may not be used from this address.';
 
 /**
- * Requires a valid, unexpired bearer key (a scoped key also from an address of its allow-list),
+ * Requires a valid, unexpired bearer key of an account that is not disabled (a scoped key also from an address of its allow-list),
  * then counts the request against the user's rate limit: every key of a user shares the user's
  * budget, so more keys never mean more requests. Once per request.
  */
@@ -59,6 +60,8 @@ export function authenticator(s: Services, parts: AuthParts): Authenticate {
   const admit = (c: Context<AppEnv>, found: Credential | null): Promise<void> | undefined => {
     if (!found) return failing(c, refuseKey);
     const { user, key } = found;
+    // A good key of a disabled account: said plainly (the key is right; the account is stopped).
+    if (isDisabled(user)) throw new ApiError(403, ACCOUNT_DISABLED);
     if (keyExpired(key ? key.expires : user.keyExpires, s.clock.now())) {
       c.header('WWW-Authenticate', 'Bearer error="invalid_token", error_description="The API key has expired"');
       throw new ApiError(401, MESSAGES.expiredKey);

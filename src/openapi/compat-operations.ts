@@ -4,7 +4,9 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination.ts';
 import { PLANS } from '../resources/plans.ts';
 import { links } from '../resources/links.ts';
 import { int, str } from '../resources/shapes.ts';
-import { users } from '../resources/users.ts';
+import { users, userEntryShape } from '../resources/users.ts';
+import { MAX_REASON, NOT_SELF } from '../resources/user-disable.ts';
+import { ACCOUNT_DISABLED } from '../auth/disabled-users.ts';
 import type { Components } from './components.ts';
 import { linkSuccessSchema, ref } from './components.ts';
 import { bodySchema, shapeSchema } from './json-schema.ts';
@@ -23,6 +25,25 @@ const planShape = v.strictObject({
   free: v.boolean(),
   features: v.strictObject({ pageviews: int, websites: int, api: v.boolean(), data_export: v.boolean() }),
 });
+
+/** Disable and enable a user: this server's extension to the product's user endpoints (docs/compatibility.md). */
+function disableOperations(c: Components, tag: string, userName: string): OpSpec[] {
+  const changed = c.schema(`${userName}StateChanged`, () => linkSuccessSchema({ message: str, data: v.strictObject(userEntryShape) }));
+  const answer = (message: string) => ({ description: message, schema: changed });
+  return [
+    {
+      tag, dialect: 'link', admin: true, operationId: 'disableUser', method: 'post', path: '/api/user/:id/disable', summary: 'Disable a user (admin)',
+      description: `Every API key of the user then answers 403 "${ACCOUNT_DISABLED}", their dashboard sessions end and they cannot sign in; their short links, files, bio and campaign pages answer as missing ones. Nothing is deleted; \`/enable\` undoes it. \`reason\` (at most ${MAX_REASON} characters) is shown to admins only. On PostgreSQL the answer comes once no server process still accepts the user's keys.`,
+      body: { schema: { type: 'object', properties: { reason: { type: ['string', 'null'], maxLength: MAX_REASON } } }, example: { reason: 'Spam links' } },
+      responses: { '200': answer('"User has been disabled.", and the user.'), '400': notFound(`"${NOT_SELF}", or a reason that is too long.`), '404': notFound(users.messages.notFound) },
+    },
+    {
+      tag, dialect: 'link', admin: true, operationId: 'enableUser', method: 'post', path: '/api/user/:id/enable', summary: 'Enable a disabled user again (admin)',
+      description: 'Their keys, sign-ins and links work again (sessions ended by disabling stay ended).',
+      responses: { '200': answer('"User has been enabled.", and the user.'), '404': notFound(users.messages.notFound) },
+    },
+  ];
+}
 
 /**
  * The calls of the vendor's PHP wrapper (POST twins of v3 operations, answered the same), plans,
@@ -73,6 +94,7 @@ export function compatOperations(c: Components): OpSpec[] {
         '404': notFound(users.messages.notFound),
       },
     },
+    ...disableOperations(c, userTag, userName),
     {
       tag: 'Plans', dialect: 'link', operationId: 'listPlans', method: 'get', path: '/api/plans', summary: 'The plans of the server',
       description: `${PLANS.map((p) => `${p.id} ${p.name}`).join(', ')}. No plan limits are enforced: every feature is unlimited (-1) or on.`,

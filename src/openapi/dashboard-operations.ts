@@ -20,9 +20,20 @@ const mine = { '404': page('No such link among the user\'s (another user\'s answ
 /** The form token field of every signed-in form. */
 export const CSRF = { csrf: 'The form token of the page the form is on.' };
 
-/** One dashboard operation. */
+/**
+ * Screens not counted against RATE_LIMIT (src/dashboard/guard.ts): those that only end sessions
+ * (signing out works over the limit too), and the QR images a counted page shows (a list shows 25).
+ */
+const UNCOUNTED = new Set(['/app/logout', '/app/admin/return', '/app/links/:id/qr', '/app/qrs/:id/image']);
+const limited = {
+  '429': { ...page("Over the user's RATE_LIMIT, which signed-in pages and the user's API calls count against together."), headers: { 'Retry-After': { description: 'Seconds until the window ends.', schema: { type: 'integer' } } } },
+};
+
+/** One dashboard operation (a signed-in one may answer 429, as every signed-in screen counts against RATE_LIMIT). */
 export function screen(operationId: string, method: Method, path: string, summary: string, responses: Record<string, Reply>, extra: { query?: readonly Param[]; body?: Body; description?: string } = {}): OpSpec {
-  return { dialect: 'public', tag: TAG, operationId, method, path, summary, responses, ...extra };
+  // A screen behind sign-in (it sends a request without a session to /app/login) counts against RATE_LIMIT, but those that only end sessions.
+  const signedIn = (responses['302'] === signIn['302'] || responses['303'] === posted['303']) && !UNCOUNTED.has(path);
+  return { dialect: 'public', tag: TAG, operationId, method, path, summary, responses: signedIn ? { ...limited, ...responses } : responses, ...extra };
 }
 
 const LINK_FIELDS = {
@@ -165,7 +176,11 @@ function adminOperations(): OpSpec[] {
       body: form({ ...CSRF, username: 'Username.', email: 'Email.', password: 'Password.' }, { csrf: 'token', username: 'carol', email: 'carol@example.com', password: 'secret' }),
     }),
     screen('dashboardDeleteUser', 'post', '/app/admin/users/:id/delete', 'Delete a user and what they own (admin)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, { body: token }),
-    screen('dashboardSignInAs', 'post', '/app/admin/users/:id/sign-in-as', 'Open a session as a user (admin; audited)', { ...posted, ...onlyAdmin }, { body: token }),
+    screen('dashboardDisableUser', 'post', '/app/admin/users/:id/disable', 'Disable a user: their keys, sessions and links stop (admin; audited)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, {
+      body: form({ ...CSRF, reason: 'Why (optional; shown to admins only).' }, { csrf: 'token', reason: 'Spam links' }),
+    }),
+    screen('dashboardEnableUser', 'post', '/app/admin/users/:id/enable', 'Enable a disabled user again (admin; audited)', { ...posted, ...onlyAdmin }, { body: token }),
+    screen('dashboardSignInAs', 'post', '/app/admin/users/:id/sign-in-as', 'Open a session as a user (admin; audited)', { ...posted, ...onlyAdmin, '400': page('The user is disabled.') }, { body: token }),
     screen('dashboardSignInAsReturn', 'post', '/app/admin/return', 'Back from "sign in as" to the admin\'s own session', { ...posted, '404': page('Not a "sign in as" session.') }, { body: token }),
   ];
 }

@@ -66,7 +66,7 @@ const LIST_FILTERS: Readonly<Record<string, readonly Param[]>> = {
   file: [{ name: 'name', description: 'Only files whose name contains this text (case-insensitive).', schema: { type: 'string' }, lenient: true }],
   user: [
     { name: 'email', description: 'Only the user with this email (case-insensitive).', schema: { type: 'string' } },
-    { name: 'filter', description: 'Only admins, or users of one plan status.', schema: { type: 'string', enum: ['admin', 'free', 'pro'] } },
+    { name: 'filter', description: 'Only admins, users of one plan status, or disabled users.', schema: { type: 'string', enum: ['admin', 'free', 'pro', 'disabled'] } },
   ],
 };
 

@@ -5,8 +5,8 @@ import { ITEM_KINDS } from '../routes/link-api/channels.ts';
 
 // Response shapes of routes outside the resource table's generic ones (rows carry their own `shapes`).
 
-/** The account (`GET /api/account`): a public user without the admin flag. */
-export const accountShape = v.strictObject((({ admin: _admin, ...rest }) => rest)(userEntryShape));
+/** The account (`GET /api/account`): a public user without the admin flag and the disabled state. */
+export const accountShape = v.strictObject((({ admin: _admin, disabled: _disabled, ...rest }) => rest)(userEntryShape));
 
 /** An item of a channel (`GET /api/channel/:id`). */
 export const channelItemShape = v.strictObject({

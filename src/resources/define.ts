@@ -10,6 +10,7 @@ import type { RowShapes } from './shapes.ts';
 import type { MakeLimiter } from '../http/rate-limit.ts';
 import type { ApiKeyRecord } from '../auth/api-key-record.ts';
 import type { KeyUses } from '../auth/key-uses.ts';
+import type { DisabledUsers } from '../auth/disabled-users.ts';
 import type { ScopeAreaName } from '../auth/scopes.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { QrRenderer } from '../qr/renderer.ts';
@@ -39,6 +40,11 @@ export interface UserRecord extends StoredRecord {
   /** The hash of a pending one-time sign-in link's secret, and when it ends (ms); absent or null when there is none. */
   loginHash?: string | null;
   loginExpires?: number | null;
+  /** Set by the admin: the account's keys, sessions, sign-ins and links stop (src/auth/disabled-users.ts); absent or false when enabled. */
+  disabled?: boolean;
+  /** When it was disabled (`YYYY-MM-DD HH:MM:SS` UTC) and why (the admin's note, never shown to the user); null when enabled. */
+  disabledAt?: string | null;
+  disabledReason?: string | null;
 }
 
 /** The parts of the app every handler and hook may use. */
@@ -59,6 +65,8 @@ export interface Services {
   audit: AuditLog;
   /** When each scoped key was last used, noted in memory and written once a minute. */
   keyUses: KeyUses;
+  /** Whether the owners of visited links are disabled, kept per process (src/auth/disabled-users.ts). */
+  disabledUsers: DisabledUsers;
   /** The threads that draw QR images and check what fits in one. */
   renderer: QrRenderer;
   /** Users' ownership tokens and the proofs that carry them (DNS TXT records, token files). */

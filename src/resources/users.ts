@@ -28,7 +28,12 @@ export const userFields = {
 
 /** The public shape of a user: never the password or the key. */
 export function publicUser(u: UserRecord): Record<string, unknown> {
-  return { id: u.id, email: u.email, username: u.username, avatar: u.avatar, status: u.status, planid: u.planid, expires: u.expires, registered: u.registered, admin: u.admin };
+  return { id: u.id, email: u.email, username: u.username, avatar: u.avatar, status: u.status, planid: u.planid, expires: u.expires, registered: u.registered, admin: u.admin, disabled: disabledOf(u) };
+}
+
+/** A user's disabled state as the API shows it: null when enabled, else when and why (docs/compatibility.md). */
+export function disabledOf(u: UserRecord): { date: string; reason: string | null } | null {
+  return u.disabled ? { date: u.disabledAt ?? '', reason: u.disabledReason ?? null } : null;
 }
 
 /** The avatar URL the real product shows: a Gravatar of the email. */
@@ -101,6 +106,7 @@ export const userEntryShape = {
   expires: v.nullable(str),
   registered: date,
   admin: v.boolean(),
+  disabled: v.nullable(v.strictObject({ date: str, reason: v.nullable(str) })),
 };
 
 /** Users: the admin endpoints of the real product, and the source of the account. */
@@ -132,7 +138,8 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
     const f = query.filter;
     if (f === 'admin') conditions.push({ field: 'admin', equals: true });
     else if (f === 'free' || f === 'pro') conditions.push({ field: 'status', equals: f });
-    else if (f) throw new ApiError(400, 'Invalid filter: must be admin, free or pro.');
+    else if (f === 'disabled') conditions.push({ field: 'disabled', equals: true });
+    else if (f) throw new ApiError(400, 'Invalid filter: must be admin, free, pro or disabled.');
     return { conditions };
   },
   async prepare(input, ctx) {

@@ -7,6 +7,8 @@ import type { AppEnv } from '../../http/app-env.ts';
 import { clientIp } from '../../http/client-ip.ts';
 import type { UserRecord } from '../../resources/define.ts';
 import { users } from '../../resources/users.ts';
+import { MAX_REASON, NOT_SELF, setUserDisabled } from '../../resources/user-disable.ts';
+import { isDisabled } from '../../auth/disabled-users.ts';
 import { createBody, hookContext, listQueryOf, removeRecord } from '../../routes/crud.ts';
 import { fieldOfMessage } from '../sign-in.tsx';
 import { audit, chromeOf, field, ownRecord, screen } from '../guard.ts';
@@ -26,14 +28,19 @@ interface UsersState {
   done?: string;
 }
 
-const DONE: Record<string, string> = { deleted: 'The user was deleted, with everything they had.', back: 'You are back in your own account.' };
+const DONE: Record<string, string> = {
+  deleted: 'The user was deleted, with everything they had.',
+  back: 'You are back in your own account.',
+  disabled: 'The user was disabled: their keys, sessions and links stopped.',
+  enabled: 'The user was enabled again.',
+};
 
 /** Whether a session may use the admin screens: the admin's own session (not "sign in as"), opened without a key narrower than `*`. */
 const isAdmin = (who: SignedIn): boolean => who.user.admin && who.by === null && (who.key === null || who.key.scopes.includes('*'));
 
 /**
  * `/app/admin/users`, for the admin only (anyone else gets the 404 of a page that does not exist):
- * the users (search, pages), a new one (its API key shown once), delete, and "sign in as", which
+ * the users (search, pages), a new one (its API key shown once), disable and enable, delete, and "sign in as", which
  * opens a session as that user (audited under the admin's name) and keeps the admin's own to go back to.
  */
 export function adminScreens(d: Dashboard): Hono<AppEnv> {
@@ -100,6 +107,13 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
                       {u.admin && <strong> (admin)</strong>}
                       <br />
                       <span class="muted">{u.email}</span>
+                      {u.disabled && (
+                        <>
+                          <br />
+                          <strong>Disabled</strong> since {u.disabledAt}
+                          {u.disabledReason ? `: ${u.disabledReason}` : ''}
+                        </>
+                      )}
                     </td>
                     <td>
                       {u.status}
@@ -109,12 +123,33 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
                     <td>
                       {u.id !== who.user.id && (
                         <div class="actions">
-                          <form method="post" action={`/app/admin/users/${u.id}/sign-in-as`}>
-                            <Csrf token={who.csrf} />
-                            <button type="submit" class="secondary">
-                              Sign in as<span class="sr"> {u.username}</span>
-                            </button>
-                          </form>
+                          {!u.disabled && (
+                            <form method="post" action={`/app/admin/users/${u.id}/sign-in-as`}>
+                              <Csrf token={who.csrf} />
+                              <button type="submit" class="secondary">
+                                Sign in as<span class="sr"> {u.username}</span>
+                              </button>
+                            </form>
+                          )}
+                          {u.disabled ? (
+                            <form method="post" action={`/app/admin/users/${u.id}/enable`}>
+                              <Csrf token={who.csrf} />
+                              <button type="submit" class="secondary">
+                                Enable<span class="sr"> {u.username}</span>
+                              </button>
+                            </form>
+                          ) : (
+                            <form method="post" action={`/app/admin/users/${u.id}/disable`} data-confirm={`Disable ${u.username}? Their keys, sessions and links stop until you enable them.`}>
+                              <Csrf token={who.csrf} />
+                              <label>
+                                Reason<span class="sr"> for disabling {u.username}</span> (optional)
+                                <input name="reason" maxlength={MAX_REASON} />
+                              </label>
+                              <button type="submit" class="danger">
+                                Disable<span class="sr"> {u.username}</span>
+                              </button>
+                            </form>
+                          )}
                           <form method="post" action={`/app/admin/users/${u.id}/delete`} data-confirm={`Delete ${u.username} with all their links, statistics and keys?`}>
                             <Csrf token={who.csrf} />
                             <button type="submit" class="danger">
@@ -192,12 +227,30 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
     }),
   );
 
+  // Disable (with an optional reason) and enable: the API's own service (user-disable.ts), audited as the API's calls are.
+  for (const action of ['disable', 'enable'] as const) {
+    const route = `/app/admin/users/:id/${action}`;
+    routes.post(
+      route,
+      adminOnly(async (c, who, form) => {
+        const target = await ownRecord<UserRecord>(d, users, c, who);
+        if (!target) return notFound(c, who);
+        if (action === 'disable' && target.id === who.user.id) return messagePage(c, 400, 'Not disabled', NOT_SELF, chromeOf(who, '/app/admin/users'));
+        const reason = action === 'disable' ? field(form, 'reason').trim().slice(0, MAX_REASON) : undefined;
+        await setUserDisabled(s, target, who.user.id, reason);
+        audit(d, c, who, route, 'users', target.id, 200);
+        return c.redirect(`/app/admin/users?done=${action}d`, 303);
+      }),
+    );
+  }
+
   routes.post(
     '/app/admin/users/:id/sign-in-as',
     adminOnly(async (c, who) => {
       const target = await ownRecord<UserRecord>(d, users, c, who);
       if (!target) return notFound(c, who);
       if (target.id === who.user.id) return c.redirect('/app/account', 303);
+      if (isDisabled(target)) return messagePage(c, 400, 'Not signed in', `${target.username} is disabled: enable them first to sign in as them.`, chromeOf(who, '/app/admin/users'));
       // The audit line is the admin's (userId: the admin), naming the user signed in as.
       audit(d, c, who, '/app/admin/users/:id/sign-in-as', 'users', target.id, 200);
       d.sessions.keepAdminCookie(c, getCookie(c, SESSION_COOKIE) ?? null);
@@ -222,7 +275,7 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
       }
       d.sessions.restoreCookie(c, kept);
       return c.redirect('/app/admin/users?done=back', 303);
-    }),
+    }, { uncounted: true }),
   );
   return routes;
 }

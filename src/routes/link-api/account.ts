@@ -48,7 +48,8 @@ export function accountRoutes(s: Services): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
   routes.get('/api/account', (c) => {
-    const { admin: _admin, ...account } = publicUser(c.get('user'));
+    // As the real product's account: no admin flag, and no disabled state (a disabled user is refused before this).
+    const { admin: _admin, disabled: _disabled, ...account } = publicUser(c.get('user'));
     return c.json({ error: 0, data: account });
   });
 

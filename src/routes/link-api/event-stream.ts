@@ -43,11 +43,18 @@ export function eventStreamRoutes(s: Services): Hono<AppEnv> {
       stream.onAbort(leave);
       try {
         await stream.write(`: events of user ${user.id}\nretry: ${RECONNECT_MS}\n\n`);
+        // Disabling the user ends the stream within a poll (its keys are refused from then on).
+        let disabled = false;
+        const stillAllowed = () => {
+          const known = s.disabledUsers.atHand(user.id);
+          if (known === undefined) void s.disabledUsers.check(user.id).then((off) => void (disabled ||= off), () => undefined);
+          return !(disabled ||= known === true);
+        };
         await s.streams.follow(user.id, cursor, {
           event: (placed) => stream.writeSSE({ id: placed.event.eventId, data: eventBody(placed.event) }),
           heartbeat: () => stream.write(': heartbeat\n\n').then(() => undefined),
           get gone() {
-            return stream.aborted || stream.closed || left.signal.aborted;
+            return stream.aborted || stream.closed || left.signal.aborted || !stillAllowed();
           },
           signal: left.signal,
         });

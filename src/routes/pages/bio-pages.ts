@@ -19,7 +19,8 @@ export function bioPageRoutes(s: Services): Hono<AppEnv> {
     if (domain?.redirect404) return c.redirect(headerSafeLocation(domain.redirect404), 302);
     const alias = c.req.param('alias');
     const bio = domain ? undefined : await s.store.lookup<Bio>('bios', 'alias', alias.toLowerCase());
-    if (!bio) return html(c, errorPage(404, ''), 404);
+    // A disabled user's pages stop, as their links do.
+    if (!bio || (await s.disabledUsers.check(bio.userId!))) return html(c, errorPage(404, ''), 404);
     // Aliases are one namespace whatever the case: other spellings go to the page's one URL.
     if (alias !== bio.alias) return uncachedRedirect(`/u/${encodeURIComponent(bio.alias)}`, 302);
     return html(c, bioPage(bio));

@@ -12,6 +12,7 @@ import { notFoundPage, privateCampaignPage } from '../../redirect/pages.ts';
 import { html, uncachedRedirect } from './redirects.ts';
 import { resolveTarget } from '../../redirect/target.ts';
 import { recordClick, visitOf } from '../../redirect/visit.ts';
+import { isDisabled } from '../../auth/disabled-users.ts';
 
 /** The links of a campaign that can be visited now, oldest first. */
 export async function campaignLinks(s: Services, campaign: Campaign): Promise<Link[]> {
@@ -28,7 +29,8 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
 
   routes.get('/r/:slug', async (c) => {
     const campaign = await s.store.lookup<Campaign>('campaigns', 'slug', c.req.param('slug').toLowerCase());
-    const links = campaign ? await campaignLinks(s, campaign) : [];
+    // A disabled user's rotator stops, as their links do.
+    const links = campaign && !(await s.disabledUsers.check(campaign.userId!)) ? await campaignLinks(s, campaign) : [];
     if (!campaign || links.length === 0) return html(c, notFoundPage(), 404);
     const turn = turns.get(campaign.id) ?? 0;
     // A HEAD request is told the link whose turn it is, without taking the turn (nor counting).
@@ -47,7 +49,7 @@ export function campaignPageRoutes(s: Services): Hono<AppEnv> {
     const id = /(?:^|-)(\d{1,12})$/.exec(ref)?.[1];
     const campaign = id ? await s.store.get<Campaign>('campaigns', Number(id)) : undefined;
     const owner = campaign ? await s.store.get<UserRecord>('users', campaign.userId!) : undefined;
-    return campaign && owner ? { campaign, owner } : undefined;
+    return campaign && owner && !isDisabled(owner) ? { campaign, owner } : undefined;
   };
   const publicCampaign = async (ref: string) => {
     const found = await campaignOf(ref);

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { generateApiKey, hashApiKey } from '../../auth/keys.ts';
+import { ACCOUNT_DISABLED, isDisabled } from '../../auth/disabled-users.ts';
 import { loginLinkValid, readLoginToken } from '../../auth/login-links.ts';
 import type { AppEnv } from '../../http/app-env.ts';
 import { fromOwnPage } from '../../html/page-headers.ts';
@@ -15,6 +16,7 @@ const secretPage = (title: string, body: string, form = false): Page => ({
   opener: 'isolated',
 });
 
+const disabledPage = () => secretPage('Account disabled', `<h1>This account is disabled</h1><p>${escapeHtml(ACCOUNT_DISABLED)}</p>`);
 const invalidPage = () => secretPage('Link not valid', '<h1>This sign-in link is not valid</h1><p>It was used already, it expired, or it never existed. Ask your administrator for a new one.</p>');
 
 /**
@@ -30,6 +32,7 @@ export function loginPageRoutes(s: Services): Hono<AppEnv> {
     const named = readLoginToken(token);
     const user = named ? await s.store.get<UserRecord>('users', named.userId) : undefined;
     if (!named || !user || !loginLinkValid(user, named.hash, s.clock.now())) return html(c, invalidPage(), 404);
+    if (isDisabled(user)) return html(c, disabledPage(), 403);
     const body = `<h1>Sign in as ${escapeHtml(user.username)}</h1><p>This one-time link gives you a new API key for the account <strong>${escapeHtml(user.username)}</strong>. The key you have now, if any, stops working.</p>
 <form method="post" action="/login"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit">Get my new API key</button></form>`;
     return html(c, secretPage('Sign in', body, true));
@@ -45,9 +48,12 @@ export function loginPageRoutes(s: Services): Hono<AppEnv> {
     const user = await s.store.transaction(async (tx) => {
       const found = await tx.getForUpdate<UserRecord>('users', named.userId);
       if (!loginLinkValid(found, named.hash, s.clock.now())) return undefined;
+      // A disabled account gets no new key (its link stays, for when it is enabled again).
+      if (isDisabled(found)) return 'disabled' as const;
       return tx.update<UserRecord>('users', named.userId, { loginHash: null, loginExpires: null, keyHash: hashApiKey(apikey), keyExpires: null });
     });
     if (!user) return html(c, invalidPage(), 404);
+    if (user === 'disabled') return html(c, disabledPage(), 403);
     const body = `<h1>Your new API key</h1><p>Account <strong>${escapeHtml(user.username)}</strong>. Copy the key now: it is shown only this once, and this link no longer works.</p>
 <p><code>${escapeHtml(apikey)}</code></p><p class="muted">Send it as <code>Authorization: Bearer &lt;key&gt;</code>. The API is described at <a href="/docs">/docs</a>.</p>`;
     return html(c, secretPage('Your new API key', body));

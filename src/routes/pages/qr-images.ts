@@ -35,7 +35,11 @@ export function qrImageRoutes(s: Services): Hono<AppEnv> {
   const logos = new LogoCache(s.config.logoFetch);
   const images = new QrImages(s.renderer, new QrImageCache(s.config.renderCacheBytes));
   const renders = s.limits('qr-renders', s.config.renderRateLimit, s.config.rateLimitWindow * 1000);
-  const find = (c: Context) => s.store.lookup<Qr>('qrs', 'alias', c.req.param('alias') ?? '');
+  // A disabled user's codes stop (image and scan), as their links do.
+  const find = async (c: Context) => {
+    const qr = await s.store.lookup<Qr>('qrs', 'alias', c.req.param('alias') ?? '');
+    return qr && !(await s.disabledUsers.check(qr.userId)) ? qr : undefined;
+  };
   // Only what makes the server draw counts against a client; a refusal says when its window ends.
   const admit = async (c: Context) => {
     const decision = await renders?.hit(clientBucket(clientIp(c, s.config.trustProxy)));

@@ -94,7 +94,7 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
   // Links and files share `/<alias>`: an alias no link has may be a file's.
   const downloadOrMissing = async (c: Context, domain: Domain | undefined): Promise<Response> => {
     const file = await fileAt(s, domain?.id ?? null, c.req.param('alias') ?? '');
-    if (!file) return missing(c, domain);
+    if (!file || (await s.disabledUsers.check(file.userId))) return missing(c, domain);
     if (fileExpired(file)) return html(c, expiredPage(), 410);
     const lock = lockOf('file', file);
     const shut = lock && gate.shut(c, lock);
@@ -122,6 +122,13 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
 
   const follow = (c: Context, link: Link | undefined, domain: Domain | undefined): Response | Promise<Response> => {
     if (!link) return downloadOrMissing(c, domain);
+    // A disabled user's links stop, answered as missing ones (docs/security.md); usually known without waiting.
+    const stopped = s.disabledUsers.atHand(link.userId);
+    return stopped === undefined ? s.disabledUsers.check(link.userId).then((off) => answer(c, link, off)) : answer(c, link, stopped);
+  };
+
+  const answer = (c: Context, link: Link, ownerDisabled: boolean): Response | Promise<Response> => {
+    if (ownerDisabled) return html(c, notFoundPage(), 404);
     if (expired(link)) return html(c, expiredPage(), 410);
     const lock = lockOf('link', link);
     const shut = lock && gate.shut(c, lock);
@@ -138,6 +145,7 @@ export function redirectRoutes(s: Services, attempts: PasswordAttempts): Hono<Ap
     const { link, domain } = await find(c);
     const file = link ? undefined : await fileAt(s, domain?.id ?? null, c.req.param('alias') ?? '');
     if (!link && !file) return missing(c, domain);
+    if (await s.disabledUsers.check((link ?? file!).userId)) return html(c, notFoundPage(), 404);
     if (link ? expired(link) : fileExpired(file!)) return html(c, expiredPage(), 410);
     const lock = link ? lockOf('link', link) : lockOf('file', file!);
     if (!lock) return c.redirect(c.req.path, 303);

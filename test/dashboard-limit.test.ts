@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DashClient } from './dashboard-client.ts';
+import { testApp } from './helpers.ts';
+
+/**
+ * The dashboard counts a signed-in user's pages and forms against RATE_LIMIT, in the same counts as
+ * the user's API calls: over it, a 429 page (HTML, Retry-After) and nothing stored, so the
+ * dashboard is no way around the API's limit. The clock is fixed: the window never rolls over here.
+ */
+
+async function world(rateLimit: number) {
+  const t = await testApp({ rateLimit });
+  const alice = await t.makeUser('alice');
+  const bob = await t.makeUser('bob');
+  const browser = new DashClient(t.app);
+  assert.equal((await browser.signIn('user_alice', 'secret-pw')).status, 303, 'signing in is not counted');
+  return { t, alice, bob, browser };
+}
+
+test('pages over RATE_LIMIT answer a 429 page with Retry-After; a form over it stores nothing', async () => {
+  const { t, alice, browser } = await world(3);
+  for (let i = 0; i < 2; i++) assert.equal((await browser.get('/app/links')).status, 200);
+  // The third request of the window is a form post, still allowed.
+  const made = await browser.post('/app/links', { url: 'https://example.com/one' });
+  assert.equal(made.status, 303, made.text);
+  assert.equal((await t.store.find('links', { owner: alice.id })).total, 1);
+
+  const over = await browser.get('/app/links');
+  assert.equal(over.status, 429);
+  assert.match(over.res.headers.get('content-type') ?? '', /^text\/html/);
+  const wait = Number(over.res.headers.get('retry-after'));
+  assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+  assert.match(over.text, /<h1>Too many requests<\/h1>/);
+  assert.match(over.text, /more than 3 requests \(pages and API calls together\)/);
+
+  const refused = await browser.post('/app/links', { url: 'https://example.com/two' });
+  assert.equal(refused.status, 429);
+  assert.equal((await t.store.find('links', { owner: alice.id })).total, 1, 'nothing was stored');
+  // The API with her key is over too: one budget.
+  const api = await t.call('GET', '/api/urls', { key: alice.key });
+  assert.equal(api.status, 429);
+  // Signing out is not counted: it works over the limit.
+  const out = await browser.post('/app/logout');
+  assert.deepEqual([out.status, out.location], [303, '/app/login']);
+  assert.equal((await t.store.find('sessions', { owner: alice.id })).total, 0);
+});
+
+test("API calls use up the dashboard's budget; other users, and RATE_LIMIT 0, are not limited", async () => {
+  const { t, alice, bob, browser } = await world(2);
+  for (let i = 0; i < 2; i++) assert.equal((await t.call('GET', '/api/urls', { key: alice.key })).status, 200);
+  assert.equal((await browser.get('/app/links')).status, 429);
+  // Bob's budget is his own.
+  assert.equal((await t.call('GET', '/api/urls', { key: bob.key })).status, 200);
+  const bobs = new DashClient(t.app);
+  assert.equal((await bobs.signIn('user_bob', 'secret-pw')).status, 303);
+  assert.equal((await bobs.get('/app/links')).status, 200);
+  assert.equal((await bobs.get('/app/links')).status, 429);
+
+  const open = await testApp({ rateLimit: 0 });
+  await open.makeUser('carol');
+  const carol = new DashClient(open.app);
+  assert.equal((await carol.signIn('user_carol', 'secret-pw')).status, 303);
+  for (let i = 0; i < 40; i++) assert.equal((await carol.get('/app/links')).status, 200);
+});
