@@ -63,3 +63,19 @@ test("API calls use up the dashboard's budget; other users, and RATE_LIMIT 0, ar
   assert.equal((await carol.signIn('user_carol', 'secret-pw')).status, 303);
   for (let i = 0; i < 40; i++) assert.equal((await carol.get('/app/links')).status, 200);
 });
+
+test("the QR images a page shows are not counted (a list of QR codes shows 25), the page is", async () => {
+  const { t, alice, browser } = await world(3);
+  const qr = await t.call('POST', '/api/qr/add', { key: alice.key, body: { type: 'text', data: 'Counted once', name: 'One' } });
+  assert.equal(qr.status, 200, qr.text);
+  const link = await t.call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/qr' } });
+  assert.equal(link.status, 200, link.text);
+  for (let i = 0; i < 5; i++) {
+    const image = await browser.get(`/app/qrs/${qr.body.id}/image?format=${i % 2 ? 'png' : 'svg'}`);
+    assert.equal(image.status, 200, `QR code image ${i}`);
+    assert.equal((await browser.get(`/app/links/${link.body.id}/qr?format=svg`)).status, 200, `link QR image ${i}`);
+  }
+  // The two API calls above and this page make three: the fourth request of the window is refused.
+  assert.equal((await browser.get('/app/qrs')).status, 200);
+  assert.equal((await browser.get('/app/qrs')).status, 429);
+});
