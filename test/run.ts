@@ -106,7 +106,7 @@ const twice = all.filter((f) => BOTH_BACKENDS.includes(shortName(f)));
 function processesOf(pass: keyof typeof GROUPS, files: string[]): string[] {
   const alone = files.filter((f) => LONGEST.includes(shortName(f)) || runsAlone(ROOT, f));
   const last = lastTimes(pass);
-  const groups = writeGroups(ROOT, GROUP_DIR, `${pass}-group`, files.filter((f) => !alone.includes(f)), GROUPS[pass], (f) => last.get(f) ?? 1000);
+  const groups = writeGroups(ROOT, GROUP_DIR, `${pass}-group`, files.filter((f) => !alone.includes(f)), GROUPS[pass], (f) => last.get(f) ?? 1000, 'test/helpers.ts');
   const long = alone.filter((f) => weight(f) < LONGEST.length);
   return [...long, ...groups.map((g) => g.entry), ...alone.filter((f) => !long.includes(f))];
 }

@@ -32,10 +32,10 @@ export function runsAlone(root: string, file: string): boolean {
 
 /**
  * Splits `files` into `count` groups of about equal cost (`cost`: the file's last time, ms) and
- * writes each as a module under `dir`; returns the group modules' paths (relative to `root`), each
- * with its files. Files of a group run in the order given.
+ * writes each as a module under `dir`, which loads `preload` first; returns the group modules' paths
+ * (all paths relative to `root`), each with its files. Files of a group run in the order given.
  */
-export function writeGroups(root: string, dir: string, name: string, files: string[], count: number, cost: (file: string) => number): Array<{ entry: string; files: string[] }> {
+export function writeGroups(root: string, dir: string, name: string, files: string[], count: number, cost: (file: string) => number, preload: string): Array<{ entry: string; files: string[] }> {
   const groups = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], cost: 0 }));
   // Longest first, each to the cheapest group so far.
   for (const file of [...files].sort((a, b) => cost(b) - cost(a))) {
@@ -47,7 +47,7 @@ export function writeGroups(root: string, dir: string, name: string, files: stri
   return groups.map((g, i) => {
     const entry = join(dir, `${name}-${i + 1}.test.mjs`);
     const order = files.filter((f) => g.files.includes(f));
-    writeFileSync(join(root, entry), groupModule(order.map((f) => pathToFileURL(join(root, f)).href), pathToFileURL(join(root, 'test/helpers.ts')).href));
+    writeFileSync(join(root, entry), groupModule(order.map((f) => pathToFileURL(join(root, f)).href), pathToFileURL(join(root, preload)).href));
     return { entry, files: order };
   });
 }
