@@ -245,6 +245,14 @@ export function updateSchema(row: Resource): v.GenericSchema<unknown, Record<str
   return v.object(Object.fromEntries(entries)) as never;
 }
 
+// Each row's required names per kind, made once (a bulk request asks a thousand times).
+const requiredNames = new WeakMap<Resource, Record<'create' | 'update', ReadonlySet<string>>>();
+function requiredOf(row: Resource, kind: 'create' | 'update'): ReadonlySet<string> {
+  let names = requiredNames.get(row);
+  if (!names) requiredNames.set(row, (names = { create: new Set(row.create?.required ?? []), update: new Set(row.update?.required ?? []) }));
+  return names[kind];
+}
+
 /** The TypeScript type of a row's create input. */
 export type CreateInput<F extends Fields> = { [K in keyof F]?: v.InferOutput<F[K]> };
 
@@ -258,7 +266,7 @@ const EMPTY: ReadonlySet<unknown> = new Set([false, '', null]);
  * alone, so a wrong type where a value is needed is still an error.
  */
 export function withoutEmptyOptionals(row: Resource, kind: 'create' | 'update', body: Record<string, unknown>): Record<string, unknown> {
-  const required = new Set<string>(row[kind]?.required ?? []);
+  const required = requiredOf(row, kind);
   let out = body;
   for (const [k, value] of Object.entries(body)) {
     const field = row.fields[k];

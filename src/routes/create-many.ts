@@ -4,7 +4,7 @@ import { parseWith } from '../http/validate.ts';
 import { createSchema, withoutEmptyOptionals } from '../resources/define.ts';
 import type { HookContext, Prepared, Resource, Services } from '../resources/define.ts';
 import { checkReferences } from '../resources/references.ts';
-import { batchedStoreReads, batchedTx } from '../store/batched-reads.ts';
+import { batchedStoreReads, batchedTx, readsWorthBatching } from '../store/batched-reads.ts';
 import { ConflictError } from '../store/store.ts';
 import type { StoredRecord, Tx } from '../store/store.ts';
 
@@ -88,7 +88,8 @@ export interface CreateOptions {
  */
 export async function createMany(s: Services, row: Resource, ctx: HookContext, bodies: readonly unknown[], atomic: boolean, options: CreateOptions = {}): Promise<ItemOutcome[]> {
   const many = bodies.length > 1;
-  const reading: HookContext = many ? { ...ctx, reads: batchedStoreReads(ctx.reads ?? s.store) } : ctx;
+  const batched = many && readsWorthBatching(s.store);
+  const reading: HookContext = batched ? { ...ctx, reads: batchedStoreReads(ctx.reads ?? s.store) } : ctx;
   const items: Item[] = bodies.map(() => ({}));
   await Promise.all(
     bodies.map(async (body, at) => {
@@ -110,7 +111,7 @@ export async function createMany(s: Services, row: Resource, ctx: HookContext, b
   let rolledBack = !pending && atomic && items.some((i) => i.error);
   if (pending || options.within) {
     try {
-      results = await s.store.transaction((tx) => storeItems(row, ctx, many ? batchedTx(tx) : tx, tx, items, stamp, atomic, options));
+      results = await s.store.transaction((tx) => storeItems(row, ctx, batched ? batchedTx(tx) : tx, tx, items, stamp, atomic, options));
     } catch (err) {
       if (!(err instanceof RollBack)) throw (!many && uniqueAnswer(row, err)) || err;
       results = err.results;

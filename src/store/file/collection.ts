@@ -98,6 +98,34 @@ export class Collection {
     if (record.id >= this.nextId) this.nextId = record.id + 1;
   }
 
+  /**
+   * Adds a record under a new id (an insert), each index key computed once: the name of the unique
+   * index whose key another record holds, and nothing added, or null once it is added.
+   */
+  add(record: StoredRecord): string | null {
+    const keys: (string | null)[] = [];
+    for (const [name, index] of this.indexes) {
+      const key = index.keyOf(record);
+      if (index.unique && key !== null && index.ids.has(key)) return name;
+      keys.push(key);
+    }
+    this.version++;
+    this.changes.count++;
+    let i = 0;
+    for (const index of this.indexes.values()) {
+      const key = keys[i++]!;
+      if (key !== null) index.ids.set(key, record.id);
+    }
+    this.records.set(record.id, record);
+    if (record.userId !== undefined) {
+      let mine = this.byOwner.get(record.userId);
+      if (!mine) this.byOwner.set(record.userId, (mine = new Map()));
+      mine.set(record.id, record);
+    }
+    if (record.id >= this.nextId) this.nextId = record.id + 1;
+    return null;
+  }
+
   /** Adds (or replaces) a secondary index and fills it from the records already held. */
   addIndex(name: string, keyOf: (r: StoredRecord) => string | null, unique = false): void {
     const ids = new Map<string, number>();

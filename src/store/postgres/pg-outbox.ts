@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION } from '../store.ts';
 import type { EventRecord, NewEvent, Outbox, PlacedEvent, StoredRecord, Tx } from '../store.ts';
 import type { Db } from './reads.ts';
-import { recordOf, rowValues, ROW_COLUMNS } from './rows.ts';
+import { arrayLiteral, recordOf, rowValues, ROW_COLUMNS } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { TablePlan } from './tables.ts';
 
@@ -40,7 +40,7 @@ export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly N
     `INSERT INTO ${plan.table} (user_id, data${keys})
      SELECT x.u, x.d${names} FROM ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb)${columns}) WITH ORDINALITY AS x(u, d${aliases}, n)
      WHERE EXISTS (SELECT 1 FROM users WHERE id = x.u) ORDER BY x.n`,
-    [values.map((v) => v.userId), `[${values.map((v) => v.data).join(',')}]`, ...plan.keys.map((_, i) => values.map((v) => v.keys[i]))],
+    [arrayLiteral(values.map((v) => v.userId)), `[${values.map((v) => v.data).join(',')}]`, ...plan.keys.map((_, i) => arrayLiteral(values.map((v) => v.keys[i])))],
   );
   return rowCount ?? 0;
 }
