@@ -4,7 +4,7 @@ import { putStatsDays } from './pg-counters.ts';
 import { Params, whereSql } from './query-sql.ts';
 import type { Db } from './reads.ts';
 import { getRecord } from './reads.ts';
-import { arrayLiteral, keyText, rowValues } from './rows.ts';
+import { arrayLiteral, keyText, newRow, rowValues } from './rows.ts';
 import type { RowValues } from './rows.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
@@ -123,8 +123,7 @@ export async function insertRecords<T extends object>(db: Db, plan: TablePlan, d
   const seen = plan.keys.map(() => new Set<string>());
   const sent: { at: number; values: RowValues; record: StoredRecord }[] = [];
   for (const [at, d] of data.entries()) {
-    const record = Object.assign({ id: 0 }, d, { id: 0 }) as StoredRecord;
-    const values = rowValues(plan, record);
+    const { record, values } = newRow(plan, d);
     record.id = -1;
     if (!plan.keys.every((k, i) => keyText(k.key(record)) === values.keys[i])) return null;
     const clash = plan.keys.some((k, i) => k.unique && values.keys[i] !== null && seen[i]!.has(values.keys[i]!));
