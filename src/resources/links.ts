@@ -48,10 +48,14 @@ const sameLinkKey = (l: Pick<Link, 'userId' | 'url' | 'domainId' | 'type' | 'spl
 const sameKeyOf = (userId: number, l: Partial<Pick<Link, 'url' | 'domainId' | 'type' | 'splashId' | 'overlayId'>>) =>
   `${userId}\n${l.url}\n${l.domainId ?? 0}\n${l.type}\n${l.splashId ?? 0}\n${l.overlayId ?? 0}`;
 
-async function findDuplicate(ctx: HookContext, f: Record<string, unknown>, password: string | undefined): Promise<Link | undefined> {
-  // Links without a password are indexed, so this costs the same at any size; a protected one
-  // must be compared by its salted hash, which no index can do (protected creates are rare).
+function findDuplicate(ctx: HookContext, f: Record<string, unknown>, password: string | undefined): Promise<Link | undefined> {
+  // Links without a password are indexed, so this costs the same at any size (the lookup's own promise, no other: a bulk create asks a thousand times);
+  // a protected one must be compared by its salted hash, which no index can do (protected creates are rare).
   if (!password) return readsOf(ctx).lookup<Link>('links', 'same', sameKeyOf(ctx.user.id, f as Partial<Link>));
+  return findProtected(ctx, f, password);
+}
+
+async function findProtected(ctx: HookContext, f: Record<string, unknown>, password: string): Promise<Link | undefined> {
   const fields = ['url', 'domainId', 'type', 'splashId', 'overlayId'] as const;
   const conditions = fields.map((field) => ({ field, equals: (f[field] ?? null) as string | number | null }));
   const same = await ctx.store.find<Link>('links', { owner: ctx.user.id, conditions, sort: { field: 'id', direction: 'asc' } });
