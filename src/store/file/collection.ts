@@ -89,13 +89,7 @@ export class Collection {
       const key = index.keyOf(record);
       if (key !== null) index.ids.set(key, record.id);
     }
-    this.records.set(record.id, record);
-    if (record.userId !== undefined) {
-      let mine = this.byOwner.get(record.userId);
-      if (!mine) this.byOwner.set(record.userId, (mine = new Map()));
-      mine.set(record.id, record);
-    }
-    if (record.id >= this.nextId) this.nextId = record.id + 1;
+    this.hold(record);
   }
 
   /**
@@ -116,6 +110,12 @@ export class Collection {
       const key = keys[i++]!;
       if (key !== null) index.ids.set(key, record.id);
     }
+    this.hold(record);
+    return null;
+  }
+
+  /** Holds `record` by id and by owner, and moves the id counter past it (its indexes are the caller's). */
+  private hold(record: StoredRecord): void {
     this.records.set(record.id, record);
     if (record.userId !== undefined) {
       let mine = this.byOwner.get(record.userId);
@@ -123,7 +123,6 @@ export class Collection {
       mine.set(record.id, record);
     }
     if (record.id >= this.nextId) this.nextId = record.id + 1;
-    return null;
   }
 
   /** Adds (or replaces) a secondary index and fills it from the records already held. */
