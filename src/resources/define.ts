@@ -268,9 +268,12 @@ const EMPTY: ReadonlySet<unknown> = new Set([false, '', null]);
 export function withoutEmptyOptionals(row: Resource, kind: 'create' | 'update', body: Record<string, unknown>): Record<string, unknown> {
   const required = requiredOf(row, kind);
   let out = body;
-  for (const [k, value] of Object.entries(body)) {
+  // for…in, not Object.entries: no [key, value] array per field of every item of a bulk request.
+  for (const k in body) {
+    const value = body[k];
+    if (!EMPTY.has(value) || !Object.hasOwn(body, k)) continue;
     const field = row.fields[k];
-    if (!field || required.has(k) || !EMPTY.has(value) || v.is(field, value)) continue;
+    if (!field || required.has(k) || v.is(field, value)) continue;
     if (out === body) out = { ...body };
     delete out[k];
   }
