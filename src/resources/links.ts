@@ -206,8 +206,8 @@ export const links = defineResource<typeof linkFields, Link>({
     const taken = (a: string) => shortAliasTaken(tx, ctx, domainId, a, existing && { collection: 'links', id: existing.id });
     if (alias === undefined) {
       const made = generateAlias(ctx.random, taken);
-      if (!(made instanceof Promise)) f.alias = made;
-      else return made.then((a) => void (f.alias = a));
+      if (made instanceof Promise) return made.then((a) => void (f.alias = a));
+      f.alias = made;
       return;
     }
     const known = taken(alias);
