@@ -89,19 +89,26 @@ test('group commit: a transaction still waiting for a runner at its deadline lea
   assert.ok(seen[1] !== undefined && seen[1] > Date.now(), 'the next one runs under its own deadline');
 });
 
-test("group commit: a group's transaction runs under the earliest deadline of its members", async () => {
-  let release!: () => void;
-  const { deps, seen } = fakeDeps(new Promise<void>((resolve) => (release = resolve)));
-  const group = new GroupCommit(deps, 1);
-  const first = group.run(async () => done);
-  const a = withStoreDeadline(4000, () => group.run(async () => done));
-  const b = withStoreDeadline(2000, () => group.run(async () => done));
-  const c = group.run(async () => done);
-  const expected = Date.now() + 2000;
-  release();
-  await Promise.all([first, a, b, c]);
-  assert.equal(seen.length, 2, 'the three waiting ones ran as one group');
-  assert.ok(Math.abs(seen[1]! - expected) < 100, `${seen[1]! - expected} ms off the earliest member's deadline`);
+test("group commit: a group's BEGIN and COMMIT wait until its latest member deadline (none when one has none); each member's work until its own", async () => {
+  for (const withoutDeadline of [false, true]) {
+    let release!: () => void;
+    const { deps, seen } = fakeDeps(new Promise<void>((resolve) => (release = resolve)));
+    const group = new GroupCommit(deps, 1);
+    const own: (number | undefined)[] = [];
+    const work = async () => (own.push(storeDeadline()), done);
+    const first = group.run(async () => done);
+    const a = withStoreDeadline(4000, () => group.run(work));
+    const b = withStoreDeadline(2000, () => group.run(work));
+    const c = withoutDeadline ? group.run(work) : withStoreDeadline(3000, () => group.run(work));
+    const expected = Date.now();
+    release();
+    await Promise.all([first, a, b, c]);
+    assert.equal(seen.length, 2, 'the three waiting ones ran as one group');
+    if (withoutDeadline) assert.equal(seen[1], undefined, 'a member without a deadline: the group has none');
+    else assert.ok(Math.abs(seen[1]! - (expected + 4000)) < 100, `${seen[1]! - expected - 4000} ms off the latest member's deadline`);
+    const offsets = own.map((at) => (at === undefined ? undefined : Math.round((at - expected) / 1000)));
+    assert.deepEqual(offsets, [4, 2, withoutDeadline ? undefined : 3], "each member's work ran under its own deadline");
+  }
 });
 
 test('GET /ready: 200 with the store answering, no key, never cached; /health stays liveness', async () => {

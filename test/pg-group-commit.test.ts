@@ -5,6 +5,7 @@ import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
 import type { Tx } from '../src/store/store.ts';
+import { withStoreDeadline } from '../src/store/deadline.ts';
 import { freshSchema } from './backend.ts';
 import { withClient } from './pg-server.ts';
 
@@ -167,6 +168,59 @@ if (URL) describe('PostgreSQL group commit', () => {
       }
       assert.deepEqual(await usernames(store), ['usera', 'userd', 'userholder', 'userlocked']);
       assert.equal((await store.get<{ id: number; email: string }>('users', locked.id))?.email, 'userlocked@example.com');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("a member past its own deadline (DATABASE_TIMEOUT) after its writes fails alone: the others commit, none gets its 503", async () => {
+    const store = await open();
+    try {
+      const hold = holdRunner(store);
+      await sleep(50);
+      const a = store.transaction((tx) => tx.insert('users', user('a')));
+      const c = store.transaction((tx) => tx.insert('users', user('c')));
+      // Last in its group: its work ends after its deadline, just before the group's COMMIT.
+      const late = withStoreDeadline(300, () =>
+        store.transaction(async (tx) => {
+          const made = await tx.insert('users', user('late'));
+          await sleep(500);
+          return made;
+        }),
+      );
+      hold.release();
+      const [, ra, rc, rl] = await Promise.allSettled([hold.done, a, c, late]);
+      assert.deepEqual([ra.status, rc.status], ['fulfilled', 'fulfilled'], String([ra, rc].map((r) => (r.status === 'rejected' ? r.reason : 'ok'))));
+      assert.ok(rl.status === 'rejected' && rl.reason instanceof StoreUnavailableError && rl.reason.timedOut, String(rl.status === 'rejected' ? rl.reason : 'fulfilled'));
+      assert.deepEqual(await usernames(store), ['usera', 'userc', 'userholder']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a member whose deadline passes while it waits behind a slow one of its group fails alone, before writing; the group still commits as one', async () => {
+    const name = `gc_deadline_${process.pid}`;
+    const store = await open({ applicationName: name });
+    const backends = () => withClient(async (c) => (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1 ORDER BY pid', [name])).rows.map((r) => r.pid));
+    try {
+      const hold = holdRunner(store);
+      await sleep(50);
+      const slow = store.transaction(async (tx) => {
+        await sleep(500);
+        return tx.insert('users', user('slow'));
+      });
+      const late = withStoreDeadline(250, () => store.transaction((tx) => tx.insert('users', user('late'))));
+      const d = store.transaction((tx) => tx.insert('users', user('d')));
+      hold.release();
+      await hold.done;
+      const before = await backends();
+      const [rs, rl, rd] = await Promise.allSettled([slow, late, d]);
+      assert.deepEqual([rs.status, rd.status], ['fulfilled', 'fulfilled'], String([rs, rd].map((r) => (r.status === 'rejected' ? r.reason : 'ok'))));
+      assert.ok(rl.status === 'rejected' && rl.reason instanceof StoreUnavailableError && rl.reason.timedOut, String(rl.status === 'rejected' ? rl.reason : 'fulfilled'));
+      assert.equal(store.group.groups, 1, 'the group of slow, late and d committed as one, without late');
+      assert.deepEqual(await usernames(store), ['userd', 'userholder', 'userslow']);
+      const after = await backends();
+      assert.deepEqual(before.filter((pid) => !after.includes(pid)), [], 'no connection was dropped for it');
     } finally {
       await store.close();
     }

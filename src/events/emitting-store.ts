@@ -110,11 +110,16 @@ function recording(tx: Tx, watched: ReadonlyMap<string, RowEvents>, noted: Noted
       return removed;
     },
   };
+  // Bound once per transaction: a bulk create on the file store reads through here a few thousand times.
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(tx, {
     get(target, prop) {
       if (prop in own && (prop !== 'insertMany' || 'insertMany' in target)) return own[prop];
       const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      let fn = bound.get(prop);
+      if (fn === undefined) bound.set(prop, (fn = (value as (...args: unknown[]) => unknown).bind(target)));
+      return fn;
     },
   });
 }

@@ -31,8 +31,13 @@ export function eventId(): string {
 
 /** An event of `userId`'s, happening now by `clock`. */
 export function newEvent(userId: number, type: string, data: Record<string, unknown>, clock: Clock): NewEvent {
-  return { userId, eventId: eventId(), type, created: new Date(clock.now()).toISOString(), data };
+  return { userId, eventId: eventId(), type, created: isoTime(clock.now()), data };
 }
+
+// The last moment written, as a bulk create's thousand events mostly share one.
+let lastMs = Number.NaN;
+let lastIso = '';
+const isoTime = (ms: number): string => (ms === lastMs ? lastIso : ((lastMs = ms), (lastIso = new Date(ms).toISOString())));
 
 /** The JSON an event is sent as, by webhooks and streams alike: `{id, type, created, data}`. */
 export function eventBody(event: Pick<NewEvent, 'eventId' | 'type' | 'created' | 'data'>): string {

@@ -1,5 +1,6 @@
 import type { Services } from '../resources/define.ts';
-import type { StoreReads } from '../store/store.ts';
+import { NOT_AT_HAND } from '../store/store.ts';
+import type { StoredRecord, StoreReads } from '../store/store.ts';
 import { aliasKey } from './alias.ts';
 
 /** The collections whose records answer at `/<alias>`: links and uploaded files share one namespace per domain. */
@@ -8,20 +9,25 @@ export const SHORT_ALIAS_COLLECTIONS = ['links', 'files'] as const;
 /**
  * Whether `alias` on the domain (null: the main host) names a link or a file other than `self`.
  * Run inside the write's transaction; on PostgreSQL a trigger (migration 004) also holds it
- * against a concurrent writer of the other collection.
+ * against a concurrent writer of the other collection. Answered at once when the reads hold both
+ * answers (lookupAtHand: the file store), so a bulk create makes no promise per alias there.
  */
-export async function shortAliasTaken(
+export function shortAliasTaken(
   reads: StoreReads,
   ctx: Pick<Services, 'resources'>,
   domainId: number | null,
   alias: string,
   self?: { collection: string; id: number },
-): Promise<boolean> {
+): boolean | Promise<boolean> {
   const key = aliasKey(domainId, alias);
+  // A server built from part of the table (tests) may lack one of them.
+  const kept = SHORT_ALIAS_COLLECTIONS.map((collection) => ctx.resources.some((r) => r.collection === collection));
+  const other = (found: readonly (StoredRecord | undefined)[]) =>
+    found.some((r, i) => r != null && !(self !== undefined && self.collection === SHORT_ALIAS_COLLECTIONS[i] && r.id === self.id));
+  if (reads.lookupAtHand) {
+    const found = SHORT_ALIAS_COLLECTIONS.map((collection, i) => (kept[i] ? reads.lookupAtHand!(collection, 'alias', key) : undefined));
+    if (!found.includes(NOT_AT_HAND)) return other(found as (StoredRecord | undefined)[]);
+  }
   // Both looked up at once: a bulk request's batched reads then answer every item's in one round, not two.
-  const found = await Promise.all(
-    // A server built from part of the table (tests) may lack one of them.
-    SHORT_ALIAS_COLLECTIONS.map((collection) => (ctx.resources.some((r) => r.collection === collection) ? reads.lookup(collection, 'alias', key) : undefined)),
-  );
-  return found.some((other, i) => other != null && !(self !== undefined && self.collection === SHORT_ALIAS_COLLECTIONS[i] && other.id === self.id));
+  return Promise.all(SHORT_ALIAS_COLLECTIONS.map((collection, i) => (kept[i] ? reads.lookup(collection, 'alias', key) : undefined))).then(other);
 }

@@ -21,11 +21,20 @@ export function isReservedAlias(alias: string): boolean {
   return RESERVED_ALIASES.has(alias.toLowerCase());
 }
 
-/** A short random alias that `taken` does not know; grows by one character after repeated collisions. */
-export async function generateAlias(random: RandomSource, taken: (alias: string) => boolean | Promise<boolean>, length = 6): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
+/**
+ * A short random alias that `taken` does not know; grows by one character after repeated
+ * collisions. At once (no promise) while `taken` answers at once.
+ */
+export function generateAlias(random: RandomSource, taken: (alias: string) => boolean | Promise<boolean>, length = 6, attempt = 0): string | Promise<string> {
+  for (; ; attempt++) {
     const alias = randomToken(random, length + Math.floor(attempt / 5));
-    if (!isReservedAlias(alias) && !(await taken(alias))) return alias;
+    if (isReservedAlias(alias)) continue;
+    const known = taken(alias);
+    if (known instanceof Promise) {
+      const next = attempt + 1;
+      return known.then((yes) => (yes ? generateAlias(random, taken, length, next) : alias));
+    }
+    if (!known) return alias;
   }
 }
 

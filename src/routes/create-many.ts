@@ -4,7 +4,7 @@ import { parseWith } from '../http/validate.ts';
 import { createSchema, withoutEmptyOptionals } from '../resources/define.ts';
 import type { HookContext, Prepared, Resource, Services } from '../resources/define.ts';
 import { checkReferences } from '../resources/references.ts';
-import { batchedStoreReads, batchedTx } from '../store/batched-reads.ts';
+import { batchedStoreReads, batchedTx, readsWorthBatching } from '../store/batched-reads.ts';
 import { ConflictError } from '../store/store.ts';
 import type { StoredRecord, Tx } from '../store/store.ts';
 
@@ -88,7 +88,8 @@ export interface CreateOptions {
  */
 export async function createMany(s: Services, row: Resource, ctx: HookContext, bodies: readonly unknown[], atomic: boolean, options: CreateOptions = {}): Promise<ItemOutcome[]> {
   const many = bodies.length > 1;
-  const reading: HookContext = many ? { ...ctx, reads: batchedStoreReads(ctx.reads ?? s.store) } : ctx;
+  const batched = many && readsWorthBatching(s.store);
+  const reading: HookContext = batched ? { ...ctx, reads: batchedStoreReads(ctx.reads ?? s.store) } : ctx;
   const items: Item[] = bodies.map(() => ({}));
   await Promise.all(
     bodies.map(async (body, at) => {
@@ -110,7 +111,7 @@ export async function createMany(s: Services, row: Resource, ctx: HookContext, b
   let rolledBack = !pending && atomic && items.some((i) => i.error);
   if (pending || options.within) {
     try {
-      results = await s.store.transaction((tx) => storeItems(row, ctx, many ? batchedTx(tx) : tx, tx, items, stamp, atomic, options));
+      results = await s.store.transaction((tx) => storeItems(row, ctx, batched ? batchedTx(tx) : tx, tx, items, stamp, atomic, options));
     } catch (err) {
       if (!(err instanceof RollBack)) throw (!many && uniqueAnswer(row, err)) || err;
       results = err.results;
@@ -158,20 +159,21 @@ async function storeItems(
       now.push(at);
     }
   });
-  const check = async (at: number, via: Tx): Promise<Record<string, unknown> | ApiError> => {
+  // A promise only when a check waits for something (a read not at hand): a promise each costs a thousand in a bulk request.
+  const check = (at: number, via: Tx): Record<string, unknown> | ApiError | Promise<Record<string, unknown> | ApiError> => {
     // The record to store, a copy: `check` fills in what it makes up (an alias), which a second try must make anew.
     const fields = Object.assign({}, stamp, options.stamps?.[at], items[at]!.prepared!.fields);
     try {
-      // Awaited only when there is something to wait for: a promise each costs a thousand in a bulk request.
       const refs = checkReferences(row, fields, ctx, via);
-      if (refs) await refs;
-      await row.check?.(fields, ctx, via);
-      return fields;
+      const done = refs ? refs.then(() => row.check?.(fields, ctx, via)) : row.check?.(fields, ctx, via);
+      return done instanceof Promise ? done.then(() => fields, itemError) : fields;
     } catch (err) {
-      return itemError(err);
+      // Not the item's own: rejected with the others' checks (Promise.all), none of them left unhandled.
+      return err instanceof ApiError ? err : Promise.reject(err);
     }
   };
-  const checked = await Promise.all(now.map((at) => check(at, reads)));
+  const checking = now.map((at) => check(at, reads));
+  const checked = checking.some((c) => c instanceof Promise) ? await Promise.all(checking) : (checking as (Record<string, unknown> | ApiError)[]);
   const go: { at: number; fields: Record<string, unknown> }[] = [];
   now.forEach((at, i) => {
     const c = checked[i]!;

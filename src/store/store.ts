@@ -114,6 +114,12 @@ export interface StoreReads {
   get<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
   /** The record whose index key is `key`. */
   lookup<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): Promise<T | undefined>;
+  /**
+   * `lookup` answered without waiting when these reads hold the answer in memory (the file store's,
+   * in a transaction too), else NOT_AT_HAND; absent where they never do. A bulk create's checks
+   * then make no promise per link. The answer is the one `lookup` would give.
+   */
+  lookupAtHand?<T extends StoredRecord = StoredRecord>(collection: string, index: string, key: string): T | undefined | typeof NOT_AT_HAND;
   /** Several records by id in one read: those that exist, by id. */
   getMany<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>>;
   /** The records of several index keys in one read: key → the record `lookup` would answer, for the keys that have one. */

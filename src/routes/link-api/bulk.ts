@@ -40,8 +40,15 @@ const itemAnswer = (o: ItemOutcome) => (o.ok ? o.body : { error: 1, message: o.e
  */
 export function bulkAnswer(outcomes: readonly ItemOutcome[]): Record<string, unknown> {
   const results = outcomes.map(itemAnswer);
-  const failed = outcomes.flatMap((o, at) => (!o.ok && !o.rolledBack ? [at] : []));
-  if (outcomes.some((o) => !o.ok && o.rolledBack)) {
+  // A loop, not flatMap: no array per item.
+  const failed: number[] = [];
+  let rolledBack = false;
+  outcomes.forEach((o, at) => {
+    if (o.ok) return;
+    if (o.rolledBack) rolledBack = true;
+    else failed.push(at);
+  });
+  if (rolledBack) {
     throw new ApiError(400, `Nothing was stored: ${failed.length} of ${outcomes.length} items failed and the request is atomic.`, undefined, { failed, results });
   }
   return { error: 0, succeeded: outcomes.length - failed.length, failed: failed.length, results };

@@ -89,6 +89,33 @@ export class Collection {
       const key = index.keyOf(record);
       if (key !== null) index.ids.set(key, record.id);
     }
+    this.hold(record);
+  }
+
+  /**
+   * Adds a record under a new id (an insert), each index key computed once: the name of the unique
+   * index whose key another record holds, and nothing added, or null once it is added.
+   */
+  add(record: StoredRecord): string | null {
+    const keys: (string | null)[] = [];
+    for (const [name, index] of this.indexes) {
+      const key = index.keyOf(record);
+      if (index.unique && key !== null && index.ids.has(key)) return name;
+      keys.push(key);
+    }
+    this.version++;
+    this.changes.count++;
+    let i = 0;
+    for (const index of this.indexes.values()) {
+      const key = keys[i++]!;
+      if (key !== null) index.ids.set(key, record.id);
+    }
+    this.hold(record);
+    return null;
+  }
+
+  /** Holds `record` by id and by owner, and moves the id counter past it (its indexes are the caller's). */
+  private hold(record: StoredRecord): void {
     this.records.set(record.id, record);
     if (record.userId !== undefined) {
       let mine = this.byOwner.get(record.userId);

@@ -310,6 +310,7 @@ export class FileStore implements Store {
       // One transaction at a time: no other can hold a record, so the first due is the one taken.
       takeDue: async <T extends StoredRecord>(c: string, index: string, upTo: string) => this.reads.firstDue<T>(c, index, upTo),
       lookup: (c, index, key) => this.lookup(c, index, key),
+      lookupAtHand: <T extends StoredRecord = StoredRecord>(c: string, index: string, key: string) => this.lookupAtHand<T>(c, index, key),
       getMany: (c, ids) => this.getMany(c, ids),
       lookupMany: (c, index, keys) => this.lookupMany(c, index, keys),
       find: (c, query) => this.find(c, query),

@@ -31,8 +31,14 @@ export function recordingTx(col: (name: string) => Collection): { tx: SyncTx; op
     insert: (name, data) => {
       const c = col(name);
       const record = Object.assign({ id: c.nextId }, data, { id: c.nextId }) as StoredRecord;
-      unclashed(c, record);
-      c.put(record);
+      // A new id: no record to replace, so the clash check and the indexes take one key each (Collection.add).
+      if (c.records.has(record.id)) {
+        unclashed(c, record);
+        c.put(record);
+      } else {
+        const clash = c.add(record);
+        if (clash !== null) throw new ConflictError(c.name, clash);
+      }
       undo.push(() => {
         c.delete(record.id);
         c.nextId = record.id;

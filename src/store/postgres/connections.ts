@@ -157,8 +157,10 @@ export class PgConnections {
     const db: Db = async (text, values) => {
       // Work that outlived its transaction (given up at a deadline) must not reach a connection back in the pool.
       if (ended) throw new Error('the transaction is over');
+      // Past the deadline nothing is sent: the connection and its transaction stay sound (a group's others go on).
+      const query = this.bounded(prepared(text, values));
       try {
-        return (await client.query(this.bounded(prepared(text, values)))) as never;
+        return (await client.query(query)) as never;
       } catch (err) {
         if (isUnavailable(err)) broken = err;
         throw err;

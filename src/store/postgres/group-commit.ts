@@ -77,8 +77,11 @@ export const MEMBER_DEADLINE_MS = 10_000;
  * must not start another from inside its work: it may wait behind its own group.
  *
  * A caller's deadline (deadline.ts) holds here too: one still waiting for a runner when it passes
- * leaves the queue and fails (StoreUnavailableError, nothing run), and a group's statements wait at
- * most until the earliest deadline of its members (then it is rolled back and the others run alone).
+ * leaves the queue and fails (StoreUnavailableError, nothing run). In a group, each member's
+ * statements wait until its own deadline only: one that would start past it fails that member
+ * alone (its transaction untouched, the group goes on), and a member that returns past it after
+ * writing has the group rolled back and its others run alone; the group's BEGIN and COMMIT wait
+ * until the latest deadline of its members, so no member's deadline fails the others' COMMIT.
  * The runners themselves belong to no caller.
  */
 export class GroupCommit {
@@ -167,13 +170,12 @@ export class GroupCommit {
   private async together(group: Queued[]): Promise<void> {
     const outcomes: ({ done: TxDone<unknown> } | { error: unknown })[] = [];
     let committing = false;
-    const deadlines = group.flatMap((q) => (q.deadline === undefined ? [] : [q.deadline]));
     try {
-      await withStoreDeadlineAt(deadlines.length > 0 ? Math.min(...deadlines) : undefined, () => this.deps.inTransactionOnce(
+      await withStoreDeadlineAt(groupDeadline(group), () => this.deps.inTransactionOnce(
         async (db) => {
           for (const q of group) {
             try {
-              outcomes.push({ done: await within(q.work(db), this.deadlineMs) });
+              outcomes.push({ done: await withStoreDeadlineAt(q.deadline, () => ownPart(q, db, this.deadlineMs)) });
             } catch (err) {
               if (err instanceof Spoiled) throw err;
               outcomes.push({ error: err });
@@ -206,6 +208,31 @@ export class GroupCommit {
       else q.reject(this.deps.mapError(o.error));
     });
   }
+}
+
+/**
+ * The deadline of a group's own statements (BEGIN, COMMIT): the latest of its members', none when
+ * one has none. A member's deadline bounds its own statements only: one that ran out must not
+ * time out the COMMIT of the others, whose outcome would then be unknown to all of them.
+ */
+function groupDeadline(group: readonly Queued[]): number | undefined {
+  let latest = -Infinity;
+  for (const q of group) {
+    if (q.deadline === undefined) return undefined;
+    latest = Math.max(latest, q.deadline);
+  }
+  return latest;
+}
+
+/**
+ * A member's work in its group, under its own deadline: a statement it would start past it fails
+ * (outOfTime), and so does work that returns past it, as its COMMIT alone would; Spoiled when it
+ * wrote, since that must go (the group is rolled back and its others run alone).
+ */
+async function ownPart(q: Queued, db: Db, ms: number): Promise<TxDone<unknown>> {
+  const done = await within(q.work(db), ms);
+  if (q.deadline !== undefined && Date.now() >= q.deadline) throw done.touched.size > 0 ? new Spoiled(outOfTime()) : outOfTime();
+  return done;
 }
 
 /** `work`, or Spoiled once it has taken `ms`: the group it holds up is given up. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION } from '../store.ts';
 import type { EventRecord, NewEvent, Outbox, PlacedEvent, StoredRecord, Tx } from '../store.ts';
 import type { Db } from './reads.ts';
-import { recordOf, rowValues, ROW_COLUMNS } from './rows.ts';
+import { arrayLiteral, newRow, recordOf, ROW_COLUMNS } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { TablePlan } from './tables.ts';
 
@@ -29,7 +29,7 @@ export const PLACE_EVENTS_SQL =
 /** Appends events in one statement (the database numbers them and notes their transaction); those of users gone meanwhile are dropped. How many were stored. */
 export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
   if (events.length === 0) return 0;
-  const values = events.map((e) => rowValues(plan, { id: 0, ...e }));
+  const values = events.map((e) => newRow(plan, e).values);
   const keys = plan.keys.map((k) => `, "${k.column}"`).join('');
   const columns = plan.keys.map((_, i) => `, unnest($${i + 3}::text[])`).join('');
   const names = plan.keys.map((_, i) => `, x.k${i}`).join('');
@@ -40,7 +40,7 @@ export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly N
     `INSERT INTO ${plan.table} (user_id, data${keys})
      SELECT x.u, x.d${names} FROM ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb)${columns}) WITH ORDINALITY AS x(u, d${aliases}, n)
      WHERE EXISTS (SELECT 1 FROM users WHERE id = x.u) ORDER BY x.n`,
-    [values.map((v) => v.userId), `[${values.map((v) => v.data).join(',')}]`, ...plan.keys.map((_, i) => values.map((v) => v.keys[i]))],
+    [arrayLiteral(values.map((v) => v.userId)), `[${values.map((v) => v.data).join(',')}]`, ...plan.keys.map((_, i) => arrayLiteral(values.map((v) => v.keys[i])))],
   );
   return rowCount ?? 0;
 }

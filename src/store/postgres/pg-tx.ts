@@ -1,4 +1,4 @@
-import { ConflictError, EVENTS_COLLECTION, FILES_COLLECTION } from '../store.ts';
+import { ConflictError, EVENTS_COLLECTION, FILES_COLLECTION, StoreUnavailableError } from '../store.ts';
 import type { CountsDelta, Found, ListQuery, NewEvent, StoredRecord, Tx, Where } from '../store.ts';
 import { insertEventsIn } from './pg-outbox.ts';
 import { putFileContentIn } from './file-contents.ts';
@@ -28,13 +28,28 @@ export class PgTx implements Tx {
   private queue: Promise<unknown> = Promise.resolve();
   private over = false;
   private closing = false;
+  /** Statements that reached the database (a deadline that had passed sends none). */
+  private sent = 0;
+  private readonly db: Db;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly plan: (collection: string) => TablePlan,
     /** Turns a PostgreSQL error into what callers see (ConflictError, StoreUnavailableError). */
     private readonly mapError: (err: unknown) => unknown,
-  ) {}
+  ) {
+    // The connection's own errors are the driver's: a StoreUnavailableError from it is a deadline that sent nothing.
+    this.db = (async (text: string, values?: unknown[]) => {
+      try {
+        const result = await db(text, values);
+        this.sent++;
+        return result;
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError)) this.sent++;
+        throw err;
+      }
+    }) as Db;
+  }
 
   /**
    * Ends the transaction's use: what was asked before runs, anything asked from now on (an
@@ -53,11 +68,12 @@ export class PgTx implements Tx {
       if (this.over || late) throw new Error('the transaction is over');
       if (this.failed) throw this.failed;
       if (!guarded) {
+        const sent = this.sent;
         try {
           return await op();
         } catch (err) {
-          // Our own ConflictError (an insert that did nothing) aborted nothing in PostgreSQL.
-          if (err instanceof ConflictError) throw err;
+          // Our own ConflictError (an insert that did nothing) aborted nothing in PostgreSQL, nor did a deadline that sent nothing.
+          if (err instanceof ConflictError || (err instanceof StoreUnavailableError && this.sent === sent)) throw err;
           this.failed = this.mapError(err);
           throw this.failed;
         }

@@ -1,7 +1,7 @@
 import { cappedTotal, countCapped } from '../store.ts';
 import type { Found, ListQuery, StoredRecord, Where } from '../store.ts';
 import { orderSql, Params, sliceSql, whereSql } from './query-sql.ts';
-import { recordOf, ROW_COLUMNS } from './rows.ts';
+import { arrayLiteral, recordOf, ROW_COLUMNS } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { TablePlan } from './tables.ts';
 import { encodeText } from './text-codec.ts';
@@ -48,7 +48,7 @@ export async function lookupRecords<T extends StoredRecord>(db: Db, plan: TableP
   const asked = new Map(keys.map((k) => [encodeText(String(k)), k]));
   const { rows } = await db<Row & { k: string }>(
     `SELECT DISTINCT ON (t."${column}") t."${column}" AS k, ${ROW_COLUMNS} FROM ${plan.table} t WHERE t."${column}" = ANY($1::text[]) ORDER BY t."${column}", t.id DESC`,
-    [[...asked.keys()]],
+    [arrayLiteral([...asked.keys()])],
   );
   for (const row of rows) {
     const key = asked.get(row.k);

@@ -4,7 +4,7 @@ import { putStatsDays } from './pg-counters.ts';
 import { Params, whereSql } from './query-sql.ts';
 import type { Db } from './reads.ts';
 import { getRecord } from './reads.ts';
-import { keyText, rowValues } from './rows.ts';
+import { arrayLiteral, keyText, newRow, rowValues } from './rows.ts';
 import type { RowValues } from './rows.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
@@ -121,16 +121,15 @@ export async function insertRecords<T extends object>(db: Db, plan: TablePlan, d
   if (plan.collection === STATS) return null;
   const out: ((T & { id: number }) | null)[] = data.map(() => null);
   const seen = plan.keys.map(() => new Set<string>());
-  const sent: { at: number; values: RowValues }[] = [];
+  const sent: { at: number; values: RowValues; record: StoredRecord }[] = [];
   for (const [at, d] of data.entries()) {
-    const record = Object.assign({ id: 0 }, d, { id: 0 }) as StoredRecord;
-    const values = rowValues(plan, record);
+    const { record, values } = newRow(plan, d);
     record.id = -1;
     if (!plan.keys.every((k, i) => keyText(k.key(record)) === values.keys[i])) return null;
     const clash = plan.keys.some((k, i) => k.unique && values.keys[i] !== null && seen[i]!.has(values.keys[i]!));
     if (clash) continue;
     plan.keys.forEach((k, i) => k.unique && values.keys[i] !== null && seen[i]!.add(values.keys[i]!));
-    sent.push({ at, values });
+    sent.push({ at, values, record });
   }
   if (sent.length === 0) return out;
   const { rows: numbered } = await db<{ id: number }>(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`, [idTable(plan), sent.length]);
@@ -140,12 +139,13 @@ export async function insertRecords<T extends object>(db: Db, plan: TablePlan, d
   const onConflict = plan.hasUnique ? ' ON CONFLICT DO NOTHING' : '';
   const { rows: inserted } = await db<{ id: number }>(
     `INSERT INTO ${plan.table} (id, user_id, data${keyColumns(plan)}) SELECT * FROM ROWS FROM (unnest($1::bigint[]), unnest($2::bigint[]), jsonb_array_elements($3::jsonb)${rows})${onConflict} RETURNING id`,
-    [ids, sent.map((r) => r.values.userId), `[${sent.map((r) => r.values.data).join(',')}]`, ...plan.keys.map((_, i) => sent.map((r) => r.values.keys[i]))],
+    [arrayLiteral(ids), arrayLiteral(sent.map((r) => r.values.userId)), `[${sent.map((r) => r.values.data).join(',')}]`, ...plan.keys.map((_, i) => arrayLiteral(sent.map((r) => r.values.keys[i])))],
   );
   const stored = new Set(inserted.map((r) => Number(r.id)));
-  sent.forEach(({ at }, i) => {
+  // The copy made for the keys becomes the stored record: its fields are `data[at]`'s, with the id first.
+  sent.forEach(({ at, record }, i) => {
     const id = ids[i]!;
-    if (stored.has(id)) out[at] = Object.assign({ id }, data[at], { id }) as T & { id: number };
+    if (stored.has(id)) out[at] = Object.assign(record, { id }) as unknown as T & { id: number };
   });
   return out;
 }
