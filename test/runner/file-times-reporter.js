@@ -23,7 +23,8 @@ export default async function* fileTimes(source) {
       whole.add(event.data.file);
       yield `${event.data.file}\t${event.data.details.duration_ms}\n`;
     }
-    if (event.type === 'test:complete' && event.data.nesting === 1 && event.data.file) {
+    // A process's top-level tests are at nesting 0 too, beside the test named by its file.
+    if (event.type === 'test:complete' && event.data.nesting === 0 && event.data.file && event.data.name !== event.data.file) {
       parts.set(event.data.file, (parts.get(event.data.file) ?? 0) + event.data.details.duration_ms);
     }
     // A test that failed itself, not one failing because a subtest did.
