@@ -48,6 +48,10 @@ const weight = (file: string) => {
   const at = LONGEST.indexOf(shortName(file));
   return at < 0 ? LONGEST.length : at;
 };
+// How many test processes of the file pass run at once (the PostgreSQL pass runs 2 beside them):
+// most of the file pass's processes wait on the processes, servers and browsers they start (a
+// run's file pass used 450 s of CPU over 1,020 s of its processes' time).
+const FILE_LANES = 3;
 // How many processes the files that share one run in (test/runner/groups.ts), in each pass.
 const GROUPS = { file: 4, postgres: 3 };
 
@@ -62,13 +66,21 @@ function lastTimes(pass: string): Map<string, number> {
   return new Map(rows.map((row) => row.split('\t')).filter((c) => c[1] === pass).map((c) => [c[0]!, Number(c[2])]));
 }
 // Tests that start the server in processes of their own start this build of it (see ENTRY in
-// process-helpers.ts): made once here, unchecked (`npm test` type-checks first). Coverage counts what
+// process-helpers.ts): made once here, unchecked (the type check runs beside the tests). Coverage counts what
 // runs from src/ in the test processes themselves (see test/runner/coverage.ts), not the processes they start.
 const BUILD = fileURLToPath(new URL('../.test-dist/', import.meta.url));
 rmSync(BUILD, { recursive: true, force: true });
-const build = new Promise<number | null>((resolve) => {
-  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-  spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck', '--outDir', BUILD], { stdio: 'inherit' }).on('close', resolve);
+const TSC = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+const tsc = (args: string[]) => new Promise<number | null>((resolve) => spawn(process.execPath, [TSC, ...args], { stdio: 'inherit' }).on('close', resolve));
+const build = tsc(['-p', 'tsconfig.build.json', '--noCheck', '--outDir', BUILD]);
+// The type check (`npm run typecheck`) runs beside the build and the tests, on a core they leave
+// idle part of the time; a type error stops the run as soon as it is known, and fails it.
+const typecheck = tsc(['--noEmit', '-p', 'tsconfig.json']);
+void typecheck.then((code) => {
+  if (code === 0) return;
+  console.error('npm test: the type check failed (above); the tests are stopped');
+  interruptPasses('SIGTERM');
+  void stopDatabase().finally(() => process.exit(1));
 });
 // The embedded PostgreSQL starts (initdb, about 2 s) while the build compiles.
 const starting = testDatabase();
@@ -117,7 +129,7 @@ const second = 'url' in database ? runTestFiles(processesOf('postgres', twice), 
 let file: PassResult;
 let postgres: PassResult | null = null;
 try {
-  file = await runTestFiles(processesOf('file', all), { ...common, TEST_STORE: 'file' }, 2).done;
+  file = await runTestFiles(processesOf('file', all), { ...common, TEST_STORE: 'file' }, FILE_LANES).done;
   if (second && 'url' in database) {
     console.log(`# PostgreSQL pass: ${twice.length} test files again on ${database.label}`);
     second.release();
@@ -146,4 +158,5 @@ for (const [pass, result] of [['file store', file], ['PostgreSQL', postgres]] as
 }
 console.log(`# file store: ${file.tally.pass} passed, ${file.tally.fail} failed; PostgreSQL: ${postgres ? `${postgres.tally.pass} passed, ${postgres.tally.fail} failed` : 'skipped'}`);
 console.log(`total: ${pass} passed, ${fail} failed, ${skipped} skipped`);
-process.exitCode = file.code !== 0 || (postgres && postgres.code !== 0) || covered !== 0 ? 1 : 0;
+const typed = await typecheck;
+process.exitCode = file.code !== 0 || (postgres && postgres.code !== 0) || covered !== 0 || typed !== 0 ? 1 : 0;
