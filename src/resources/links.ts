@@ -34,6 +34,8 @@ export async function domainIdOf(ctx: HookContext, domain: string): Promise<numb
 }
 
 const ALIAS_TAKEN = 'That alias is taken. Please choose another one.';
+// A made-up alias left to the store's own refusal (HookContext.clashRetried): looked up nowhere.
+const unlooked = (): boolean => false;
 const refuseTaken = (taken: boolean): void => {
   if (taken) throw new ApiError(400, ALIAS_TAKEN);
 };
@@ -205,7 +207,8 @@ export const links = defineResource<typeof linkFields, Link>({
     if (f.alias !== undefined && isReservedAlias(alias!)) throw new ApiError(400, 'That alias is reserved. Please choose another one.');
     const taken = (a: string) => shortAliasTaken(tx, ctx, domainId, a, existing && { collection: 'links', id: existing.id });
     if (alias === undefined) {
-      const made = generateAlias(ctx.random, taken);
+      // A clash is the store's to refuse here, and the item is then checked again alone, looking.
+      const made = generateAlias(ctx.random, ctx.clashRetried && ctx.store.refusesShortAliasClashes ? unlooked : taken);
       if (made instanceof Promise) return made.then((a) => void (f.alias = a));
       f.alias = made;
       return;
