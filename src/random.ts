@@ -40,16 +40,17 @@ export function seededRandom(seed: string | number): RandomSource {
   };
 }
 
-const ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+/** The characters of randomToken (no l, I, O, 0 or 1), in the order a random byte picks them. */
+export const TOKEN_ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** A random URL-safe token of `length` characters from an unambiguous alphabet. */
 export function randomToken(random: RandomSource, length: number): string {
   // Rejection sampling keeps every character equally likely.
-  const limit = 256 - (256 % ALPHABET.length);
+  const limit = 256 - (256 % TOKEN_ALPHABET.length);
   let out = '';
   while (out.length < length) {
     for (const b of random.bytes(length * 2)) {
-      if (b < limit && out.length < length) out += ALPHABET[b % ALPHABET.length];
+      if (b < limit && out.length < length) out += TOKEN_ALPHABET[b % TOKEN_ALPHABET.length];
     }
   }
   return out;

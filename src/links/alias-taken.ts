@@ -8,7 +8,7 @@ export const SHORT_ALIAS_COLLECTIONS = ['links', 'files'] as const;
 
 /**
  * Whether `alias` on the domain (null: the main host) names a link or a file other than `self`.
- * Run inside the write's transaction; on PostgreSQL a trigger (migration 004) also holds it
+ * Run inside the write's transaction; on PostgreSQL a trigger (migrations 005, 009) also holds it
  * against a concurrent writer of the other collection. Answered at once when the reads hold both
  * answers (lookupAtHand: the file store), so a bulk create makes no promise per alias there.
  */

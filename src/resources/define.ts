@@ -88,6 +88,13 @@ export interface HookContext extends Services {
   reads?: StoreReads;
   /** The scoped key the request came with; null or absent: the account key (every scope). */
   apiKey?: ApiKeyRecord | null;
+  /**
+   * Set for `check` in a bulk create's first pass (create-many.ts): an item whose insert a unique
+   * index refuses runs again alone afterwards, `check` included, without this flag. A key `check`
+   * makes up (a link's alias) may skip its look-ups then, where the store itself refuses a clash
+   * (Store.refusesShortAliasClashes): a clash costs a retry, never an error the user did not cause.
+   */
+  clashRetried?: true;
 }
 
 /** What hooks read through outside a transaction (see HookContext.reads). */

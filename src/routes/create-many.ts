@@ -160,19 +160,24 @@ async function storeItems(
     }
   });
   // A promise only when a check waits for something (a read not at hand): a promise each costs a thousand in a bulk request.
-  const check = (at: number, via: Tx): Record<string, unknown> | ApiError | Promise<Record<string, unknown> | ApiError> => {
+  const check = (at: number, via: Tx, hooks = ctx): Record<string, unknown> | ApiError | Promise<Record<string, unknown> | ApiError> => {
     // The record to store, a copy: `check` fills in what it makes up (an alias), which a second try must make anew.
     const fields = Object.assign({}, stamp, options.stamps?.[at], items[at]!.prepared!.fields);
     try {
-      const refs = checkReferences(row, fields, ctx, via);
-      const done = refs ? refs.then(() => row.check?.(fields, ctx, via)) : row.check?.(fields, ctx, via);
+      const refs = checkReferences(row, fields, hooks, via);
+      const done = refs ? refs.then(() => row.check?.(fields, hooks, via)) : row.check?.(fields, hooks, via);
       return done instanceof Promise ? done.then(() => fields, itemError) : fields;
     } catch (err) {
       // Not the item's own: rejected with the others' checks (Promise.all), none of them left unhandled.
       return err instanceof ApiError ? err : Promise.reject(err);
     }
   };
-  const checking = now.map((at) => check(at, reads));
+  // Many items: whatever a unique index refuses in the first pass runs again alone below, checked
+  // in full, so a check may leave a key it makes up to the store's own refusal (HookContext.clashRetried).
+  // A single create, and a dry run (which stores nothing to be refused), check in full at once.
+  const retried = items.length > 1 && !dry;
+  const first: HookContext = retried ? { ...ctx, clashRetried: true } : ctx;
+  const checking = now.map((at) => check(at, reads, first));
   const checked = checking.some((c) => c instanceof Promise) ? await Promise.all(checking) : (checking as (Record<string, unknown> | ApiError)[]);
   const go: { at: number; fields: Record<string, unknown> }[] = [];
   now.forEach((at, i) => {
@@ -185,7 +190,7 @@ async function storeItems(
       out[at] = { ...fields, id: 0 };
       fresh[at] = true;
     }
-  } else if (go.length === 1) {
+  } else if (go.length === 1 && !retried) {
     // One record (a single create): inserted as one, its made-up key made again on a conflict.
     const { at, fields } = go[0]!;
     try {
@@ -195,7 +200,8 @@ async function storeItems(
       if (!(err instanceof ConflictError)) throw err;
       later.add(at);
     }
-  } else if (go.length > 1) {
+  } else if (go.length > 0) {
+    // insertMany, even for one record of many: a refusal by a trigger (an alias left to the store) leaves the transaction usable.
     for (const g of go) row.madeUp?.make(g.fields, ctx);
     const stored = await tx.insertMany(row.collection, go.map((g) => g.fields));
     stored.forEach((r, i) => {

@@ -305,6 +305,14 @@ export interface Store extends StoreReads, CounterStore, RealtimeStore {
   /** Rate-limit windows kept where every process on this store sees them; null when the store is one process's (the file store). */
   readonly windows: WindowCounter | null;
   /**
+   * Whether the store itself refuses a link or file whose alias (per domain) a link or file holds
+   * already, across processes too, as a ConflictError on that collection's `alias` index
+   * (PostgreSQL: the unique indexes and the triggers of migrations 005 and 009). Where it does, a
+   * bulk create's first pass need not look up the aliases it makes up (HookContext.clashRetried).
+   * The file store keeps only the links' own index: a file's alias is the checks' to refuse.
+   */
+  readonly refusesShortAliasClashes: boolean;
+  /**
    * `lookup` answered without waiting when the store holds the answer in memory (the file store
    * always; PostgreSQL when its lookup cache keeps it), else NOT_AT_HAND. For the redirect, whose
    * answer without a promise is measurably cheaper; the answer is the one `lookup` would give.

@@ -46,6 +46,8 @@ export class FileStore implements Store {
   readonly backend: 'file' | 'memory';
   /** One process's store: its rate limits are counted in memory. */
   readonly windows = null;
+  /** Links and files have an alias index each, with nothing between them: shortAliasTaken looks in both. */
+  readonly refusesShortAliasClashes = false;
   private readonly collections = new Map<string, Collection>();
   private readonly changes = { count: 0 };
   private seq = 0;

@@ -81,6 +81,8 @@ const PRUNE_EVERY_MS = 60_000;
  */
 export class PostgresStore implements Store {
   readonly backend = 'postgres' as const;
+  /** The alias's unique index per table, and triggers between links and files (migrations 005, 009). */
+  readonly refusesShortAliasClashes = true;
   private readonly versions = new Map<string, number>();
   private changes = 0;
   private closers: (() => Promise<void> | void)[] = [];
