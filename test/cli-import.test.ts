@@ -166,11 +166,16 @@ test('import --all checks that the store is empty in its own transaction: a user
   const data = checkAllExport({ $export: { format: 'shortlink-analytics-server/export', version: 1, all: true, counts: { users: 1, links: 1 } }, ...seedOne }, RESOURCES, 'all.json');
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  // A write in flight (not committed yet) when the import starts.
+  let written!: () => void;
+  const inserted = new Promise<void>((resolve) => (written = resolve));
+  // A write in flight (done, not committed yet) when the import starts: started before the insert
+  // was done, the import could lock the tables first and make the writer wait for it instead.
   const writer = store.transaction(async (tx) => {
     await tx.insert('users', { username: 'ada', email: 'ada@example.com' });
+    written();
     await held;
   });
+  await inserted;
   const importing = importAll(store, data);
   // PostgreSQL: the import waits for the writer's tables; the file store queues it behind the writer.
   assert.ok(await eventually(async () => (await waitsOnLock(store)) || store.backend !== 'postgres'), 'the import waits for the writer');
