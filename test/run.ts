@@ -38,7 +38,7 @@ const BOTH_BACKENDS = [
   'dashboard-qrs', 'dashboard-bios-files',
 ];
 
-// Started first, longest first (the runner starts files in the order given, two at a time): a long
+// Started first, longest first (the runner starts files in the order given, a few at a time): a long
 // file started last would leave one lane running alone at the end. Order from coverage/test-times.tsv of a full run.
 const LONGEST = [
   'openapi-contract', 'browser-pages', 'browser-stats-page', 'browser-dashboard', 'browser-dashboard-resources', 'browser-dashboard-qrbio', 'hostile-strings', 'silent-network', 'cli-data', 'cli-move', 'qr-images', 'postgres-server', 'import-crash', 'fuzz',
