@@ -1,5 +1,7 @@
 import type { Hono } from 'hono';
 import { createApp } from '../app.ts';
+import { AuditLog } from '../audit/audit-log.ts';
+import { KeyUses } from '../auth/key-uses.ts';
 import type { Website } from '../analytics/websites.ts';
 import { loadConfig } from '../config.ts';
 import { snapshotStore } from '../fake/control.ts';
@@ -64,7 +66,11 @@ export async function buildDemo(options: DemoOptions): Promise<Fixtures> {
     const random = seededRandom(seed);
     await seedFixtures(store, { users: [{ id: 1, email: DEMO_EMAIL, username: 'demo', apikey: options.apikey, admin: true, planid: 2 }] }, { resources: RESOURCES, now: clock.now() });
     const config = loadConfig({ DATA_DIR: ':memory:', BASE_URL: options.baseUrl, RATE_LIMIT: '0', ANALYTICS_RATE_LIMIT: '0', AUTH_FAILURE_LIMIT: '0', LOGO_FETCH: 'off', LOG_LEVEL: 'silent' });
-    const api = caller(createApp({ store, config, clock, random }), options.apikey);
+    // The audit log and the keys' last uses are written on timers of real time: flushed by hand before
+    // the data is read, so that all of them are in it, whatever the machine's speed (the same data for the same options).
+    const audit = new AuditLog(store, { clock, retentionDays: config.auditRetentionDays });
+    const keyUses = new KeyUses(store, clock);
+    const api = caller(createApp({ store, config, clock, random, audit, keyUses }), options.apikey);
     const later = () => clock.advance(3 * 3_600_000 + 17 * 60_000);
 
     const made = async (path: string, body: unknown) => {
@@ -135,6 +141,8 @@ export async function buildDemo(options: DemoOptions): Promise<Fixtures> {
     const counters = new DailyCounters(store, { clock, random: seededRandom(`${seed}:visitors`) });
     generateTraffic(counters, `${seed}:traffic`, options.now, 30, clicks, sites, new URL(options.baseUrl).hostname);
     await counters.flush();
+    await audit.flush();
+    await keyUses.flush();
     // The outbox's events (random ids, never exported) are no part of the demo's data.
     return snapshotStore(store, RESOURCES.filter((r) => !r.transient));
   } finally {
