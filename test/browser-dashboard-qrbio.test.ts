@@ -63,7 +63,11 @@ if (!chromiumPresent()) {
         assert.match(drawn, /<svg/);
         assert.match(drawn, /#1a4d8f/i, 'drawn in its foreground colour');
         await page.goto(`${server.url}/app/qrs`);
-        assert.ok(await page.locator('img.qr').first().evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the list preview loads');
+        // The list's previews load lazily, after the page's load event: waited for, not sampled.
+        await page.waitForFunction(() => {
+          const img = document.querySelector<HTMLImageElement>('img.qr');
+          return img !== null && img.complete && img.naturalWidth > 0;
+        }, undefined, { timeout: 15_000 });
         await assertNoHorizontalOverflow(page, `QR codes, ${at}`);
         await screenshot(page, 'dashboard-qrs', screen);
       });
