@@ -4,8 +4,9 @@ import { ApiError } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
 import { bios, bioUrl } from '../../resources/bios.ts';
 import type { Bio } from '../../resources/bios.ts';
-import { createBody, hookContext, listQueryOf, removeRecord, updateRecord } from '../../routes/crud.ts';
+import { createBody, hookContext, listQueryOf, updateRecord } from '../../routes/crud.ts';
 import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts';
+import { deleteScreen } from '../removal.ts';
 import type { Dashboard } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
@@ -166,16 +167,6 @@ export function bioScreens(d: Dashboard): Hono<AppEnv> {
     }),
   );
 
-  routes.post(
-    `${HOME}/:id/delete`,
-    screen(d, async (c, who) => {
-      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
-      const bio = await find(c, who);
-      if (!bio) return notFound(c, who);
-      await removeRecord(s, bios, hookContext(s, c), bio);
-      audit(d, c, who, `${HOME}/:id/delete`, bios.collection, bio.id, 200);
-      return c.redirect(`${HOME}?done=deleted`, 303);
-    }),
-  );
+  routes.post(`${HOME}/:id/delete`, deleteScreen(d, bios, HOME, WRITE, notFound));
   return routes;
 }

@@ -7,9 +7,10 @@ import type { AppEnv } from '../../http/app-env.ts';
 import { countText } from '../../html/count-text.ts';
 import { files } from '../../resources/files.ts';
 import type { StoredFile } from '../../resources/files.ts';
-import { entriesOf, hookContext, listQueryOf, removeRecord } from '../../routes/crud.ts';
+import { entriesOf, hookContext, listQueryOf } from '../../routes/crud.ts';
 import { storeUpload } from '../../routes/link-api/files.ts';
-import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts';
+import { allows, audit, chromeOf, lacking, screen } from '../guard.ts';
+import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
@@ -145,16 +146,7 @@ export function fileScreens(d: Dashboard): Hono<AppEnv> {
     ),
   );
 
-  routes.post(
-    `${HOME}/:id/delete`,
-    screen(d, async (c, who) => {
-      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
-      const file = await ownRecord<StoredFile>(d, files, c, who);
-      if (!file) return messagePage(c, 404, 'Not found', 'There is no such file among yours.', chromeOf(who, HOME));
-      await removeRecord(s, files, hookContext(s, c), file);
-      audit(d, c, who, `${HOME}/:id/delete`, files.collection, file.id, 200);
-      return c.redirect(`${HOME}?done=deleted`, 303);
-    }),
-  );
+  const missing = (c: Context, who: SignedIn) => messagePage(c, 404, 'Not found', 'There is no such file among yours.', chromeOf(who, HOME));
+  routes.post(`${HOME}/:id/delete`, deleteScreen(d, files, HOME, WRITE, missing));
   return routes;
 }

@@ -2,7 +2,6 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { ApiError } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
-import { pathId } from '../../http/validate.ts';
 import { linkEntries, originOf } from '../../links/shape.ts';
 import type { Link } from '../../links/shape.ts';
 import type { HookContext } from '../../resources/define.ts';

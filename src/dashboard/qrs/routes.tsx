@@ -6,9 +6,10 @@ import { countText } from '../../html/count-text.ts';
 import { sniffLogoMime } from '../../qr/logo.ts';
 import { qrPayloadOf, qrs } from '../../resources/qrs.ts';
 import type { Qr } from '../../resources/qrs.ts';
-import { createBody, entriesOf, hookContext, listQueryOf, removeRecord, updateRecord } from '../../routes/crud.ts';
+import { createBody, entriesOf, hookContext, listQueryOf, updateRecord } from '../../routes/crud.ts';
 import { errorsByField } from '../form-errors.ts';
 import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts';
+import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Uploads } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
@@ -243,16 +244,6 @@ export function qrScreens(d: Dashboard): Hono<AppEnv> {
     ),
   );
 
-  routes.post(
-    `${HOME}/:id/delete`,
-    screen(d, async (c, who) => {
-      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
-      const qr = await find(c, who);
-      if (!qr) return notFound(c, who);
-      await removeRecord(s, qrs, hookContext(s, c), qr);
-      audit(d, c, who, `${HOME}/:id/delete`, qrs.collection, qr.id, 200);
-      return c.redirect(`${HOME}?done=deleted`, 303);
-    }),
-  );
+  routes.post(`${HOME}/:id/delete`, deleteScreen(d, qrs, HOME, WRITE, notFound));
   return routes;
 }

@@ -3,9 +3,10 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
-import { createBody, entriesOf, hookContext, listQueryOf, removeRecord, updateRecord } from '../../routes/crud.ts';
+import { createBody, entriesOf, hookContext, listQueryOf, updateRecord } from '../../routes/crud.ts';
 import type { StoredRecord } from '../../store/store.ts';
 import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts';
+import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import type { Choice } from '../links/options.ts';
@@ -227,14 +228,7 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
         );
       }),
     );
-    routes.post(
-      `${base}/:id/delete`,
-      onRecord(scope.write, async (c, who, record) => {
-        await removeRecord(s, row, hookContext(s, c), record);
-        audit(d, c, who, `${base}/:id/delete`, row.collection, record.id, 200);
-        return c.redirect(`${base}?done=deleted`, 303);
-      }),
-    );
+    routes.post(`${base}/:id/delete`, deleteScreen(d, row, base, scope.write, notFound));
   }
   spec.routes?.(d, routes);
   return routes;
