@@ -3,16 +3,20 @@
  * (optimal string alignment), so a typed `--prot` is one edit from `--port`, not two.
  */
 export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  // Three rows of the table (the swap looks two rows back), not the whole of it.
+  let before = new Array<number>(b.length + 1).fill(0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let row = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const row = rows[i]!;
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, before[j - 2]! + 1);
     }
+    [before, prev, row] = [prev, row, before];
   }
-  return rows[a.length]![b.length]!;
+  return prev[b.length]!;
 }
 
 /**
@@ -23,6 +27,9 @@ export function closestName(name: string, candidates: readonly string[], maxDist
   let best: string | undefined;
   let bestDistance = maxDistance + 1;
   for (const candidate of candidates) {
+    // At least one edit per letter of length between them: most candidates need no table at all
+    // (a server checks every variable of its environment against every setting as it starts).
+    if (Math.abs(name.length - candidate.length) >= bestDistance) continue;
     const d = editDistance(name, candidate);
     if (d < bestDistance) {
       best = candidate;

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 const REPORTER = fileURLToPath(new URL('./file-times-reporter.js', import.meta.url));
 const CPU_TIME = fileURLToPath(new URL('./cpu-time.ts', import.meta.url));
+// node:test's harness with a cheaper async hook (no destroy tracking of every promise).
+const TEST_CONTEXT = fileURLToPath(new URL('./test-context.mjs', import.meta.url));
 const TS_LOADER = fileURLToPath(new URL('./ts-loader.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -50,7 +52,7 @@ export function runTestFiles(files: string[], env: Record<string, string>, concu
     const folder = mkdtempSync(join(tmpdir(), 'shortlink-test-times-'));
     // TAP whatever stdout is (the totals are read from it); each file's time and CPU into the folder.
     const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${REPORTER}`, `--test-reporter-destination=${join(folder, 'wall.tsv')}`];
-    const child = spawn(process.execPath, ['--import', TS_LOADER, '--import', CPU_TIME, '--test', ...reporters, `--test-concurrency=${concurrency}`, ...files], {
+    const child = spawn(process.execPath, ['--import', TEST_CONTEXT, '--import', TS_LOADER, '--import', CPU_TIME, '--test', ...reporters, `--test-concurrency=${concurrency}`, ...files], {
       env: { ...process.env, ...env, TEST_CPU_TIMES: join(folder, 'cpu.tsv') },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
