@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
-import { MAX_LOGO_BYTES, loadLogo } from '../src/qr/logo.ts';
+import { MAX_LOGO_BYTES } from '../src/qr/logo.ts';
+import { loadLogo } from '../src/qr/logo-decode.ts';
 import { isPublicAddress } from '../src/qr/public-address.ts';
 import { publicFetch } from '../src/qr/public-fetch.ts';
 import type { ResolvedAddress } from '../src/qr/public-fetch.ts';
@@ -254,7 +255,7 @@ test('logo fetching connects only to checked addresses, at every hop, within the
 const TLS_CHILD = `
 import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { loadLogo } from ${JSON.stringify(new URL('../src/qr/logo.ts', import.meta.url).href)};
+import { loadLogo } from ${JSON.stringify(new URL('../src/qr/logo-decode.ts', import.meta.url).href)};
 import { publicFetch } from ${JSON.stringify(new URL('../src/qr/public-fetch.ts', import.meta.url).href)};
 const png = Buffer.from('${png.toString('base64')}', 'base64');
 const seen = [];

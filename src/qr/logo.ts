@@ -1,5 +1,3 @@
-import { decode as decodeJpeg } from 'jpeg-js';
-import { PNG } from 'pngjs';
 import { publicFetch } from './public-fetch.ts';
 import type { LogoFetch } from './public-fetch.ts';
 
@@ -19,7 +17,7 @@ export const MAX_LOGO_BYTES = 500 * 1024;
 export const LOGO_FETCH_TIMEOUT_MS = 3000;
 
 // A small file can still inflate to a huge bitmap; 4 megapixels is 16 MB of RGBA.
-const MAX_LOGO_PIXELS = 4_000_000;
+export const MAX_LOGO_PIXELS = 4_000_000;
 
 /** The image type of `bytes` by their magic number, or null when neither PNG nor JPEG. */
 export function sniffLogoMime(bytes: Uint8Array): LogoMime | null {
@@ -42,26 +40,6 @@ export function parseDataUri(uri: string): QrLogo | null {
   return sniffLogoMime(bytes) === declared ? { mime: declared, bytes } : null;
 }
 
-/** Decodes a logo to RGBA; throws when the bytes are not a usable image. */
-export function decodeLogo(logo: QrLogo): RgbaImage {
-  if (logo.mime === 'image/jpeg') {
-    const image = decodeJpeg(logo.bytes, {
-      useTArray: true,
-      formatAsRGBA: true,
-      maxResolutionInMP: MAX_LOGO_PIXELS / 1_000_000,
-      maxMemoryUsageInMB: 64,
-    });
-    return { width: image.width, height: image.height, data: image.data };
-  }
-  // PNG stores width and height big-endian in the IHDR chunk, at bytes 16..24.
-  if (logo.bytes.length < 24) throw new Error('PNG logo is truncated.');
-  if (logo.bytes.readUInt32BE(16) * logo.bytes.readUInt32BE(20) > MAX_LOGO_PIXELS) {
-    throw new Error('PNG logo has too many pixels.');
-  }
-  const png = PNG.sync.read(logo.bytes);
-  return { width: png.width, height: png.height, data: png.data };
-}
-
 // The production path: public addresses only, checked at every redirect (see publicFetch).
 const checkedFetch = publicFetch();
 
@@ -81,21 +59,6 @@ export async function readLogo(
       ? parseDataUri(source)
       : await fetchLogo(source, fetchImpl, timeoutMs);
     return logo && logo.bytes.length <= MAX_LOGO_BYTES ? logo : null;
-  } catch {
-    return null;
-  }
-}
-
-/** readLogo, and null as well when the image does not decode (decoded on this thread: not for the event loop). */
-export async function loadLogo(
-  src: string,
-  fetchImpl: LogoFetch = checkedFetch,
-  timeoutMs: number = LOGO_FETCH_TIMEOUT_MS,
-): Promise<QrLogo | null> {
-  const logo = await readLogo(src, fetchImpl, timeoutMs);
-  try {
-    if (logo) decodeLogo(logo);
-    return logo;
   } catch {
     return null;
   }

@@ -2,11 +2,15 @@ import { wellFormed } from '../unicode.ts';
 import { PNG } from 'pngjs';
 import { create } from 'qrcode';
 import { parseRgb, rgbToHex, type Rgb } from './color.ts';
-import { decodeLogo, type QrLogo, type RgbaImage } from './logo.ts';
+import type { QrLogo, RgbaImage } from './logo.ts';
+import { decodeLogo } from './logo-decode.ts';
+import { LogoDecodeError, QrTooLongError } from './render-errors.ts';
 
-/** Colour and logo helpers, re-exported so that callers need only this module to render. */
+/** Colour and logo helpers and the errors, re-exported so that callers need only this module to render. */
 export { parseRgb, rgbToHex } from './color.ts';
-export { loadLogo, parseDataUri, type QrLogo } from './logo.ts';
+export { LogoDecodeError, QrTooLongError } from './render-errors.ts';
+export { parseDataUri, type QrLogo } from './logo.ts';
+export { loadLogo } from './logo-decode.ts';
 
 /** QR error-correction levels, from 7% (L) to 30% (H) of the code recoverable. */
 export const ERROR_CORRECTION_LEVELS = ['L', 'M', 'Q', 'H'] as const;
@@ -35,22 +39,6 @@ export const DEFAULT_RENDER_OPTIONS = {
   foreground: 'rgb(0,0,0)',
   background: 'rgb(255,255,255)',
 } as const satisfies QrRenderOptions;
-
-/** Thrown when a payload does not fit in the largest QR code at the chosen error correction. */
-export class QrTooLongError extends Error {
-  constructor() {
-    super('The content is too long to fit in a QR code.');
-    this.name = 'QrTooLongError';
-  }
-}
-
-/** Thrown when a logo's bytes do not decode as an image; the code can still be drawn without it. */
-export class LogoDecodeError extends Error {
-  constructor(cause: unknown) {
-    super(`The logo does not decode: ${cause instanceof Error ? cause.message : String(cause)}`);
-    this.name = 'LogoDecodeError';
-  }
-}
 
 /** A rectangle in module units. */
 type Box = { x: number; y: number; w: number; h: number };

@@ -3,8 +3,8 @@ import type { Config } from '../config.ts';
 import { siblingModule } from '../threads/start-thread.ts';
 import { TaskError, WorkerPool } from '../threads/worker-pool.ts';
 import { workerCount } from '../workers/count.ts';
-import { fitsByLength } from './fits.ts';
-import { QrTooLongError } from './render.ts';
+import { fitsByLength } from './capacity.ts';
+import { QrTooLongError } from './render-errors.ts';
 import type { ErrorCorrection } from './render.ts';
 import type { QrThreadTask, RenderTask } from './render-task.ts';
 

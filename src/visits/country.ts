@@ -1,4 +1,5 @@
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+// Made at the first name asked for: loading the region names costs a server start ~30 ms of CPU.
+let regionNames: Intl.DisplayNames | undefined;
 
 // Cache: the name of each two-letter code asked for (at most 26 × 26), fixed with the runtime's
 // data. Intl answers in microseconds, and every located click and visit asks.
@@ -11,6 +12,7 @@ export function countryName(code: string | undefined): string {
   if (!/^[A-Z]{2}$/.test(upper)) return 'Unknown';
   const known = NAMES.get(upper);
   if (known !== undefined) return known;
+  regionNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
   const name = regionNames.of(upper);
   // ZZ is CLDR's "Unknown Region"; XX and other unassigned codes have no name.
   const answer = name === undefined || upper === 'ZZ' ? 'Unknown' : name;

@@ -8,7 +8,7 @@ import { clientBucket, retryAfter } from '../../http/rate-limit.ts';
 import { QrImageCache } from '../../qr/image-cache.ts';
 import { snapQrSize } from '../../qr/image-sizes.ts';
 import { QrImages } from '../../qr/images.ts';
-import { QrTooLongError } from '../../qr/render.ts';
+import { QrTooLongError } from '../../qr/render-errors.ts';
 import type { RenderTask } from '../../qr/render-task.ts';
 import { LogoCache } from '../../qr/safe-logo.ts';
 import type { Services } from '../../resources/define.ts';
