@@ -69,14 +69,17 @@ test('no build for the platform: a reason naming the package, no error and no di
   assert.equal(countClusters(), before);
 });
 
-test('the run\'s database: TEST_DATABASE_URL is used as given and named by its host; TEST_EMBEDDED_POSTGRES=off skips with the reason', async () => {
+test('the run\'s database: TEST_DATABASE_URL is used with synchronous_commit off unless it has options, named by its host; TEST_EMBEDDED_POSTGRES=off skips with the reason', async () => {
   const given = await testDatabase({ TEST_DATABASE_URL: 'postgres://ci:secret@db.example:6543/tests' });
   assert.ok('url' in given);
-  assert.equal(given.url, 'postgres://ci:secret@db.example:6543/tests');
-  assert.equal(given.label, 'PostgreSQL at db.example:6543 (TEST_DATABASE_URL)');
+  assert.equal(given.url, 'postgres://ci:secret@db.example:6543/tests?options=-c%20synchronous_commit%3Doff');
+  assert.equal(given.label, 'PostgreSQL at db.example:6543 (TEST_DATABASE_URL, synchronous_commit off)');
   assert.doesNotMatch(given.label, /secret/);
   const socket = await testDatabase({ TEST_DATABASE_URL: 'postgres://ci@/tests?host=/run/postgresql' });
-  assert.ok('url' in socket && socket.label === 'PostgreSQL at /run/postgresql (TEST_DATABASE_URL)');
+  assert.ok('url' in socket && socket.url === 'postgres://ci@/tests?host=/run/postgresql&options=-c%20synchronous_commit%3Doff');
+  assert.equal(socket.label, 'PostgreSQL at /run/postgresql (TEST_DATABASE_URL, synchronous_commit off)');
+  const own = await testDatabase({ TEST_DATABASE_URL: 'postgres://ci@db/tests?options=-c%20work_mem%3D4MB' });
+  assert.ok('url' in own && own.url === 'postgres://ci@db/tests?options=-c%20work_mem%3D4MB' && own.label === 'PostgreSQL at db (TEST_DATABASE_URL)');
   assert.deepEqual(await testDatabase({ TEST_EMBEDDED_POSTGRES: 'off' }), { skipped: 'TEST_DATABASE_URL is not set and TEST_EMBEDDED_POSTGRES=off' });
 });
 

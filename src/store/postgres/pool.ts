@@ -39,17 +39,46 @@ export function answerTimeout(s: ConnectionSettings): number {
   return s.statementTimeoutMs + 1000;
 }
 
+/**
+ * A connection URL without its `options` parameter, and that parameter's server settings
+ * (`?options=-c%20statement_timeout%3D5000`): node-postgres lets the URL's options replace the
+ * client's, which would drop the store's search_path and put its tables in another schema.
+ */
+export function urlOptions(url: string): { url: string; options: string } {
+  const at = url.indexOf('?');
+  if (at < 0) return { url, options: '' };
+  // The other parameters are kept as written (a socket's `host=/run/postgresql` stays unencoded).
+  const kept: string[] = [];
+  let options = '';
+  for (const part of url.slice(at + 1).split('&')) {
+    const [name = '', value = ''] = part.split(/=(.*)/s);
+    if (decodeParam(name) === 'options') options = decodeParam(value).trim();
+    else kept.push(part);
+  }
+  return { url: kept.length > 0 ? `${url.slice(0, at)}?${kept.join('&')}` : url.slice(0, at), options };
+}
+
+function decodeParam(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
 /** The parameters of one connection (pool or single client). */
 export function clientConfig(s: ConnectionSettings): pg.ClientConfig {
+  // The URL's own server settings first, the store's schema last (it wins over a search_path there).
+  const { url, options } = urlOptions(s.url);
   return {
-    connectionString: s.url,
+    connectionString: url,
     application_name: s.applicationName,
     connectionTimeoutMillis: s.connectTimeoutMs,
     statement_timeout: s.statementTimeoutMs,
     // The server's own bound a little past ours: a query whose answer is lost still ends.
     query_timeout: answerTimeout(s),
     idle_in_transaction_session_timeout: Math.max(s.statementTimeoutMs * 4, 10_000),
-    options: `-c search_path=${checkSchemaName(s.schema)}`,
+    options: `${options ? `${options} ` : ''}-c search_path=${checkSchemaName(s.schema)}`,
     types: TYPES,
     // The system notices a peer that vanished only after these probes; the pings of live-pool.ts and change-feed.ts notice sooner.
     keepAlive: true,
