@@ -145,8 +145,10 @@ if (URL) describe('PostgreSQL group commit', () => {
     const store = await open({ statementTimeoutMs: 300 }, schema);
     try {
       const locked = await store.transaction((tx) => tx.insert('users', user('locked')));
-      const holder = new pg.Client({ connectionString: URL, options: `-c search_path=${schema}` });
+      const holder = new pg.Client({ connectionString: URL });
       await holder.connect();
+      // Set once connected: options given beside a URL that has its own would be dropped (pool.ts).
+      await holder.query(`SET search_path TO "${schema}"`);
       try {
         await holder.query('BEGIN');
         await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [locked.id]);

@@ -37,13 +37,14 @@ test('a store on a URL with server options keeps its tables in its schema and it
   const url = withOptions(URL!, '-c work_mem=5MB -c search_path=public');
   const store = await PostgresStore.open({ url, schema, collections: storeSchema(RESOURCES), poolSize: 2, listen: false });
   t.after(() => store.close());
-  const user = await store.transaction((tx) => tx.insert('users', { username: 'optioned', email: 'optioned@example.com', keyHash: 'hash-optioned' }));
+  const email = `${schema}@example.com`;
+  const user = await store.transaction((tx) => tx.insert('users', { username: schema, email, keyHash: `hash-${schema}` }));
   await withClient(async (c) => {
     const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".users WHERE id = $1`, [user.id]);
     assert.equal(Number(rows[0]!.n), 1, 'the record is in the store\'s schema');
     // The URL's search_path (public) did not win: nothing of this store is there.
     const inPublic = await c.query<{ t: string | null }>(`SELECT to_regclass('public.users')::text AS t`);
-    if (inPublic.rows[0]!.t !== null) assert.equal((await c.query(`SELECT 1 FROM public.users WHERE data ->> 'email' = 'optioned@example.com'`)).rowCount, 0);
+    if (inPublic.rows[0]!.t !== null) assert.equal((await c.query(`SELECT 1 FROM public.users WHERE data ->> 'email' = $1`, [email])).rowCount, 0);
   });
   const client = new pg.Client(clientConfig({ url, schema, applicationName: 'url-options-test', connectTimeoutMs: 5000, statementTimeoutMs: 5000 }));
   await client.connect();
