@@ -7,7 +7,7 @@ import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
 import type { Tx } from '../src/store/store.ts';
 import { withStoreDeadline } from '../src/store/deadline.ts';
 import { freshSchema } from './backend.ts';
-import { withClient } from './pg-server.ts';
+import { withClient } from './pg-client.ts';
 
 /**
  * Group commit on PostgreSQL (src/store/postgres/group-commit.ts): transactions that arrive while

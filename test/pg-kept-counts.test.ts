@@ -7,7 +7,7 @@ import { foldKeptCounts } from '../src/store/postgres/kept-counts.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { STATS } from '../src/store/postgres/tables.ts';
 import { freshSchema } from './backend.ts';
-import { withClient } from './pg-server.ts';
+import { withClient } from './pg-client.ts';
 
 /**
  * Kept counts on PostgreSQL (migration 006, src/store/postgres/kept-counts.ts): list totals of a

@@ -7,7 +7,7 @@ import { pageStatement } from '../src/store/postgres/reads.ts';
 import { planTables } from '../src/store/postgres/tables.ts';
 import type { ListQuery } from '../src/store/store.ts';
 import { freshSchema } from './backend.ts';
-import { withClient } from './pg-server.ts';
+import { withClient } from './pg-client.ts';
 
 /**
  * Link-management lists take `limit` up to MAX_LIMIT (1,000): a page must still be a walk of the

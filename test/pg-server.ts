@@ -2,10 +2,12 @@
  * Real server processes on PostgreSQL for the fault tests: each on a schema of freshSchema()
  * (dropped after the file), plus a connection of the test's own to look at what was stored.
  */
-import pg from 'pg';
 import { freshSchema } from './backend.ts';
+import { sql } from './pg-client.ts';
 import { startProcess } from './process-helpers.ts';
 import type { ServerProcess } from './process-helpers.ts';
+
+export { sql, withClient } from './pg-client.ts';
 
 /** The database of these tests, or undefined when they are skipped. */
 export const DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -22,22 +24,6 @@ export function viaPort(url: string, port: number): string {
   u.hostname = '127.0.0.1';
   u.port = String(port);
   return u.toString();
-}
-
-/** Runs `fn` on a connection of the test's own (outside any store), closed after. */
-export async function withClient<R>(fn: (client: pg.Client) => Promise<R>): Promise<R> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Runs one statement on a connection of the test's own. */
-export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<R[]> {
-  return withClient(async (client) => (await client.query<R>(text, values)).rows);
 }
 
 /** Clicks of a subject ('link:3') stored in `schema`, all days: what survives the process. */

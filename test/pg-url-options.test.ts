@@ -5,7 +5,7 @@ import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { clientConfig, urlOptions } from '../src/store/postgres/pool.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { freshSchema } from './backend.ts';
-import { withClient } from './pg-server.ts';
+import { withClient } from './pg-client.ts';
 
 /**
  * A DATABASE_URL may carry server settings (`?options=-c …`, as libpq reads them): node-postgres

@@ -8,7 +8,7 @@ import { websites } from '../src/analytics/websites.ts';
 import type { Website } from '../src/analytics/websites.ts';
 import { freshSchema } from './backend.ts';
 import { eventually, testApp } from './helpers.ts';
-import { withClient } from './pg-server.ts';
+import { withClient } from './pg-client.ts';
 
 /**
  * Website ownership on PostgreSQL: migration 007 turns a schema where a website's domain was
