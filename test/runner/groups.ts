@@ -7,9 +7,10 @@
  * would alone (the shared hooks of helpers.ts and backend.ts too, being imported once, at the top).
  * Each test still reports its own file (node's events carry where a test was declared).
  *
- * A file runs alone when it starts processes or servers, or changes what the process holds
- * (environment, working directory, process listeners) — its source says so (ALONE_SOURCE) — or when
- * it is long (LONGEST in run.ts), so that it runs beside the others rather than inside a group.
+ * A file runs alone when it starts processes, or changes what the process holds (environment,
+ * working directory, process listeners) — its source says so (ALONE_SOURCE) — or when it is long
+ * (LONGEST in run.ts), so that it runs beside the others rather than inside a group. A server of
+ * its own in the process (live-server.ts: a port, closed by the test) leaves nothing behind.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ export const GROUP_LOADING_TEST = 'load the test files of this group into one pr
  * process's listeners, and hooks of the top level other than `after` (in a group they would run
  * around every file's tests, or, registered after the group's first test, never).
  */
-const ALONE_SOURCE = /child_process|spawn\(|fork\(|process-helpers|live-server|browser\.ts|pg-server|pg-replica|process\.env\.\w+\s*=[^=]|delete process\.env|process\.chdir|process\.on\(|process\.once\(|^(before|beforeEach|afterEach)\(/m;
+const ALONE_SOURCE = /child_process|spawn\(|fork\(|process-helpers|browser\.ts|pg-server|pg-replica|process\.env\.\w+\s*=[^=]|delete process\.env|process\.chdir|process\.on\(|process\.once\(|^(before|beforeEach|afterEach)\(/m;
 
 /** Whether `file` (a path under `root`) must run in a process of its own. */
 export function runsAlone(root: string, file: string): boolean {
