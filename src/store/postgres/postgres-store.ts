@@ -408,7 +408,7 @@ export class PostgresStore implements Store {
     const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
-      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts', 'realtime_visitors', 'realtime_pages'];
+      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts', 'link_clicks', 'realtime_visitors', 'realtime_pages'];
       // TRUNCATE's own lock, taken first: writers in flight commit before the check, later ones wait for the import.
       await db(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       if (options.onlyIfEmpty) await refuseUnlessEmpty(db, [...this.plans.values()]);
