@@ -63,7 +63,7 @@ function fakeDeps(hold: Promise<void>): { deps: GroupDeps; seen: (number | undef
     await hold;
     return work(db);
   };
-  const deps: GroupDeps = { inTransaction: run, inTransactionOnce: run, notice: () => null, isUnavailable: () => false, isLost: () => false, mapError: (err) => err };
+  const deps: GroupDeps = { inTransaction: run, inTransactionOnce: run, placeEvents: async () => {}, notice: () => null, isUnavailable: () => false, isLost: () => false, mapError: (err) => err };
   return { deps, seen };
 }
 

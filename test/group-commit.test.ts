@@ -15,6 +15,7 @@ function fakeDeps(failAt: { phase: 'work' | 'commit' | null; err?: unknown }) {
   let most = 0;
   const db = (async () => ({ rows: [], rowCount: 0 })) as unknown as Db;
   const deps: GroupDeps = {
+    placeEvents: async () => {},
     async inTransaction(work, lastWords) {
       open++;
       most = Math.max(most, open);

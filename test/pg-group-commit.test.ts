@@ -6,6 +6,8 @@ import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
 import type { Tx } from '../src/store/store.ts';
 import { withStoreDeadline } from '../src/store/deadline.ts';
+import { systemClock } from '../src/clock.ts';
+import { newEvent } from '../src/events/event-types.ts';
 import { freshSchema } from './backend.ts';
 import { withClient } from './pg-client.ts';
 
@@ -70,6 +72,36 @@ if (URL) describe('PostgreSQL group commit', () => {
       assert.ok(other.version('users') > before, 'the other store heard the group commit');
     } finally {
       await other.close();
+      await store.close();
+    }
+  });
+
+  test("a group's events are stored by its last statement, placed in the order of its transactions; one that fails leaves none", async () => {
+    const store = await open();
+    try {
+      const owner = (await store.transaction((tx) => tx.insert('users', user('owner')))).id;
+      const clock = systemClock;
+      const hold = holdRunner(store);
+      await sleep(50);
+      const member = (n: number, fail = false) =>
+        store.transaction(async (tx) => {
+          await tx.appendEvents([newEvent(owner, 'test.event', { n, part: 1 }, clock), newEvent(owner, 'test.event', { n, part: 2 }, clock)]);
+          if (fail) throw new Error(`member ${n} gives up`);
+          return n;
+        });
+      const queued = Promise.allSettled([member(1), member(2, true), member(3)]);
+      hold.release();
+      const outcomes = await queued;
+      await hold.done;
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.equal(store.group.groups, 1);
+      const placed = await store.outbox.eventsAfter(null, 100);
+      assert.deepEqual(placed.map((e) => [e.event.data.n, e.event.data.part]), [[1, 1], [1, 2], [3, 1], [3, 2]]);
+      const cursors = placed.map((e) => BigInt(e.cursor));
+      assert.ok(cursors.every((c, i) => i === 0 || c > cursors[i - 1]!), cursors.join(' '));
+      assert.ok(placed.every((e, i) => i === 0 || e.event.id > placed[i - 1]!.event.id));
+      assert.equal(await store.outbox.endCursor(), placed.at(-1)!.cursor);
+    } finally {
       await store.close();
     }
   });

@@ -178,6 +178,34 @@ if (URL) describe('PostgreSQL kept counts', () => {
     }
   });
 
+  test("each link has its kept clicks row (link_clicks) exactly while it exists: made with it, with the clicks its id already has, gone with it however it goes", async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    const clickRows = () => withClient(async (c) => (await c.query<{ link_id: string; clicks: string }>(`SELECT link_id, clicks FROM "${schema}".link_clicks ORDER BY link_id`)).rows.map((r) => [Number(r.link_id), Number(r.clicks)]));
+    try {
+      const [a, b] = await store.transaction(async (tx) => [(await tx.insert('users', user(1))).id, (await tx.insert('users', user(2))).id] as const);
+      // Links 1-6, odd ids a's and even ids b's.
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 6; i++) await tx.insert('links', link(i % 2 === 0 ? a : b, i));
+      });
+      assert.deepEqual(await clickRows(), [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0]]);
+      // A link put back under an id whose statistics are still there starts with their clicks.
+      await store.addCounts([{ subject: 'link:40', day: '2024-01-01', owner: a, counts: { clicks: 5 } }, { subject: 'link:40', day: '2024-01-02', owner: a, counts: { clicks: 2 } }], 100);
+      await store.transaction((tx) => tx.put('links', { id: 40, ...link(a, 40) }));
+      assert.deepEqual((await clickRows()).at(-1), [40, 7]);
+      await store.transaction((tx) => tx.remove('links', 1));
+      await store.transaction((tx) => tx.removeWhere('links', { owner: a, ids: [3, 5] }));
+      assert.deepEqual(await clickRows(), [[2, 0], [4, 0], [6, 0], [40, 7]]);
+      // A user's links go by the users' foreign key's cascade: their rows with them.
+      await store.transaction((tx) => tx.remove('users', b));
+      assert.deepEqual(await clickRows(), [[40, 7]]);
+      await store.replaceAll({ users: [{ id: 1, ...user(1) }], links: [{ id: 9, ...link(1, 9) }] });
+      assert.deepEqual(await clickRows(), [[9, 0]]);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('counts doubled (as a data-only restore leaves them): migrate --recount rebuilds them from the rows', async () => {
     const schema = freshSchema();
     const store = await open(schema);

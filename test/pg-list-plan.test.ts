@@ -51,7 +51,10 @@ if (URL) describe('PostgreSQL list pages at the largest limit', () => {
         await c.query(
           `INSERT INTO links (user_id, data, k_alias)
            SELECT CASE WHEN g <= $3 THEN $1::bigint ELSE $2::bigint END,
-                  jsonb_build_object('alias', 'a' || g, 'url', 'https://example.com/' || g, 'date', '2026-11-21 10:00:00'), '0:a' || g
+                  jsonb_build_object('alias', 'a' || g, 'url', 'https://example.com/' || g, 'date', '2026-11-21 10:00:00',
+                    -- A few links in campaign 7, in channel 3, protected by a password.
+                    'campaign', CASE WHEN g % 400 = 1 THEN to_jsonb(7) ELSE 'null'::jsonb END, 'channels', CASE WHEN g % 300 = 2 THEN '[3]'::jsonb ELSE '[]'::jsonb END,
+                    'password', CASE WHEN g % 200 = 5 THEN to_jsonb('h' || g) ELSE 'null'::jsonb END), '0:a' || g
            FROM generate_series($4::int, $4::int + 1999) g`,
           [owner, other, BIG, from],
         );
@@ -118,6 +121,20 @@ if (URL) describe('PostgreSQL list pages at the largest limit', () => {
     const found = await store.find<{ id: number; alias: string }>('links', { owner, offset: 0, limit: 25, search: { text: 'EXAMPLE.com/3999', fields: ['url', 'alias', 'title'] } });
     assert.deepEqual([found.total, found.items.map((l) => l.alias)], [11, ['a39999', 'a39998', 'a39997', 'a39996', 'a39995', 'a39994', 'a39993', 'a39992', 'a39991', 'a39990', 'a3999']]);
   });
+
+  for (const [name, conditions, index, matches] of [
+    ['campaign 7', [{ field: 'campaign', equals: 7 }], 'links_campaign_idx', 100],
+    ['channel 3', [{ field: 'channels', holds: 3 }], 'links_channels_idx', 134],
+    ['the same-link check of a protected link', [{ field: 'url', equals: 'https://example.com/5' }, { field: 'type', equals: null }, { field: 'password', present: true }], 'links_protected_url_idx', 1],
+  ] as const) {
+    test(`a filter by ${name}: the field's own index (migration 015), no walk of the owner's links`, async () => {
+      const query = { owner, conditions: [...conditions], sort: { field: 'id', direction: 'asc' }, offset: 0, limit: 25 } as const;
+      const nodes = await explain(query);
+      assert.ok(nodes.some((n) => /Index Scan/.test(n['Node Type']) && n['Index Name'] === index), shape(nodes));
+      assert.ok(!nodes.some((n) => n['Node Type'] === 'Seq Scan' || n['Index Name'] === 'links_pkey' || n['Index Name'] === 'links_user_id_idx'), shape(nodes));
+      assert.equal((await store.find('links', { ...query, limit: undefined })).total, matches);
+    });
+  }
 
   test('the clicks order answers the links of the most clicks first, ties newest first', async () => {
     const page = await store.find<{ id: number; alias: string }>('links', { owner, sort: clicks('desc'), offset: 0, limit: 3 });

@@ -16,6 +16,7 @@ import type { HookContext } from './define.ts';
 import { parseDateTime } from './fields.ts';
 import { date, int, linkStatsShape, str } from './shapes.ts';
 import { linkEventData } from '../events/event-data.ts';
+import type { Condition } from '../store/store.ts';
 
 const NOT_YOUR_DOMAIN = 'Invalid domain: it is not one of your branded domains.';
 
@@ -62,7 +63,8 @@ function findDuplicate(ctx: HookContext, f: Record<string, unknown>, password: s
 
 async function findProtected(ctx: HookContext, f: Record<string, unknown>, password: string): Promise<Link | undefined> {
   const fields = ['url', 'domainId', 'type', 'splashId', 'overlayId'] as const;
-  const conditions = fields.map((field) => ({ field, equals: (f[field] ?? null) as string | number | null }));
+  // Only protected links can match (`present` also lets PostgreSQL's index of protected links' urls answer).
+  const conditions: Condition[] = [...fields.map((field) => ({ field, equals: (f[field] ?? null) as string | number | null })), { field: 'password', present: true }];
   const same = await ctx.store.find<Link>('links', { owner: ctx.user.id, conditions, sort: { field: 'id', direction: 'asc' } });
   for (const l of same.items) {
     if (l.password && (await verifyPassword(password, l.password))) return l;

@@ -44,7 +44,9 @@ export type Condition =
   /** An array field holding the value (a link's `channels`). */
   | { field: string; holds: number }
   /** A number field below the value (a time that has passed); a field that is no number never is. */
-  | { field: string; below: number };
+  | { field: string; below: number }
+  /** A field that holds a value: neither absent nor null. */
+  | { field: string; present: true };
 
 /** Which records a read covers. */
 export interface Where {

@@ -6,6 +6,7 @@ function meets(record: StoredRecord, c: Condition): boolean {
   if ('equals' in c) return (value ?? null) === c.equals;
   if ('equalsIgnoringCase' in c) return typeof value === 'string' && value.toLowerCase() === c.equalsIgnoringCase.toLowerCase();
   if ('below' in c) return typeof value === 'number' && value < c.below;
+  if ('present' in c) return value !== undefined && value !== null;
   return Array.isArray(value) && value.includes(c.holds);
 }
 

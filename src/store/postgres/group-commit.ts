@@ -1,5 +1,6 @@
 import { outOfTime, outsideStoreDeadline, storeDeadline, withStoreDeadlineAt } from '../deadline.ts';
 import type { LastWords } from './connections.ts';
+import type { NewEvent } from '../store.ts';
 import type { Db } from './reads.ts';
 
 /** What one of the store's transactions did: its result and what it wrote (for notifications and cache versions). */
@@ -8,6 +9,8 @@ export interface TxDone<R> {
   touched: ReadonlySet<string>;
   /** Whether users were removed, and with them everything they owned. */
   cascaded: boolean;
+  /** The events it appended, stored by its COMMIT's last statement (`GroupDeps.placeEvents`). */
+  events?: readonly NewEvent[];
 }
 
 /**
@@ -27,6 +30,8 @@ export interface GroupDeps {
   inTransaction<R>(work: (db: Db) => Promise<R>, lastWords: LastWords<R>): Promise<R>;
   /** One transaction, one attempt; the database's own errors. */
   inTransactionOnce<R>(work: (db: Db) => Promise<R>, lastWords: LastWords<R>): Promise<R>;
+  /** Stores the events of the transactions about to commit, in their order: the last statement before the COMMIT. */
+  placeEvents(db: Db, events: readonly NewEvent[]): Promise<void>;
   /** The statement that tells other processes what a transaction wrote (sent with its COMMIT), or null. */
   notice(touched: ReadonlySet<string>, cascaded: boolean): string | null;
   /** Whether an error means the database cannot be used now (a wait that ran out included). */
@@ -156,7 +161,11 @@ export class GroupCommit {
     try {
       const done = await withStoreDeadlineAt(q.deadline, () =>
         this.deps.inTransaction(
-          (db) => unspoiled(q.work, db),
+          async (db) => {
+            const done = await unspoiled(q.work, db);
+            await this.deps.placeEvents(db, done.events ?? []);
+            return done;
+          },
           (d) => this.deps.notice(d.touched, d.cascaded),
         ),
       );
@@ -181,6 +190,7 @@ export class GroupCommit {
               outcomes.push({ error: err });
             }
           }
+          await this.deps.placeEvents(db, outcomes.flatMap((o) => ('done' in o ? (o.done.events ?? []) : [])));
         },
         () => {
           committing = true;

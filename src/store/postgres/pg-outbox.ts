@@ -6,9 +6,9 @@ import { arrayLiteral, newRow, recordOf, ROW_COLUMNS } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { TablePlan } from './tables.ts';
 
-// A cursor is an event's `pos` (migration 010): its place in the order events became durable,
-// given at COMMIT under a lock (PLACE_EVENTS_SQL), so a reader that has seen a place has seen every
-// place before it; "0" is before every event.
+// A cursor is an event's `pos` (migration 012): its place in the order events became durable,
+// given as its transaction commits, under a lock (placeEventsIn), so a reader that has seen a place
+// has seen every place before it; "0" is before every event.
 function parse(cursor: string | null): string {
   return cursor !== null && /^\d{1,19}$/.test(cursor) ? cursor : '0';
 }
@@ -17,17 +17,15 @@ function parse(cursor: string | null): string {
 const PLACE_LOCK = "pg_advisory_xact_lock(hashtext('shortlink events'), hashtext(current_schema()))";
 
 /**
- * The last statement of a transaction that appended events, sent with its COMMIT: it takes the
- * schema's placing lock (held until that COMMIT ends) and gives the transaction's rows their places,
- * in id order. The next transaction to place events waits for this one's COMMIT, so places become
- * visible in their order, and a reader never passes over one that commits late.
+ * Stores a transaction's events, each with its place, in one statement: the last of the transaction
+ * before its COMMIT (a transaction's events wait in memory until then: PgTx.appendEvents, and the
+ * group's whole list goes at once, group-commit.ts). The statement first takes the schema's placing
+ * lock, held until that COMMIT ends, then numbers the rows from events_pos_seq in the order given.
+ * The next transaction to place events waits for this one's COMMIT, so places become visible in
+ * their order and a reader never passes over one that commits late. Events of users gone meanwhile
+ * are dropped. How many were stored.
  */
-export const PLACE_EVENTS_SQL =
-  `SELECT ${PLACE_LOCK}; ` +
-  `UPDATE events e SET pos = p.pos FROM (SELECT id, nextval('events_pos_seq') AS pos FROM (SELECT id FROM events WHERE pos IS NULL ORDER BY id) o) p WHERE e.id = p.id`;
-
-/** Appends events in one statement (the database numbers them and notes their transaction); those of users gone meanwhile are dropped. How many were stored. */
-export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
+export async function placeEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   const values = events.map((e) => newRow(plan, e).values);
   const keys = plan.keys.map((k) => `, "${k.column}"`).join('');
@@ -36,9 +34,11 @@ export async function insertEventsIn(db: Db, plan: TablePlan, events: readonly N
   const aliases = plan.keys.map((_, i) => `, k${i}`).join('');
   // The events' data as one JSON array, as insertRecords sends records: a jsonb[] parameter has the
   // driver escape every quote of a thousand JSON texts, a quarter of a bulk create's CPU in Node.
+  // No row comes out of the join before the lock's one row: the places (nextval, after the sort) are taken under it.
   const { rowCount } = await db(
-    `INSERT INTO ${plan.table} (user_id, data${keys})
-     SELECT x.u, x.d${names} FROM ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb)${columns}) WITH ORDINALITY AS x(u, d${aliases}, n)
+    `WITH place_lock AS MATERIALIZED (SELECT ${PLACE_LOCK})
+     INSERT INTO ${plan.table} (user_id, data${keys}, pos)
+     SELECT x.u, x.d${names}, nextval('events_pos_seq') FROM place_lock, ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb)${columns}) WITH ORDINALITY AS x(u, d${aliases}, n)
      WHERE EXISTS (SELECT 1 FROM users WHERE id = x.u) ORDER BY x.n`,
     [arrayLiteral(values.map((v) => v.userId)), `[${values.map((v) => v.data).join(',')}]`, ...plan.keys.map((_, i) => arrayLiteral(values.map((v) => v.keys[i])))],
   );
@@ -59,7 +59,7 @@ export interface PgOutboxDeps {
   read: Db;
   /** One transaction, retried on a serialization failure. */
   inTransaction<R>(work: (db: Db) => Promise<R>): Promise<R>;
-  /** A store transaction over `db`, and what it wrote once `fn` is done (it throws what failed inside). */
+  /** A store transaction over `db`, and what it wrote once `fn` is done, its events stored and placed (it throws what failed inside). */
   withTx<R>(db: Db, fn: (tx: Tx) => Promise<R>): Promise<{ result: R; touched: ReadonlySet<string> }>;
   /** Tells other processes, inside the transaction, which collections it wrote. */
   publishIn(db: Db, touched: readonly string[]): Promise<void>;
@@ -106,7 +106,6 @@ export class PgOutbox implements Outbox {
       const events = await eventsAfterIn(db, rows[0].data.routed ?? null, limit);
       if (events.length === 0) return { n: 0, touched: [] as string[] };
       const { touched } = await this.deps.withTx(db, (tx) => fn(tx, events.map((e) => e.event)));
-      if (touched.has(EVENTS_COLLECTION)) await db(PLACE_EVENTS_SQL);
       await db(`UPDATE ${OUTBOX_COLLECTION} SET data = jsonb_set(data, '{routed}', to_jsonb($1::text)) WHERE id = 1`, [events.at(-1)!.cursor]);
       const written = [...touched];
       if (written.length > 0) await this.deps.publishIn(db, written);

@@ -1,6 +1,5 @@
 import { ConflictError, EVENTS_COLLECTION, FILES_COLLECTION, StoreUnavailableError } from '../store.ts';
 import type { CountsDelta, Found, ListQuery, NewEvent, StoredRecord, Tx, Where } from '../store.ts';
-import { insertEventsIn } from './pg-outbox.ts';
 import { putFileContentIn } from './file-contents.ts';
 import { addCountsIn, dropCountsIn } from './pg-counters.ts';
 import { countRecords, findRecords, firstDueRecord, getRecord, getRecords, lookupRecord, lookupRecords } from './reads.ts';
@@ -25,6 +24,8 @@ export class PgTx implements Tx {
   failed: unknown = null;
   /** Whether a write took effect (a failure after it must roll the transaction back, not commit around it). */
   wrote = false;
+  /** The events appended, in order: stored and placed as the last statement before the COMMIT (placeEventsIn). */
+  readonly appended: NewEvent[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private over = false;
   private closing = false;
@@ -225,9 +226,13 @@ export class PgTx implements Tx {
     return this.run(() => this.written(addCountsIn(this.db, deltas, maxLabels)));
   }
 
-  /** Appends events in one statement. */
+  /** Appends events: kept until the transaction's last statement, which stores them all (see `appended`). */
   async appendEvents(events: readonly NewEvent[]): Promise<void> {
-    if (events.length > 0) await this.write(EVENTS_COLLECTION, (plan) => insertEventsIn(this.db, plan, events), () => false);
+    if (events.length === 0) return;
+    this.touched.add(EVENTS_COLLECTION);
+    await this.run(async () => {
+      this.appended.push(...events);
+    });
   }
 
   /** Keeps a file's bytes in this transaction. */

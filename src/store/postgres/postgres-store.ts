@@ -3,7 +3,7 @@ import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { EVENTS_COLLECTION, NOT_AT_HAND, OUTBOX_COLLECTION, StoreNotEmptyError } from '../store.ts';
 import type { CollectionSchema, CountsDelta, ReplicaState, DayCounts, Found, LedgerState, ListQuery, NewEvent, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
-import { insertEventsIn, PgOutbox, PLACE_EVENTS_SQL } from './pg-outbox.ts';
+import { PgOutbox, placeEventsIn } from './pg-outbox.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { putFileContentIn, readFileContentIn } from './file-contents.ts';
@@ -123,7 +123,10 @@ export class PostgresStore implements Store {
       {
         inTransaction: (work, lastWords) => this.db.inTransaction(work, lastWords),
         inTransactionOnce: (work, lastWords) => this.db.inTransactionOnce(work, lastWords),
-        notice: (touched, cascaded) => lastWords(touched.has(EVENTS_COLLECTION) ? PLACE_EVENTS_SQL : null, this.feed.notifySql(cascaded ? 'all' : [...touched])),
+        placeEvents: async (db, events) => {
+          await placeEventsIn(db, this.plan(EVENTS_COLLECTION), events);
+        },
+        notice: (touched, cascaded) => this.feed.notifySql(cascaded ? 'all' : [...touched]),
         isUnavailable,
         isLost,
         mapError: (err) => this.mapError(err),
@@ -141,6 +144,7 @@ export class PostgresStore implements Store {
       },
       withTx: async (db, fn) => {
         const done = await this.runTx(db, fn);
+        await placeEventsIn(db, this.plan(EVENTS_COLLECTION), done.events ?? []);
         return { result: done.result, touched: done.touched };
       },
       publishIn: (db, touched) => this.feed.publishIn(db, touched),
@@ -299,7 +303,7 @@ export class PostgresStore implements Store {
       const result = await fn(tx);
       await tx.end();
       if (tx.failed) throw tx.failed;
-      return { result, touched: tx.touched, cascaded: tx.usersRemoved };
+      return { result, touched: tx.touched, cascaded: tx.usersRemoved, events: tx.appended };
     } catch (err) {
       await tx.end();
       throw tx.wrote || tx.failed || isRetryable(err) ? new Spoiled(err) : err;
@@ -335,16 +339,14 @@ export class PostgresStore implements Store {
         if (batch !== undefined && !(await claimBatchIn(db, batch))) return 0;
         const corrections = sightings ? sightings.correct(await claimSightingsIn(db, sightings.keys)) : [];
         await addCountsIn(db, [...deltas, ...corrections], maxLabels);
-        // Owners of the deltas are share-locked by addCountsIn: an event's user cannot go before the commit.
-        const appended = await insertEventsIn(db, this.plan(EVENTS_COLLECTION), events);
         await this.feed.publishIn(db, touched);
         if (prune) {
           await pruneBatchesIn(db);
           await pruneSightingsIn(db);
         }
-        return appended;
+        // Last, as every transaction's events (placeEventsIn). Owners of the deltas are share-locked by addCountsIn: an event's user cannot go before the commit.
+        await placeEventsIn(db, this.plan(EVENTS_COLLECTION), events);
       },
-      (appended) => (appended > 0 ? PLACE_EVENTS_SQL : null),
     );
     if (prune) this.prunedAt = Date.now();
     this.bump(touched);
@@ -406,7 +408,7 @@ export class PostgresStore implements Store {
     const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
-      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts', 'realtime_visitors', 'realtime_pages'];
+      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts', 'link_clicks', 'realtime_visitors', 'realtime_pages'];
       // TRUNCATE's own lock, taken first: writers in flight commit before the check, later ones wait for the import.
       await db(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       if (options.onlyIfEmpty) await refuseUnlessEmpty(db, [...this.plans.values()]);
@@ -505,12 +507,6 @@ async function refuseUnlessEmpty(db: Db, plans: readonly TablePlan[]): Promise<v
     if (n > 0) held[plan.collection] = n;
   }
   if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
-}
-
-/** Statements sent together before a COMMIT, or null for none. */
-function lastWords(...statements: (string | null)[]): string | null {
-  const some = statements.filter((s): s is string => s !== null);
-  return some.length > 0 ? some.join('; ') : null;
 }
 
 const rank = (name: string) => (name === 'users' ? 0 : name === STATS ? 2 : 1);

@@ -36,6 +36,8 @@ export interface TablePlan {
   keptTotal?: KeptTotal;
   /** Searched fields whose joined text a trigram index serves (where pg_trgm is). */
   searchIndex?: readonly string[];
+  /** Fields with an index of their own, by the condition it serves (migration 015); the SQL names them as the index does. */
+  fieldIndexes?: Readonly<Record<string, 'equals' | 'holds'>>;
 }
 
 /** A counter's all-time total per record, kept by triggers in `table` (key → the record's id, user_id, total). */
@@ -50,6 +52,11 @@ export interface KeptTotal {
 // Migration 014: link_clicks, and the trigram index over these fields of links (in this order).
 const KEPT_TOTALS: Readonly<Record<string, KeptTotal>> = { links: { counter: 'clicks', subjectPrefix: 'link:', table: 'link_clicks', key: 'link_id', total: 'clicks' } };
 const SEARCH_INDEXES: Readonly<Record<string, readonly string[]>> = { links: ['url', 'alias', 'title'] };
+// Migration 015: the fields of links that lists and reference clean-ups filter on, each indexed where it holds a value
+// (url only on protected links: the one look-up by url, the same-link check of a protected create, also asks for a password).
+const FIELD_INDEXES: Readonly<Record<string, Readonly<Record<string, 'equals' | 'holds'>>>> = {
+  links: { url: 'equals', campaign: 'equals', domainId: 'equals', splashId: 'equals', overlayId: 'equals', channels: 'holds', pixels: 'holds' },
+};
 
 // Table names and key columns come from our own code, but they still end up in SQL text.
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -82,7 +89,7 @@ export function planTables(collections: readonly CollectionSchema[]): Map<string
     }
     if (schema.name === STATS && keys.length > 0) throw new Error('the stats collection cannot have indexes in PostgreSQL');
     for (const k of keys) ident(k.column);
-    const kept = { ...(KEPT_TOTALS[schema.name] ? { keptTotal: KEPT_TOTALS[schema.name] } : {}), ...(SEARCH_INDEXES[schema.name] ? { searchIndex: SEARCH_INDEXES[schema.name] } : {}) };
+    const kept = { ...(KEPT_TOTALS[schema.name] ? { keptTotal: KEPT_TOTALS[schema.name] } : {}), ...(SEARCH_INDEXES[schema.name] ? { searchIndex: SEARCH_INDEXES[schema.name] } : {}), ...(FIELD_INDEXES[schema.name] ? { fieldIndexes: FIELD_INDEXES[schema.name] } : {}) };
     plans.set(schema.name, { collection: schema.name, table: ident(schema.name), keys, byIndex: new Map(keys.map((k) => [k.index, k])), hasUnique: keys.some((k) => k.unique), counted: false, ...kept });
   }
   return plans;
