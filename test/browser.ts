@@ -36,6 +36,9 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
   });
   // Pixels and framed targets must not reach the internet: a test is about our pages.
   context.setDefaultTimeout(5000);
+  // A navigation waits for a whole page on a machine whose two cores run the rest of the suite too
+  // (the API reference page took over 5 s to its load event on CI); what a page shows is still held to 5 s.
+  context.setDefaultNavigationTimeout(30_000);
   await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
   await mkdir(SHOTS, { recursive: true });
   return {

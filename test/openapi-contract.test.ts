@@ -129,8 +129,8 @@ async function idempotencyProbes(w: World, o: DocOp, type: string | undefined): 
 
 // A GET changes nothing another operation's probes depend on: the GETs share one world (its limit
 // on failed keys raised, as every GET probes an unknown key). Every other operation gets a fresh
-// one, so that a delete or an update never meets another's leftovers; a world is a fresh store
-// (on PostgreSQL, a migrated schema) and a dozen records.
+// one, so that a delete or an update never meets another's leftovers; a world is a store of its
+// own and a dozen records (on PostgreSQL, a copy of the rows of the first world built).
 const reading = await world({ authFailureLimit: 1000 });
 for (const o of operations) {
   test(`${o.method.toUpperCase()} ${o.path}`, async () => {
