@@ -100,6 +100,9 @@ test('environment variables near a setting name are reported with it; settings, 
 test('editDistance counts a swap of neighbours as one edit; closestName offers only what is near', () => {
   const cases: [string, string, number][] = [['--prot', '--port', 1], ['port', 'port', 0], ['', 'abc', 3], ['HOME', 'HOST', 2], ['kitten', 'sitting', 3], ['ab', 'ba', 1]];
   for (const [a, b, d] of cases) assert.equal(editDistance(a, b), d, `${a} → ${b}`);
+  // With a bound, the same answer where it is within it, else one past it (as soon as it is known).
+  for (const [a, b, d] of cases) for (const bound of [0, 1, 2, 3]) assert.equal(editDistance(a, b, bound), Math.min(d, bound + 1), `${a} → ${b} within ${bound}`);
+  assert.equal(editDistance('RATE_LIMIT_WINDOW', 'XDG_SESSION_TYPE', 2), 3);
   assert.equal(closestName('--prot', ['--host', '--port'], 2), '--port');
   assert.equal(closestName('--por', ['--port', '--pore'], 2), '--port', 'the first of equals');
   assert.equal(closestName('--frobnicate', ['--port', '--host'], 3), undefined);

@@ -10,32 +10,37 @@ import type { CatalogFacts, TablePlan } from './tables.ts';
  * whatever a migration called it.
  */
 export async function readCatalog(db: Db, plans: ReadonlyMap<string, TablePlan>): Promise<{ facts: CatalogFacts; constraints: ConstraintMap }> {
-  const columns = await db<{ table_name: string; column_name: string }>(
-    'SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()',
-  );
-  const unique = await db<{ table_name: string; column_name: string; index_name: string }>(
-    `SELECT t.relname AS table_name, a.attname AS column_name, ix.relname AS index_name
+  // One round trip, from pg_catalog (information_schema.columns costs PostgreSQL ~15 ms a store open).
+  const { rows } = await db<{ kind: 'column' | 'unique' | 'counted'; table_name: string; column_name: string | null; index_name: string | null }>(
+    `SELECT 'column' AS kind, t.relname AS table_name, a.attname AS column_name, NULL::name AS index_name
+     FROM pg_attribute a JOIN pg_class t ON t.oid = a.attrelid
+     WHERE t.relnamespace = current_schema()::regnamespace AND t.relkind IN ('r', 'v', 'f', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+     UNION ALL
+     SELECT 'unique', t.relname, a.attname, ix.relname
      FROM pg_index i
      JOIN pg_class t ON t.oid = i.indrelid
      JOIN pg_class ix ON ix.oid = i.indexrelid
      JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
-     WHERE t.relnamespace = current_schema()::regnamespace AND i.indisunique AND i.indnatts = 1`,
+     WHERE t.relnamespace = current_schema()::regnamespace AND i.indisunique AND i.indnatts = 1
+     UNION ALL
+     SELECT 'counted', counted.table_name, NULL, NULL FROM (${COUNTED_TABLES_SQL}) counted`,
   );
-  // Kept counts (migration 006): a table is counted when all three of its triggers are there.
-  const triggers = await db<{ table_name: string }>(COUNTED_TABLES_SQL);
-  const facts: CatalogFacts = { columns: new Map(), uniqueColumns: new Map(), counted: new Set(triggers.rows.map((r) => r.table_name)) };
-  for (const r of columns.rows) {
-    let set = facts.columns.get(r.table_name);
-    if (!set) facts.columns.set(r.table_name, (set = new Set()));
-    set.add(r.column_name);
-  }
+  const facts: CatalogFacts = { columns: new Map(), uniqueColumns: new Map(), counted: new Set() };
   const constraints = new Map<string, { collection: string; index: string }>();
-  for (const r of unique.rows) {
-    let set = facts.uniqueColumns.get(r.table_name);
-    if (!set) facts.uniqueColumns.set(r.table_name, (set = new Set()));
-    set.add(r.column_name);
-    const key = plans.get(r.table_name)?.keys.find((k) => k.column === r.column_name);
-    if (key) constraints.set(r.index_name, { collection: r.table_name, index: key.index });
+  const add = (map: Map<string, Set<string>>, table: string, column: string) => {
+    let set = map.get(table);
+    if (!set) map.set(table, (set = new Set()));
+    set.add(column);
+  };
+  for (const r of rows) {
+    // Kept counts (migration 006): a table is counted when all three of its triggers are there.
+    if (r.kind === 'counted') facts.counted.add(r.table_name);
+    else if (r.kind === 'column') add(facts.columns, r.table_name, r.column_name!);
+    else {
+      add(facts.uniqueColumns, r.table_name, r.column_name!);
+      const key = plans.get(r.table_name)?.keys.find((k) => k.column === r.column_name);
+      if (key) constraints.set(r.index_name!, { collection: r.table_name, index: key.index });
+    }
   }
   return { facts, constraints };
 }
