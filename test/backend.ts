@@ -2,7 +2,8 @@
  * Which storage backend this test process runs on: the JSON-file store (in memory), or PostgreSQL
  * when the test runner's PostgreSQL pass set TEST_STORE=postgres (with TEST_DATABASE_URL). On
  * PostgreSQL every store gets a schema of its own, fresh or emptied after a finished test gave its
- * store back (releaseTestStore), dropped when the file's tests are done.
+ * store back (releaseTestStore); when the file's tests are done it is dropped, or, under `npm test`,
+ * emptied and given to the run's pool for a later test process (test/schema-pool.ts).
  */
 import { appendFileSync } from 'node:fs';
 import { after } from 'node:test';
@@ -11,8 +12,10 @@ import { AUDIT } from '../src/audit/audit-log.ts';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import type { Resource } from '../src/resources/define.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
+import { loadMigrations } from '../src/store/postgres/migrate.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { Store } from '../src/store/store.ts';
+import { POOL_RUN, givePooled, takePooled } from './schema-pool.ts';
 
 /** The backend of this pass. */
 export const TEST_BACKEND: 'file' | 'postgres' = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'file';
@@ -44,6 +47,8 @@ export function backendEnv(): Record<string, string> {
 const spare: string[] = [];
 // Schemas a second store was opened on (secondStoreOf).
 const shared = new Set<string>();
+// Schemas of openTestStore and copyOfTestStore: migrated by the store, fit for the run's pool once emptied.
+const poolable = new Set<string>();
 
 /**
  * Empties a released store's schema as a fresh one is: every row of every table but the migrations'
@@ -63,13 +68,29 @@ async function emptied(schema: string): Promise<boolean> {
   }
 }
 
+/**
+ * The schema of a new test store: one this process emptied (a released store's), else one of the
+ * run's pool (another process's, emptied), else a fresh one, which the store migrates as it opens.
+ */
+async function schemaToOpen(): Promise<{ schema: string; fresh: boolean }> {
+  const reused = spare.pop();
+  let schema = reused !== undefined && (await emptied(reused)) ? reused : undefined;
+  if (schema === undefined && POOL_RUN) {
+    schema = await takePooled(await adminClient(), POOL_RUN);
+    if (schema !== undefined) schemas.push(schema);
+  }
+  // The runner counts both kinds (TEST_SCHEMA_LOG): `npm test` prints them.
+  if (process.env.TEST_SCHEMA_LOG) appendFileSync(process.env.TEST_SCHEMA_LOG, schema === undefined ? 'migrated\n' : 'reused\n');
+  const fresh = schema === undefined;
+  schema ??= freshSchema();
+  poolable.add(schema);
+  return { schema, fresh };
+}
+
 /** A fresh, empty store of the whole resource table (or of `rows`) on this pass's backend. */
 export async function openTestStore(rows: readonly Resource[] = RESOURCES): Promise<Store> {
   if (TEST_BACKEND === 'file') return FileStore.open({ dir: ':memory:', collections: storeSchema(rows) });
-  const reused = spare.pop();
-  const schema = reused !== undefined && (await emptied(reused)) ? reused : freshSchema();
-  // The runner counts both kinds (TEST_SCHEMA_LOG): `npm test` prints them.
-  if (process.env.TEST_SCHEMA_LOG) appendFileSync(process.env.TEST_SCHEMA_LOG, schema === reused ? 'reused\n' : 'migrated\n');
+  const { schema } = await schemaToOpen();
   // The only process on its fresh schema: no listening connection (a file opens dozens of stores
   // and keeps them to its end; one connection each would exhaust max_connections). The change
   // feed is tested with real processes in instances.test.ts and in postgres.test.ts.
@@ -89,11 +110,9 @@ export async function openTestStore(rows: readonly Resource[] = RESOURCES): Prom
 export async function copyOfTestStore(template: Store, rows: readonly Resource[] = RESOURCES): Promise<Store | undefined> {
   const from = schemaOf.get(template);
   if (from === undefined) return undefined;
-  const reused = spare.pop();
-  const schema = reused !== undefined && (await emptied(reused)) ? reused : freshSchema();
-  if (process.env.TEST_SCHEMA_LOG) appendFileSync(process.env.TEST_SCHEMA_LOG, schema === reused ? 'reused\n' : 'migrated\n');
+  const { schema, fresh } = await schemaToOpen();
   // A fresh schema is migrated by the store as it opens: opened (and closed) before the copy.
-  if (schema !== reused) await (await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 1, listen: false })).close();
+  if (fresh) await (await PostgresStore.open({ url: url!, schema, collections: storeSchema(rows), poolSize: 1, listen: false })).close();
   const db = await adminClient();
   const { rows: tables } = await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'schema_migrations' ORDER BY 1", [from]);
   const { rows: sequences } = await db.query<{ name: string }>("SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'S'", [from]);
@@ -140,7 +159,9 @@ export async function secondStoreOf(store: Store, rows: readonly Resource[] = RE
  * Everything a store holds, as one string, to prove that a refused request stored nothing. On
  * PostgreSQL one query hashes every table of the store's schema (reading each collection through
  * the interface after every request of a fuzz run would make it ten times slower). The audit log
- * is left out: it records refused writes too, by design (audit.test.ts checks what it holds).
+ * is left out: it records refused writes too, by design (audit.test.ts checks what it holds); so
+ * are the server's own secrets (shared_values), agreed the first time a page needs one, whatever
+ * the request: the file store keeps them outside its collections.
  */
 export async function fingerprint(store: Store, collections: readonly string[]): Promise<string> {
   const schema = schemaOf.get(store);
@@ -152,7 +173,7 @@ export async function fingerprint(store: Store, collections: readonly string[]):
   const db = await adminClient();
   let sql = hashQueries.get(schema);
   if (!sql) {
-    const { rows } = await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename NOT IN ('visitor_ledger', $2) ORDER BY 1", [schema, AUDIT]);
+    const { rows } = await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename NOT IN ('visitor_ledger', 'shared_values', $2) ORDER BY 1", [schema, AUDIT]);
     // kept_counts is compared by what it says (each owner's sum), not by its rows: a fold in the
     // background replaces rows by their sum and changes nothing.
     const source = (name: string) =>
@@ -200,6 +221,12 @@ export async function transactionsOf(store: Store, table: string, ids: readonly 
   return rows[0]?.n ?? 0;
 }
 
+/** The schema's migrations: how many ran (0 when it has none). */
+async function migratedTo(db: pg.Client, schema: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".schema_migrations`).catch(() => ({ rows: [{ n: 0 }] }));
+  return rows[0]?.n ?? 0;
+}
+
 async function adminClient(): Promise<pg.Client> {
   if (!admin) {
     admin = new pg.Client({ connectionString: url });
@@ -217,11 +244,19 @@ if (url) {
       await admin?.end();
       return;
     }
-    const client = admin ?? new pg.Client({ connectionString: url });
-    if (!admin) await client.connect();
+    const client = await adminClient();
     try {
-      for (const name of schemas) await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      const latest = POOL_RUN ? (await loadMigrations()).length : 0;
+      for (const name of schemas) {
+        // Into the run's pool when it is as the migrations made it, emptied; else dropped.
+        if (POOL_RUN && poolable.has(name) && !shared.has(name) && (await migratedTo(client, name)) === latest && (await emptied(name))) {
+          const given = await givePooled(client, POOL_RUN, name).then(() => true, () => false);
+          if (given) continue;
+        }
+        await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      }
     } finally {
+      admin = null;
       await client.end();
     }
   });

@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCoverage, coverageEnv } from './runner/coverage.ts';
-import { testDatabase } from './runner/test-database.ts';
+import { openRunPool, testDatabase } from './runner/test-database.ts';
 import { runsAlone, writeGroups } from './runner/groups.ts';
 import { interruptPasses, runTestFiles, shortName, slowest, timesTable, total } from './runner/test-files.ts';
 import type { PassResult } from './runner/test-files.ts';
@@ -107,7 +107,15 @@ cpSync(fileURLToPath(new URL('../src/store/postgres/migrations', import.meta.url
 const SCHEMA_LOG = fileURLToPath(new URL('../coverage/schemas.log', import.meta.url));
 rmSync(SCHEMA_LOG, { force: true });
 mkdirSync(dirname(SCHEMA_LOG), { recursive: true });
-const common = { ...coverageEnv(), TEST_SCHEMA_LOG: SCHEMA_LOG, TEST_SERVER_ENTRY: `${BUILD}main.js`, ...('url' in database ? { TEST_DATABASE_URL: database.url } : {}) };
+// The test processes hand their emptied schemas on through the run's pool (test/schema-pool.ts).
+const pool = 'url' in database ? await openRunPool(database.url) : null;
+const common = {
+  ...coverageEnv(),
+  TEST_SCHEMA_LOG: SCHEMA_LOG,
+  TEST_SERVER_ENTRY: `${BUILD}main.js`,
+  ...('url' in database ? { TEST_DATABASE_URL: database.url } : {}),
+  ...(pool ? { TEST_SCHEMA_POOL: pool.run } : {}),
+};
 const all = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`).sort((a, b) => weight(a) - weight(b));
 const twice = all.filter((f) => BOTH_BACKENDS.includes(shortName(f)));
 
@@ -138,6 +146,7 @@ try {
     console.log(`# PostgreSQL pass skipped: ${database.skipped}`);
   }
 } finally {
+  await pool?.close();
   await stopDatabase();
 }
 const slow = [...slowest(file.times, 8), ...(postgres ? slowest(postgres.times, 8, ' (PostgreSQL)') : [])].sort((a, b) => b.ms - a.ms).slice(0, 8);

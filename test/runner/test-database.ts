@@ -2,7 +2,9 @@
  * Which PostgreSQL the PostgreSQL pass runs on: the one TEST_DATABASE_URL names (CI: the machine's),
  * else an embedded one started for the run, else none, with the reason the pass is skipped.
  */
+import pg from 'pg';
 import { parseDatabaseUrl } from '../../src/database-url.ts';
+import { dropPool, openPool, poolRunName } from '../schema-pool.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 /** The database of the run, how to name it in one line, and how to give it back. */
@@ -30,4 +32,28 @@ export async function testDatabase(env: NodeJS.ProcessEnv = process.env): Promis
   const { pg } = started;
   const where = pg.inMemory ? 'data in memory' : `data in ${pg.dir}`;
   return { url: pg.url, label: `embedded PostgreSQL ${pg.version} on port ${pg.port} (${where}, fsync off)`, stop: pg.stop };
+}
+
+/**
+ * The run's pool of emptied schemas on `url` (test/schema-pool.ts): made now, and `close` drops
+ * what is left in it. Null when it cannot be made: every test process then migrates its own schemas.
+ */
+export async function openRunPool(url: string): Promise<{ run: string; close: () => Promise<void> } | null> {
+  const run = poolRunName();
+  const db = new pg.Client({ connectionString: url });
+  try {
+    await db.connect();
+    await openPool(db);
+  } catch (err) {
+    console.log(`# no pool of test schemas (${(err as Error).message}): each test process migrates its own`);
+    await db.end().catch(() => {});
+    return null;
+  }
+  return {
+    run,
+    close: async () => {
+      await dropPool(db, run).catch((err: Error) => console.log(`# the pool of test schemas was not dropped: ${err.message}`));
+      await db.end().catch(() => {});
+    },
+  };
 }
