@@ -81,7 +81,7 @@ export class Contract {
 type World = Awaited<ReturnType<typeof buildWorld>>;
 
 // On PostgreSQL, the world built first for some settings, kept as it was built: later worlds with
-// those settings are copies of its rows (copyOfTestStore), about a tenth of building one through the app.
+// those settings are copies of its rows (copyOfTestStore), far cheaper than building each through the app.
 const templates = new Map<string, Promise<World>>();
 
 /**
