@@ -11,6 +11,7 @@ const UNITS = { ascii: 'a', digits: '7', accented: 'é', mixed: 'A1b-', emoji: '
 const BYTE_CAPACITY = { L: 2953, M: 2331, Q: 1663, H: 1273 };
 const sizesFor = (level: (typeof LEVELS)[number]) => [1, 100, ...[-2, -1, 0, 1, 2].map((d) => BYTE_CAPACITY[level] + d), 4000, 7090];
 
+/** Whether qrcode draws it: the whole symbol, its mask chosen (fitsInQr gives one and draws nothing). */
 function qrcodeAccepts(payload: string, level: (typeof LEVELS)[number]): boolean {
   try {
     create(payload, { errorCorrectionLevel: level });
