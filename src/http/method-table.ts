@@ -70,14 +70,23 @@ export class MethodTable {
    */
   shadowed(): MethodRoute[] {
     const out: MethodRoute[] = [];
-    const shapes = [...this.#shapes.values()];
-    for (const narrow of shapes) {
-      const missing = new Set<string>();
-      for (const wide of shapes) {
-        if (wide === narrow || !covers(wide, narrow)) continue;
-        for (const m of wide.methods) if (!narrow.methods.has(m)) missing.add(m);
+    // Only a pattern of as many segments covers another: compared within those groups (a server start
+    // compares every pair of the few hundred patterns otherwise).
+    const byLength = new Map<number, Shape[]>();
+    for (const shape of this.#shapes.values()) {
+      const group = byLength.get(shape.segments.length);
+      if (group) group.push(shape);
+      else byLength.set(shape.segments.length, [shape]);
+    }
+    for (const shapes of byLength.values()) {
+      for (const narrow of shapes) {
+        const missing = new Set<string>();
+        for (const wide of shapes) {
+          if (wide === narrow || !covers(wide, narrow)) continue;
+          for (const m of wide.methods) if (!narrow.methods.has(m)) missing.add(m);
+        }
+        for (const method of missing) out.push({ method, pattern: narrow.pattern });
       }
-      for (const method of missing) out.push({ method, pattern: narrow.pattern });
     }
     return out;
   }
