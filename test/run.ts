@@ -88,11 +88,15 @@ const stopDatabase = async () => {
   const database = await starting;
   if ('url' in database) await database.stop();
 };
+// What is left in the run's pool of test schemas is dropped at its end (set once the pool is made).
+let closePool: () => Promise<void> | undefined = () => undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    // Ctrl-C: the test processes go first, then the embedded PostgreSQL and its directory.
+    // Ctrl-C: the test processes go first, then the pool of test schemas, then the embedded PostgreSQL and its directory.
     interruptPasses(signal);
-    void stopDatabase().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    void Promise.resolve(closePool())
+      .then(stopDatabase)
+      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
 }
 const [built, database] = await Promise.all([build, starting]);
@@ -108,7 +112,8 @@ const SCHEMA_LOG = fileURLToPath(new URL('../coverage/schemas.log', import.meta.
 rmSync(SCHEMA_LOG, { force: true });
 mkdirSync(dirname(SCHEMA_LOG), { recursive: true });
 // The test processes hand their emptied schemas on through the run's pool (test/schema-pool.ts).
-const pool = 'url' in database ? await openRunPool(database.url) : null;
+const pool = 'url' in database ? await openRunPool(database) : null;
+closePool = () => pool?.close();
 const common = {
   ...coverageEnv(),
   TEST_SCHEMA_LOG: SCHEMA_LOG,
@@ -136,6 +141,7 @@ function processesOf(pass: keyof typeof GROUPS, files: string[]): string[] {
 const second = 'url' in database ? runTestFiles(processesOf('postgres', twice), { ...common, TEST_STORE: 'postgres' }, 2, true) : null;
 let file: PassResult;
 let postgres: PassResult | null = null;
+let poolClosed: Promise<void> | undefined;
 try {
   file = await runTestFiles(processesOf('file', all), { ...common, TEST_STORE: 'file' }, FILE_LANES).done;
   if (second && 'url' in database) {
@@ -146,7 +152,9 @@ try {
     console.log(`# PostgreSQL pass skipped: ${database.skipped}`);
   }
 } finally {
-  await pool?.close();
+  // The pool's drops go on in PostgreSQL while the coverage report runs below; an embedded one is removed whole.
+  poolClosed = pool?.close();
+  if (!('url' in database) || database.throwaway) await poolClosed;
   await stopDatabase();
 }
 const slow = [...slowest(file.times, 8), ...(postgres ? slowest(postgres.times, 8, ' (PostgreSQL)') : [])].sort((a, b) => b.ms - a.ms).slice(0, 8);
@@ -159,6 +167,7 @@ if (postgres) {
   console.log(`# PostgreSQL stores of the tests: ${opened.length - reused} on a migrated schema, ${reused} on an emptied one reused`);
 }
 const covered = checkCoverage(postgres !== null);
+await poolClosed;
 const pass = file.tally.pass + (postgres?.tally.pass ?? 0);
 const fail = file.tally.fail + (postgres?.tally.fail ?? 0);
 const skipped = file.tally.skipped + (postgres?.tally.skipped ?? 0);

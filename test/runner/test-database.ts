@@ -12,6 +12,8 @@ export interface TestDatabase {
   url: string;
   label: string;
   stop: () => Promise<void>;
+  /** Started for this run and removed with everything in it at its end (the embedded one). */
+  throwaway?: boolean;
 }
 
 /** The run's PostgreSQL, or the reason there is none. */
@@ -31,16 +33,17 @@ export async function testDatabase(env: NodeJS.ProcessEnv = process.env): Promis
   if ('reason' in started) return { skipped: `TEST_DATABASE_URL is not set and no embedded PostgreSQL could start: ${started.reason}` };
   const { pg } = started;
   const where = pg.inMemory ? 'data in memory' : `data in ${pg.dir}`;
-  return { url: pg.url, label: `embedded PostgreSQL ${pg.version} on port ${pg.port} (${where}, fsync off)`, stop: pg.stop };
+  return { url: pg.url, label: `embedded PostgreSQL ${pg.version} on port ${pg.port} (${where}, fsync off)`, stop: pg.stop, throwaway: true };
 }
 
 /**
- * The run's pool of emptied schemas on `url` (test/schema-pool.ts): made now, and `close` drops
- * what is left in it. Null when it cannot be made: every test process then migrates its own schemas.
+ * The run's pool of emptied schemas on the run's database (test/schema-pool.ts): made now, and
+ * `close` drops what is left in it (on a throwaway database it goes with the database). Null when
+ * it cannot be made: every test process then migrates its own schemas.
  */
-export async function openRunPool(url: string): Promise<{ run: string; close: () => Promise<void> } | null> {
+export async function openRunPool(database: TestDatabase): Promise<{ run: string; close: () => Promise<void> } | null> {
   const run = poolRunName();
-  const db = new pg.Client({ connectionString: url });
+  const db = new pg.Client({ connectionString: database.url });
   try {
     await db.connect();
     await openPool(db);
@@ -52,7 +55,7 @@ export async function openRunPool(url: string): Promise<{ run: string; close: ()
   return {
     run,
     close: async () => {
-      await dropPool(db, run).catch((err: Error) => console.log(`# the pool of test schemas was not dropped: ${err.message}`));
+      if (!database.throwaway) await dropPool(db, run).catch((err: Error) => console.log(`# the pool of test schemas was not dropped: ${err.message}`));
       await db.end().catch(() => {});
     },
   };
