@@ -141,7 +141,6 @@ function processesOf(pass: keyof typeof GROUPS, files: string[]): string[] {
 const second = 'url' in database ? runTestFiles(processesOf('postgres', twice), { ...common, TEST_STORE: 'postgres' }, 2, true) : null;
 let file: PassResult;
 let postgres: PassResult | null = null;
-let poolClosed: Promise<void> | undefined;
 try {
   file = await runTestFiles(processesOf('file', all), { ...common, TEST_STORE: 'file' }, FILE_LANES).done;
   if (second && 'url' in database) {
@@ -152,9 +151,7 @@ try {
     console.log(`# PostgreSQL pass skipped: ${database.skipped}`);
   }
 } finally {
-  // The pool's drops go on in PostgreSQL while the coverage report runs below; an embedded one is removed whole.
-  poolClosed = pool?.close();
-  if (!('url' in database) || database.throwaway) await poolClosed;
+  await pool?.close();
   await stopDatabase();
 }
 const slow = [...slowest(file.times, 8), ...(postgres ? slowest(postgres.times, 8, ' (PostgreSQL)') : [])].sort((a, b) => b.ms - a.ms).slice(0, 8);
@@ -167,7 +164,6 @@ if (postgres) {
   console.log(`# PostgreSQL stores of the tests: ${opened.length - reused} on a migrated schema, ${reused} on an emptied one reused`);
 }
 const covered = checkCoverage(postgres !== null);
-await poolClosed;
 const pass = file.tally.pass + (postgres?.tally.pass ?? 0);
 const fail = file.tally.fail + (postgres?.tally.fail ?? 0);
 const skipped = file.tally.skipped + (postgres?.tally.skipped ?? 0);

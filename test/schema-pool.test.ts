@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { dropPool, openPool, takePooled, givePooled } from './schema-pool.ts';
@@ -90,4 +91,28 @@ test('two processes taking from the pool at once never get the same schema', { s
   });
   assert.deepEqual(await sql("SELECT nspname FROM pg_namespace WHERE nspname = 'pool_test_a'"), [], 'dropping the pool drops its schemas');
   for (const name of ['pool_test_b', 'pool_test_c']) await sql(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+});
+
+test("a run of this host that is gone leaves its pool to the next run's start: its schemas dropped, the pool kept in use", { skip: !DATABASE && 'TEST_DATABASE_URL is not set' }, async () => {
+  // A process that has exited: its pid names a run that is gone.
+  const gone = spawn(process.execPath, ['-e', '0']);
+  await new Promise((resolve) => gone.on('exit', resolve));
+  const dead = `${hostname()}/${gone.pid}`;
+  const run = `schema-pool-test/${process.pid}-${Date.now()}-sweep`;
+  await onPool(run, async () => {
+    await withClient(async (db) => {
+      for (const name of ['pool_test_gone_a', 'pool_test_gone_b']) {
+        await db.query(`CREATE SCHEMA IF NOT EXISTS "${name}"; CREATE TABLE "${name}".t (id int)`);
+        await givePooled(db, dead, name);
+      }
+      await openPool(db);
+      assert.deepEqual((await db.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'pool_test_gone_%'")).rows, [], 'its schemas are dropped');
+      assert.deepEqual((await db.query('SELECT name FROM test_schema_pool.spare WHERE run = $1', [dead])).rows, []);
+      // The pool itself is still there for the run that swept it.
+      await db.query('CREATE SCHEMA IF NOT EXISTS pool_test_kept');
+      await givePooled(db, run, 'pool_test_kept');
+      assert.equal(await takePooled(db, run), 'pool_test_kept');
+      await db.query('DROP SCHEMA pool_test_kept');
+    });
+  });
 });

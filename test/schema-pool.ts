@@ -39,23 +39,20 @@ export async function openPool(db: pg.Client): Promise<void> {
   // Two runs making it at the same moment: one of them meets the other's (a unique violation), once.
   await make().catch(make);
   const { rows } = await db.query<{ run: string }>(`SELECT DISTINCT run FROM ${POOL}.spare WHERE run LIKE $1`, [`${hostname()}/%`]);
-  for (const { run } of rows) if (!alive(Number(run.split('/').pop()))) await dropPool(db, run);
+  for (const { run } of rows) if (!alive(Number(run.split('/').pop()))) await dropPool(db, run, false);
 }
 
 /**
  * Drops every schema of a run's pool, and (with `whole`) the pool's own table once it holds no run's.
- * One statement: sent at once, the drops go on in PostgreSQL while the caller's process does other work.
+ * Each drop is a transaction of its own: one dropping them all would hold a lock on every table,
+ * index and function of every schema at once (PostgreSQL's lock table: "out of shared memory").
  */
 export async function dropPool(db: pg.Client, run: string, whole = true): Promise<void> {
-  const literal = `'${run.replaceAll("'", "''")}'`;
-  await db.query(`DO $$
-    DECLARE r record;
-    BEGIN
-      FOR r IN DELETE FROM ${POOL}.spare WHERE run = ${literal} RETURNING name LOOP
-        EXECUTE format('DROP SCHEMA IF EXISTS %I CASCADE', r.name);
-      END LOOP;
-      IF ${whole} AND NOT EXISTS (SELECT 1 FROM ${POOL}.spare) THEN DROP SCHEMA ${POOL} CASCADE; END IF;
-    END $$`);
+  const { rows } = await db.query<{ name: string }>(`DELETE FROM ${POOL}.spare WHERE run = $1 RETURNING name`, [run]);
+  for (const { name } of rows) await db.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+  if (!whole) return;
+  const { rows: left } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${POOL}.spare`);
+  if (left[0]?.n === 0) await db.query(`DROP SCHEMA IF EXISTS ${POOL} CASCADE`);
 }
 
 function alive(pid: number): boolean {
