@@ -8,6 +8,7 @@
  */
 import { hostname } from 'node:os';
 import type pg from 'pg';
+import { alive } from './runner/process-alive.ts';
 
 const POOL = 'test_schema_pool';
 
@@ -53,13 +54,4 @@ export async function dropPool(db: pg.Client, run: string, whole = true): Promis
   if (!whole) return;
   const { rows: left } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${POOL}.spare`);
   if (left[0]?.n === 0) await db.query(`DROP SCHEMA IF EXISTS ${POOL} CASCADE`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { BINARIES_PACKAGE, clusterLocale, copiedNative, dataRoot, DIR_PREFIX, findBinaries, unprivilegedAccount } from './pg-host.ts';
+import { alive } from './process-alive.ts';
 
 /** A running embedded cluster. */
 export interface EmbeddedPostgres {
@@ -146,15 +147,6 @@ function readOr(path: string): string {
     return readFileSync(path, 'utf8');
   } catch {
     return '';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
