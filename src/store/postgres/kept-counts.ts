@@ -7,11 +7,14 @@ import type { Db } from './reads.ts';
  * stay a few rows each.
  */
 
-/** The tables whose counts are kept: the three triggers of migration 006 are there and enabled. */
-export const COUNTED_TABLES_SQL = `SELECT c.relname AS table_name FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
-  WHERE c.relnamespace = current_schema()::regnamespace AND g.tgenabled <> 'D'
+/** Of the tables `classes` names (rows of pg_class's oid and relname), those whose counts are kept: the three triggers of migration 006 are there and enabled. */
+export const countedTablesOf = (classes: string) => `SELECT c.relname AS table_name FROM pg_trigger g JOIN ${classes} c ON c.oid = g.tgrelid
+  WHERE g.tgenabled <> 'D'
     AND g.tgname IN (c.relname || '_counted_insert', c.relname || '_counted_delete', c.relname || '_counted_move')
   GROUP BY c.relname HAVING count(*) = 3`;
+
+/** The tables of the schema whose counts are kept. */
+export const COUNTED_TABLES_SQL = countedTablesOf('(SELECT oid, relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace)');
 
 /**
  * Folds each owner's rows of these tables into one (or none, at zero), in one statement: readers
