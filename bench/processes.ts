@@ -2,7 +2,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { cp, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -142,15 +141,12 @@ export function appSpec(name: string, dataDir: string, extra: { env?: Record<str
   };
 }
 
-/** Builds dist/ from the current sources as `npm run build` does (the SQL migrations copied along), so the benchmark never runs a stale build. */
+/** Builds dist/ from the current sources with `npm run build`'s script, so the benchmark never runs a stale build. */
 export async function buildApp(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['bin/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the build failed (${code})`))));
   });
-  const migrations = join(ROOT, 'dist', 'store', 'postgres', 'migrations');
-  await rm(migrations, { recursive: true, force: true });
-  await cp(join(ROOT, 'src', 'store', 'postgres', 'migrations'), migrations, { recursive: true });
 }
 
 /** The peer: json-server v1 serving `dbFile` (installed by installPeer). */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,12 +107,9 @@ test('GET /qr/<alias> with a stored logo answers the bytes the main thread drew;
 /** The server's build as `npm run build` makes it: test/run.ts's (TEST_SERVER_ENTRY), or made here as test/run.ts makes it. */
 function buildEntry(): string {
   if (process.env.TEST_SERVER_ENTRY) return process.env.TEST_SERVER_ENTRY;
-  // Where test/run.ts puts it (the build imports ../package.json, so it sits one level below the root).
   const out = join(ROOT, '.test-dist');
-  rmSync(out, { recursive: true, force: true });
-  const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck', '--outDir', out], { cwd: ROOT, stdio: 'inherit' });
+  const built = spawnSync(process.execPath, [join(ROOT, 'bin/build.mjs'), out], { cwd: ROOT, stdio: 'inherit' });
   assert.equal(built.status, 0, 'the build failed');
-  cpSync(join(ROOT, 'src/store/postgres/migrations'), join(out, 'store/postgres/migrations'), { recursive: true });
   return join(out, 'main.js');
 }
 

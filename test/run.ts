@@ -8,7 +8,7 @@
  * line adding both passes up.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCoverage, coverageEnv } from './runner/coverage.ts';
@@ -66,13 +66,13 @@ function lastTimes(pass: string): Map<string, number> {
   return new Map(rows.map((row) => row.split('\t')).filter((c) => c[1] === pass).map((c) => [c[0]!, Number(c[2])]));
 }
 // Tests that start the server in processes of their own start this build of it (see ENTRY in
-// process-helpers.ts): made once here, unchecked (the type check runs beside the tests). Coverage counts what
-// runs from src/ in the test processes themselves (see test/runner/coverage.ts), not the processes they start.
+// process-helpers.ts): `npm run build`'s bundle, made once here (the type check runs beside the tests). Coverage
+// counts what runs from src/ in the test processes themselves (see test/runner/coverage.ts), not the processes they start.
 const BUILD = fileURLToPath(new URL('../.test-dist/', import.meta.url));
-rmSync(BUILD, { recursive: true, force: true });
+const node = (args: string[]) => new Promise<number | null>((resolve) => spawn(process.execPath, args, { stdio: 'inherit' }).on('close', resolve));
+const build = node([fileURLToPath(new URL('../bin/build.mjs', import.meta.url)), BUILD]);
 const TSC = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-const tsc = (args: string[]) => new Promise<number | null>((resolve) => spawn(process.execPath, [TSC, ...args], { stdio: 'inherit' }).on('close', resolve));
-const build = tsc(['-p', 'tsconfig.build.json', '--noCheck', '--outDir', BUILD]);
+const tsc = (args: string[]) => node([TSC, ...args]);
 // The type check (`npm run typecheck`) runs beside the build and the tests, on a core they leave
 // idle part of the time; a type error stops the run as soon as it is known, and fails it.
 const typecheck = tsc(['--noEmit', '-p', 'tsconfig.json']);
@@ -105,7 +105,6 @@ if (built !== 0) {
   await stopDatabase();
   process.exit(1);
 }
-cpSync(fileURLToPath(new URL('../src/store/postgres/migrations', import.meta.url)), `${BUILD}store/postgres/migrations`, { recursive: true });
 
 // Each PostgreSQL store a test opens appends `migrated` or `reused` here (test/backend.ts).
 const SCHEMA_LOG = fileURLToPath(new URL('../coverage/schemas.log', import.meta.url));

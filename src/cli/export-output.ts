@@ -1,10 +1,21 @@
+import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from './users.ts';
 
-/** The server's own directory (the repository, or the installed package): src/cli/ and dist/cli/ both sit two levels below it. */
-export const SERVER_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * The server's own directory (the repository, or the installed package): the nearest folder above
+ * this module holding a package.json, whether it runs from src/cli/ or from the bundle in dist/.
+ */
+export const SERVER_ROOT = packageRoot(fileURLToPath(import.meta.url));
+
+function packageRoot(from: string): string {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return dirname(from);
+  }
+}
 
 /** The one folder of the server's directory that exports may be written to: git-ignored and left out of `npm pack`. */
 export const EXPORTS_DIR = 'exports';

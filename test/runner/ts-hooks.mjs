@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +26,9 @@ const OPTIONS = {
   // verbatimModuleSyntax keeps imports whose bindings are unused, as tsc and tsx do.
   tsconfigRaw: { compilerOptions: TSCONFIG.compilerOptions },
 };
+// What a kept transform depends on besides its file: esbuild's version (read from its package.json:
+// a process whose modules are all kept never loads esbuild itself) and the options.
+const SALT = `${JSON.parse(readFileSync(createRequire(import.meta.url).resolve('esbuild/package.json'), 'utf8')).version}\0${JSON.stringify(OPTIONS)}`;
 let esbuild = null;
 let cache = null;
 
@@ -33,14 +37,14 @@ export async function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !/\.tsx?(\?|$)/.test(url)) return nextLoad(url, context);
   const path = fileURLToPath(url.replace(/\?.*$/, ''));
   const source = readFileSync(path, 'utf8');
-  esbuild ??= (await import('esbuild')).default;
   cache ??= folder();
-  const key = createHash('sha1').update(`${esbuild.version}\0${JSON.stringify(OPTIONS)}\0${path}\0`).update(source).digest('hex');
+  const key = createHash('sha1').update(`${SALT}\0${path}\0`).update(source).digest('hex');
   const kept = join(cache, `${key}.js`);
   let code;
   try {
     code = readFileSync(kept, 'utf8');
   } catch {
+    esbuild ??= (await import('esbuild')).default;
     code = esbuild.transformSync(source, { ...OPTIONS, loader: path.endsWith('.tsx') ? 'tsx' : 'ts', sourcefile: path }).code;
     // Written aside and renamed: a process reading it at the same moment sees all of it or none.
     const aside = `${kept}.${process.pid}`;
