@@ -48,10 +48,13 @@ const weight = (file: string) => {
   const at = LONGEST.indexOf(shortName(file));
   return at < 0 ? LONGEST.length : at;
 };
-// How many test processes of the file pass run at once (the PostgreSQL pass runs 2 beside them):
+// How many test processes of the file pass run at once (the PostgreSQL pass runs PG_LANES beside them):
 // most of the file pass's processes wait on the processes, servers and browsers they start (a
 // run's file pass used 450 s of CPU over 1,020 s of its processes' time).
 const FILE_LANES = 3;
+// The PostgreSQL pass's processes, beside them: they wait on PostgreSQL and on the flushes' timers most
+// of their time (a run's pass took 505 s of its processes' time for 64 s of their CPU).
+const PG_LANES = 4;
 // How many processes the files that share one run in (test/runner/groups.ts), in each pass.
 const GROUPS = { file: 4, postgres: 3 };
 
@@ -137,7 +140,7 @@ function processesOf(pass: keyof typeof GROUPS, files: string[]): string[] {
 
 // Both passes at once: most files wait on processes, sockets, the disk or PostgreSQL more than on
 // the 2 cores. The PostgreSQL pass's report is held and printed after the file pass's, whole.
-const second = 'url' in database ? runTestFiles(processesOf('postgres', twice), { ...common, TEST_STORE: 'postgres' }, 2, true) : null;
+const second = 'url' in database ? runTestFiles(processesOf('postgres', twice), { ...common, TEST_STORE: 'postgres' }, PG_LANES, true) : null;
 let file: PassResult;
 let postgres: PassResult | null = null;
 try {
