@@ -3,12 +3,15 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { READY_FRESH_MS, Readiness } from '../src/http/readiness.ts';
-import { outsideStoreDeadline, storeDeadline, timeLeft, waitWithin, withStoreDeadline } from '../src/store/deadline.ts';
+import { honourStoreDeadlines, outsideStoreDeadline, storeDeadline, timeLeft, waitWithin, withStoreDeadline } from '../src/store/deadline.ts';
 import { GroupCommit } from '../src/store/postgres/group-commit.ts';
 import type { GroupDeps } from '../src/store/postgres/group-commit.ts';
 import type { Db } from '../src/store/postgres/reads.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
 import { testApp } from './helpers.ts';
+
+// The deadlines themselves are tested here, without a PostgreSQL store open in this process (which turns them on).
+honourStoreDeadlines();
 
 /**
  * DATABASE_TIMEOUT and /ready without a database: the setting, the deadline every wait of the

@@ -6,10 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withStoreDeadline } from '../src/store/deadline.ts';
+import { honourStoreDeadlines, withStoreDeadline } from '../src/store/deadline.ts';
 import { PgRateWindows } from '../src/store/postgres/rate-windows.ts';
 import type { Db } from '../src/store/postgres/reads.ts';
 import { openTestStore, TEST_BACKEND } from './backend.ts';
+
+// The deadlines themselves are tested here, without a PostgreSQL store open in this process (which turns them on).
+honourStoreDeadlines();
 
 test('200 quiet keys hit at once: each counted once, in far fewer statements; again: each at 2; one key twice: 1 then 2', { skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL pass only' }, async () => {
   const store = await openTestStore();

@@ -3,6 +3,7 @@ import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { EVENTS_COLLECTION, NOT_AT_HAND, OUTBOX_COLLECTION, StoreNotEmptyError } from '../store.ts';
 import type { CollectionSchema, CountsDelta, ReplicaState, DayCounts, Found, LedgerState, ListQuery, NewEvent, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
+import { honourStoreDeadlines } from '../deadline.ts';
 import { PgOutbox, placeEventsIn } from './pg-outbox.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
@@ -165,6 +166,8 @@ export class PostgresStore implements Store {
    * StoreUnavailableError (naming host:port/database, never the password) when the database cannot be reached.
    */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    // Its waits read the callers' deadlines (DATABASE_TIMEOUT), which the process carries from now on.
+    honourStoreDeadlines();
     const log = options.log ?? silentLogger;
     const schema = checkSchemaName(options.schema ?? 'public');
     const settings: ConnectionSettings = {
