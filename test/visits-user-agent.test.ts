@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyUserAgent, isBotAgent, type UserAgentInfo } from '../src/visits/user-agent.ts';
+import { agentOf, classifyUserAgent, isBotAgent, type UserAgentInfo } from '../src/visits/user-agent.ts';
 
 const WIN = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)';
 const MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7)';
@@ -57,4 +57,16 @@ test('classifyUserAgent and isBotAgent', async (t) => {
       assert.equal(isBotAgent(c.ua), c.bot);
     });
   }
+});
+
+test('agentOf: the classification and the bot test of a user agent, kept for the last 1,000 seen', () => {
+  const uas = [undefined, '', '   ', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1', 'curl/8.4.0'];
+  for (const ua of uas) {
+    assert.deepEqual(agentOf(ua), { agent: classifyUserAgent(ua), bot: isBotAgent(ua) }, String(ua));
+    assert.equal(agentOf(ua), agentOf(ua), 'the same answer again, not worked out twice');
+  }
+  const first = agentOf('agent-kept-test/0');
+  for (let i = 1; i <= 1000; i++) agentOf(`agent-kept-test/${i}`);
+  assert.notEqual(agentOf('agent-kept-test/0'), first, 'the oldest of 1,001 is worked out again');
+  assert.deepEqual(agentOf('agent-kept-test/0'), first);
 });

@@ -7,7 +7,7 @@ import { countryLabel } from '../visits/country.ts';
 import { primaryLanguage } from '../visits/language.ts';
 import { referrerLabel } from '../visits/referrer.ts';
 import { sourceLabel } from '../visits/sources.ts';
-import { classifyUserAgent } from '../visits/user-agent.ts';
+import { agentOf } from '../visits/user-agent.ts';
 import { stripQueryParams, utmCampaign } from '../visits/url-params.ts';
 import { utmOf } from '../visits/utm.ts';
 import { continentLabel } from './continents.ts';
@@ -72,7 +72,7 @@ export function pageviewTally(event: TrackedEvent, rules: CountingRules, headers
   const page = countedPage(event, rules);
   const labels: Tally['labels'] = { page, pageviews_hour: hour, visitors_hour: seen.newThisHour ? hour : null };
   if (seen.newToday) {
-    const ua = classifyUserAgent(headers.userAgent);
+    const ua = agentOf(headers.userAgent).agent;
     const campaign = utmCampaign(event.page);
     const utm = utmOf(event.page);
     const referrer = referrerLabel(event.referrer ?? undefined, [rules.domain]);

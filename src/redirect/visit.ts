@@ -10,7 +10,7 @@ import { referrerLabel, socialNetworkOf } from '../visits/referrer.ts';
 import { sourceLabel } from '../visits/sources.ts';
 import { utmOf } from '../visits/utm.ts';
 import type { Utm } from '../visits/utm.ts';
-import { classifyUserAgent, isBotAgent } from '../visits/user-agent.ts';
+import { agentOf } from '../visits/user-agent.ts';
 import type { UserAgentInfo } from '../visits/user-agent.ts';
 import type { Visitor } from './target.ts';
 
@@ -30,19 +30,6 @@ export interface VisitInfo extends Visitor {
   place: Place;
   /** The UTM tags of the short URL as it was opened (`/abc?utm_source=x`), or null. */
   utm: Utm | null;
-}
-
-// Classifying a user agent runs a few dozen regular expressions; visitors repeat them, so the
-// last answers are kept (a bounded cache of a pure function: dropping it changes nothing but speed).
-const AGENTS = new Map<string, { agent: UserAgentInfo; bot: boolean }>();
-
-function agentOf(ua: string): { agent: UserAgentInfo; bot: boolean } {
-  let hit = AGENTS.get(ua);
-  if (!hit) {
-    if (AGENTS.size >= 1000) AGENTS.delete(AGENTS.keys().next().value!);
-    AGENTS.set(ua, (hit = { agent: classifyUserAgent(ua), bot: isBotAgent(ua) }));
-  }
-  return hit;
 }
 
 /** Reads the visitor from a request: the place from the trusted header or the IP address (s.geo), platform from the user agent, UTM tags from the URL. */

@@ -80,3 +80,20 @@ export function isBotAgent(ua: string | undefined): boolean {
   const text = ua?.trim() ?? '';
   return text !== '' && isbot(text);
 }
+
+// Classifying a user agent runs a few dozen regular expressions, and isbot one very long one;
+// visitors repeat them, so the last answers are kept (a bounded cache of pure functions: dropping
+// it changes nothing but speed). Shared by redirects, QR scans and page views.
+const AGENTS = new Map<string, { agent: UserAgentInfo; bot: boolean }>();
+const AGENTS_KEPT = 1000;
+
+/** classifyUserAgent and isBotAgent of `ua` together, from the cache when it was seen lately. */
+export function agentOf(ua: string | undefined): { agent: UserAgentInfo; bot: boolean } {
+  const key = ua ?? '';
+  let hit = AGENTS.get(key);
+  if (!hit) {
+    if (AGENTS.size >= AGENTS_KEPT) AGENTS.delete(AGENTS.keys().next().value!);
+    AGENTS.set(key, (hit = { agent: classifyUserAgent(key), bot: isBotAgent(key) }));
+  }
+  return hit;
+}

@@ -7,7 +7,7 @@ import { parseWith, refuseLoneSurrogates } from '../../http/validate.ts';
 import type { Services } from '../../resources/define.ts';
 import { hostOfUrl } from '../../visits/domain.ts';
 import { ipInRanges } from '../../visits/ip-range.ts';
-import { isBotAgent } from '../../visits/user-agent.ts';
+import { agentOf } from '../../visits/user-agent.ts';
 import { hourOf } from '../../visits/visitor.ts';
 import { TRACKER_SCRIPT } from '../../analytics/tracker-script.ts';
 import { TrackedEvent, countedPage, customEventTally, pageviewTally } from '../../analytics/visit-tally.ts';
@@ -59,7 +59,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     if (!website) throw new ApiError(404, 'Website not found.');
 
     const ua = c.req.header('user-agent');
-    if (website.exclude_bots === 1 && isBotAgent(ua)) return c.body(null, 202);
+    if (website.exclude_bots === 1 && agentOf(ua).bot) return c.body(null, 202);
     if (ipInRanges(ip, websites.excludedIps(website))) return c.body(null, 202);
 
     const subject = websiteSubject(website.id);
