@@ -3,7 +3,7 @@
  * `npm run build [-- <folder>]`: the server as the Docker image runs it (`node dist/main.js serve`),
  * bundled by esbuild with its dependencies into a few files, so a start reads a handful of modules
  * instead of ~400 sources and their packages' files (CPU to "listening", median of 7 starts on an
- * empty store: ~350 ms from a file-per-module build, ~170 ms bundled). No type check here: `npm run
+ * empty store: ~350 ms from a file-per-module build, ~190 ms bundled). No type check here: `npm run
  * typecheck` (tsc) does that, in the image's builder too.
  *
  * Layout (what the code finds beside itself through import.meta.url): main.js and render-worker.js
