@@ -39,9 +39,10 @@ async function serve(argv: string[], demo = false): Promise<void> {
   const env = processEnv();
   const config = loadConfig(demo ? demoEnv(env) : env, argv);
   const workers = demo ? 1 : workerCount(config);
+  // A near-miss of one of our settings is a typo that would be ignored: the start stops on one line, as for a flag.
+  const misspelled = misspelledSettings(env).map(({ name, setting }) => `Unknown setting ${name} in the environment: did you mean ${setting}?`);
+  if (misspelled.length > 0) throw new ConfigError(`${misspelled.join(' ')} Rename or unset it to start.`);
   const primaryLog = cluster.isPrimary ? createLogger(config.logLevel, undefined, workers > 1 ? 'primary' : undefined) : null;
-  // Said once, by the process that read the settings first (not again by each worker).
-  for (const { name, setting } of misspelledSettings(env)) primaryLog?.warn(`Unknown setting ${name} in the environment, ignored: did you mean ${setting}?`);
   if (workers > 1 && primaryLog) return runPrimary(workers, config, primaryLog);
   // A worker's lines say which one (cluster ids grow as workers are restarted).
   const log = primaryLog ?? createLogger(config.logLevel, undefined, cluster.worker ? `worker ${cluster.worker.id} pid ${process.pid}` : undefined);

@@ -6,7 +6,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * How tests start the server in a process of its own: the JavaScript build `npm test` makes once
- * (test/run.ts sets TEST_SERVER_ENTRY; the same tsc output the Docker image runs; coverage does not
+ * (test/run.ts sets TEST_SERVER_ENTRY; the same build the Docker image runs; coverage does not
  * count it), which starts on about 1 s less CPU than compiling src/main.ts through tsx each
  * time; a test file run on its own uses src/main.ts through tsx.
  */
