@@ -179,6 +179,13 @@ if (!chromiumPresent()) {
         assert.equal(status, 200);
         await screenshot(page, 'link-password', screen);
         await assertLinkCard(page, at, 'This link is protected');
+        // The palette of the stats page and the dashboard, dark where the reader's system is.
+        const colours = () => page.evaluate(() => [document.body, document.querySelector('main')!, document.querySelector('h1')!].map((e, i) => getComputedStyle(e)[i < 2 ? 'backgroundColor' : 'color']));
+        assert.deepEqual(await colours(), ['rgb(246, 248, 250)', 'rgb(255, 255, 255)', 'rgb(31, 35, 40)']);
+        await page.emulateMedia({ colorScheme: 'dark' });
+        assert.deepEqual(await colours(), ['rgb(13, 17, 23)', 'rgb(22, 27, 34)', 'rgb(230, 237, 243)']);
+        await screenshot(page, 'link-password-dark', screen);
+        await page.emulateMedia({ colorScheme: 'light' });
         await page.getByLabel('Password').fill('wrong');
         await submit(page, 'Continue');
         assert.ok(await page.getByRole('alert').getByText('Wrong password').isVisible());

@@ -58,12 +58,16 @@ export function originSource(url: string): string | null {
   }
 }
 
-// One look for every small page (link pages, stats gates): a card with a margin on any screen.
-const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2328;background:#f6f8fa}
-main{max-width:560px;margin:12vh auto;padding:32px;background:#fff;border:1px solid #d0d7de;border-radius:12px;overflow-wrap:anywhere}
-h1{font-size:1.4rem;margin:0 0 12px}p{margin:8px 0}a{color:#0969da}.muted{color:#59636e;font-size:.9rem}.center{text-align:center}
-input,button,.btn{font:inherit;padding:8px 12px;border-radius:6px;border:1px solid #d0d7de}button,.btn{background:#1f883d;color:#fff;border-color:#1f883d;cursor:pointer;text-decoration:none;display:inline-block}
-.error{color:#cf222e}form{display:flex;flex-wrap:wrap;gap:8px;margin-top:16px}form input{flex:1 1 12em;min-width:0}img{max-width:100%}ul{padding-left:1.2em}li{margin:6px 0}
+// One look for every small page (link pages, stats gates): a card with a margin on any screen, in
+// the stats page's and the dashboard's palette (src/analytics/stats-page-style.ts), light or dark as
+// the reader's system is. A page's own CSS that sets colours (a bio's theme) overrides them.
+const STYLE = `*{box-sizing:border-box}:root{color-scheme:light dark;--bg:#f6f8fa;--card:#fff;--text:#1f2328;--muted:#59636e;--line:#d0d7de;--link:#0969da;--accent:#1f883d;--down:#cf222e}
+@media(prefers-color-scheme:dark){:root{--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#9198a1;--line:#3d444d;--link:#4493f8;--accent:#238636;--down:#f85149}}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--text);background:var(--bg)}
+main{max-width:560px;margin:12vh auto;padding:32px;background:var(--card);border:1px solid var(--line);border-radius:12px;overflow-wrap:anywhere}
+h1{font-size:1.4rem;margin:0 0 12px}p{margin:8px 0}a{color:var(--link)}.muted{color:var(--muted);font-size:.9rem}.center{text-align:center}
+input,button,.btn{font:inherit;padding:8px 12px;border-radius:6px;border:1px solid var(--line)}button,.btn{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer;text-decoration:none;display:inline-block}
+.error{color:var(--down)}form{display:flex;flex-wrap:wrap;gap:8px;margin-top:16px}form input{flex:1 1 12em;min-width:0}img{max-width:100%}ul{padding-left:1.2em}li{margin:6px 0}
 @media(max-width:600px){main{margin:24px 16px;padding:20px}}`;
 const STYLE_HASH = cspHash(STYLE);
 

@@ -84,7 +84,7 @@ export function openingPage(path: string): Page {
   return { ...page, opener: 'same-origin' };
 }
 
-const FRAME_CSS = '.frame{position:fixed;inset:0;display:flex;flex-direction:column}.bar{padding:4px 12px;background:#fff;border-bottom:1px solid #d0d7de;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.frame iframe{flex:1;border:0;width:100%}';
+const FRAME_CSS = '.frame{position:fixed;inset:0;display:flex;flex-direction:column}.bar{padding:4px 12px;background:var(--card);border-bottom:1px solid var(--line);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.frame iframe{flex:1;border:0;width:100%}';
 
 /**
  * The target in a full-page frame, with a thin bar linking to it directly. The frame may show the
