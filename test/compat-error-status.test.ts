@@ -107,6 +107,37 @@ for (const mode of ['real', 200] as const) {
   });
 }
 
+// The same for the analytics product: its API (ANALYTICS_RATE_LIMIT per user, failed keys per client)
+// and its tracking endpoint (EVENT_RATE_LIMIT per client IP) answer 429 with Retry-After in both modes.
+for (const mode of ['real', 200] as const) {
+  test(`ERROR_STATUS=${mode}: the analytics API and POST /api/event answer a rate limit with 429 and Retry-After`, async () => {
+    const t = await testApp({ errorStatus: mode, analyticsRateLimit: 2, eventRateLimit: 2, authFailureLimit: 2 });
+    const user = await t.makeUser('analytics-retrying');
+
+    const site = await t.call('POST', '/api/v1/websites', { key: user.key, body: { domain: 'site.example.com' } });
+    assert.equal(site.status, 201, site.text);
+    assert.equal((await t.call('GET', '/api/v1/websites', { key: user.key })).status, 200);
+    const limited = await t.call('GET', '/api/v1/websites', { key: user.key });
+    assert.deepEqual([limited.status, limited.body], [429, { message: 'Too Many Attempts.', status: 429 }]);
+    assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+
+    for (let i = 0; i < 2; i++) assert.equal((await t.call('GET', '/api/v1/websites', { key: 'sk_wrong_key_0000000000000000000000000000' })).status, 401);
+    const failures = await t.call('GET', '/api/v1/websites', { key: 'sk_wrong_key_0000000000000000000000000000' });
+    assert.deepEqual([failures.status, failures.body], [429, { message: 'Too Many Attempts.', status: 429 }], 'too many failed keys from one client');
+    assert.match(failures.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+
+    const event = () => t.call('POST', '/api/event', { key: null, body: { page: 'https://site.example.com/' } });
+    for (let i = 0; i < 2; i++) assert.equal((await event()).status, 202);
+    const busy = await event();
+    assert.deepEqual([busy.status, busy.body], [429, { error: 1, message: 'Too Many API Requests.' }]);
+    assert.match(busy.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal(busy.headers.get('access-control-allow-origin'), '*', 'a script on the tracked site can read the refusal');
+    const counted = await t.counters.totals([`website:${site.body.data.id}`], ['pageviews']);
+    assert.equal(counted.get(`website:${site.body.data.id}`)?.pageviews, 2, 'the refused event is not counted');
+  });
+}
+
 test('the OpenAPI document describes the setting it runs with', () => {
   const real = openApiDocument({ resources: RESOURCES, config: loadConfig({}) });
   const ok = openApiDocument({ resources: RESOURCES, config: loadConfig({ ERROR_STATUS: '200' }) });

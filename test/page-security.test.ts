@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { DashClient } from './dashboard-client.ts';
 import { testApp } from './helpers.ts';
 import type { Reply } from './helpers.ts';
 
@@ -91,6 +92,7 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
   const campaign = await ok('/api/campaign/add', { name: 'Spring', slug: 'spring', public: true });
   const closed = await ok('/api/campaign/add', { name: 'Closed', slug: 'closed', public: false });
   assert.equal((await call('POST', `/api/campaign/${campaign.id}/assign/${old.id - 1}`)).status, 200);
+  await ok('/api/bio/add', { name: 'Ada', alias: 'ada', description: 'Maths', avatar: 'https://img.example.net/ada.png', links: [{ title: 'Notes', url: 'https://example.com/notes' }] });
 
   const cases: { name: string; path: string; status: number; referrer?: string; headers?: Record<string, string>; check?: (csp: Map<string, string[]>, r: Reply) => void }[] = [
     { name: 'home', path: '/', status: 200 },
@@ -100,6 +102,18 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
     { name: 'campaign page', path: `/u/admin/spring-${campaign.id}`, status: 200 },
     { name: 'private campaign page', path: `/u/admin/closed-${closed.id}`, status: 403 },
     { name: 'unknown QR', path: '/qr/none/scan', status: 404 },
+    {
+      name: 'bio page',
+      path: '/u/ada',
+      status: 200,
+      headers: { accept: 'text/html' },
+      check: (csp, r) => {
+        assert.deepEqual(csp.get('img-src'), ['data:', 'https://img.example.net'], 'the icon and the avatar');
+        assert.deepEqual(csp.get('form-action'), ["'none'"]);
+        assert.equal(csp.get('script-src'), undefined, 'no script');
+        assert.match(r.text, /<a class="btn" href="https:\/\/example\.com\/notes"/);
+      },
+    },
     {
       name: 'password form',
       path: '/locked',
@@ -155,6 +169,27 @@ test('every page of the redirect side has a CSP fitting it, no framing, nosniff 
     assert.equal(blocked.status, 429);
     assertSecurePage(blocked, 'no-referrer');
   });
+});
+
+test('dashboard pages, signed out and in: the icon, a CSP fitting them, no framing, nosniff, no referrer', async () => {
+  const { app, makeUser } = await world();
+  await makeUser('dash');
+  const browser = new DashClient(app);
+  const asReply = (r: { status: number; text: string; res: Response }): Reply => ({ status: r.status, text: r.text, headers: r.res.headers, body: null });
+  const login = await browser.get('/app/login');
+  assert.equal(login.status, 200);
+  assertSecurePage(asReply(login), 'no-referrer');
+  assert.equal((await browser.post('/app/login', { login: 'user_dash', password: 'secret-pw' })).status, 303);
+  const home = await browser.get('/app');
+  assert.deepEqual([home.status, home.res.headers.get('location')], [302, '/app/links'], 'the dashboard opens on its links');
+  for (const path of ['/app/links', '/app/bios']) {
+    const r = await browser.get(path);
+    assert.equal(r.status, 200, path);
+    assert.match(r.text, /Sign out/i, `${path}: signed in`);
+    const csp = assertSecurePage(asReply(r), 'no-referrer');
+    assert.deepEqual(csp.get('form-action'), ["'self'"], path);
+    assert.equal(r.res.headers.get('cache-control'), 'no-store', path);
+  }
 });
 
 test('the stats page and its gates: a CSP without inline-anything, no framing, no referrer, an isolated window', async () => {
