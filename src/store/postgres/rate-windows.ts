@@ -27,8 +27,12 @@ const PRUNE_EVERY_MS = 60_000;
 
 // Statements for hits under way at once; hits that come meanwhile wait and go together, up to
 // BATCH keys a statement. A quiet key (one client IP's events) costs a round trip of its own
-// only while the counter is idle.
-const IN_FLIGHT = 4;
+// only while the counter is idle. Two, not more: each statement costs the process a pooled
+// connection's round trip and PostgreSQL a transaction, and with fewer under way more hits go in
+// each (2,000 client IPs' events at 32 connections: 0.37 statements an event with 4 under way,
+// 0.20 with 2, 0.11 with 1); the second keeps hits moving while one statement waits on a row
+// another process holds.
+const IN_FLIGHT = 2;
 const BATCH = 500;
 
 interface Pending {
@@ -38,6 +42,8 @@ interface Pending {
   /** Its request's deadline (deadline.ts): it waits in line no longer. */
   deadline: number | undefined;
   timer?: NodeJS.Timeout;
+  /** Taken into a statement. */
+  sent?: boolean;
   resolve: (count: WindowCount) => void;
   reject: (err: unknown) => void;
 }
@@ -62,7 +68,10 @@ export class PgRateWindows implements WindowCounter {
   hit(key: string, endsAt: number, n = 1): Promise<WindowCount> {
     return new Promise<WindowCount>((resolve, reject) => {
       const p: Pending = { key, endsAt, n, deadline: storeDeadline(), resolve, reject };
-      if (p.deadline !== undefined) {
+      this.waiting.push(p);
+      this.pump();
+      // Still in line (every statement is under way): it waits no longer than its deadline. A hit sent at once needs no timer.
+      if (p.deadline !== undefined && !p.sent) {
         p.timer = setTimeout(() => {
           const at = this.waiting.indexOf(p);
           if (at < 0) return;
@@ -70,8 +79,6 @@ export class PgRateWindows implements WindowCounter {
           p.reject(outOfTime());
         }, Math.max(0, p.deadline - Date.now()));
       }
-      this.waiting.push(p);
-      this.pump();
     });
   }
 
@@ -104,6 +111,7 @@ export class PgRateWindows implements WindowCounter {
       }
       keys.add(p.key);
       batch.push(p);
+      p.sent = true;
       clearTimeout(p.timer);
       this.waiting.splice(i, 1);
     }
