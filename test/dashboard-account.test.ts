@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { verifyPassword } from '../src/auth/passwords.ts';
 import { hashApiKey } from '../src/auth/keys.ts';
 import type { UserRecord } from '../src/resources/define.ts';
+import { SESSIONS } from '../src/resources/sessions.ts';
+import type { SessionRecord } from '../src/resources/sessions.ts';
 import { DashClient } from './dashboard-client.ts';
 import { testApp } from './helpers.ts';
 
@@ -85,6 +87,72 @@ test('a password is changed with the current one, set without one when the accou
   assert.match((await user()).password, /^scrypt\$/);
   const fresh = new DashClient(t.app);
   assert.equal((await fresh.signIn('user_acct', 'first-secret')).status, 303);
+});
+
+test('the account page shows the plan and its end: a user with an expiry reads "until … UTC", one without "without an end"', async () => {
+  const { t, browser } = await world();
+  assert.match((await browser.get('/app/account')).text, /Plan: <strong>Default<\/strong>, without an end\./);
+  const ends = await t.makeUser('ends');
+  await t.store.transaction((tx) => tx.update('users', ends.id, { planid: 2, status: 'pro', expires: '2027-03-01 12:00:00' }));
+  const theirs = new DashClient(t.app);
+  await theirs.get('/app/login');
+  assert.equal((await theirs.post('/app/login', { apikey: ends.key })).status, 303);
+  const page = await theirs.get('/app/account');
+  assert.equal(page.status, 200);
+  assert.match(page.text, /<h1>user_ends<\/h1>/);
+  assert.match(page.text, /Plan: <strong>Pro<\/strong>, until 2027-03-01 12:00:00 UTC\./);
+});
+
+test('a user without a password: the one-time sign-in link gives a key, the key opens the dashboard, a password is set there, and it signs in', async () => {
+  const { t, user } = await world();
+  const { id, key: oldKey } = await t.makeUser('nopw');
+  await t.store.transaction((tx) => tx.update('users', id, { password: '' }));
+  const browser = new DashClient(t.app);
+  assert.equal((await browser.signIn('user_nopw', 'any-password')).status, 401, 'no password opens it');
+
+  // The admin's link (GET /api/user/login/:id), opened: one button, nothing used up yet.
+  const link = await t.call('GET', `/api/user/login/${id}`);
+  assert.equal(link.status, 200, link.text);
+  const url = new URL(link.body.url as string);
+  assert.equal(url.origin + url.pathname, 'http://sho.rt/login');
+  const token = url.searchParams.get('token')!;
+  const opened = await t.app.request(`/login?token=${encodeURIComponent(token)}`);
+  assert.equal(opened.status, 200);
+  const form = await opened.text();
+  assert.match(form, /<h1>Sign in as user_nopw<\/h1>/);
+  assert.match(form, /<form method="post" action="\/login"><input type="hidden" name="token" value="[^"]+">/);
+  // Its button: a new API key, shown once; the link is used up.
+  const use = () => t.app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent(token)}` });
+  const got = await use();
+  assert.equal(got.status, 200);
+  const apikey = /<code>(sk_[A-Za-z0-9_-]+)<\/code>/.exec(await got.text())?.[1];
+  assert.ok(apikey, 'the new key is shown');
+  assert.equal((await user(id)).loginHash, null);
+  assert.equal((await use()).status, 404, 'the link works once');
+  assert.equal((await t.call('GET', '/api/account', { key: apikey })).status, 200);
+  assert.equal((await t.call('GET', '/api/account', { key: oldKey })).status, 401, 'the old key stopped');
+
+  // The key opens the dashboard, where the password is set without a current one.
+  await browser.get('/app/login');
+  const signed = await browser.post('/app/login', { apikey });
+  assert.equal(signed.status, 303);
+  assert.equal(signed.location, '/app/links');
+  const account = await browser.get('/app/account');
+  assert.match(account.text, /<h1>user_nopw<\/h1>/);
+  assert.doesNotMatch(account.text, /name="current_password"/);
+  assert.match(account.text, /Set the password/);
+  const set = await browser.post('/app/account/password', { password: 'chosen-secret', password_again: 'chosen-secret' });
+  assert.equal(set.status, 303, set.text);
+  assert.match((await user(id)).password, /^scrypt\$/);
+
+  // And with it, the username and password sign in.
+  const fresh = new DashClient(t.app);
+  const withPassword = await fresh.signIn('user_nopw', 'chosen-secret');
+  assert.equal(withPassword.status, 303);
+  assert.equal(withPassword.location, '/app/links');
+  assert.match((await fresh.get('/app/account')).text, /<h1>user_nopw<\/h1>/);
+  const sessions = (await t.store.find<SessionRecord>(SESSIONS, { owner: id, sort: { field: 'id', direction: 'asc' } })).items;
+  assert.deepEqual(sessions.map((r) => r.method), ['key', 'password']);
 });
 
 test('an API key made on the page is shown once, works, lists with its scopes, and is revoked; bad input stores nothing', async () => {

@@ -113,6 +113,34 @@ test('"sign in as" opens a session as the user, audited under the admin, says so
   assert.equal((await t.store.find('sessions', { owner: alice.id })).total, 0);
 });
 
+test('the admin disables a user (with a reason) and enables them again: stored, their sessions end, each audited under the admin', async () => {
+  const { t, alice, admin, adminId, auditOf } = await world();
+  const user = async () => (await t.store.get<UserRecord>('users', alice.id))!;
+  const hers = new DashClient(t.app);
+  assert.equal((await hers.signIn('user_alice', 'secret-pw')).status, 303);
+  await admin.get('/app/admin/users');
+  const off = await admin.post(`/app/admin/users/${alice.id}/disable`, { reason: 'Sent spam' });
+  assert.equal(off.status, 303);
+  assert.equal(off.location, '/app/admin/users?done=disabled');
+  assert.deepEqual([(await user()).disabled, (await user()).disabledAt, (await user()).disabledReason], [true, '2026-11-21 10:00:00', 'Sent spam']);
+  assert.equal((await t.store.find('sessions', { owner: alice.id })).total, 0, 'her sessions ended');
+  assert.equal((await hers.get('/app/links')).res.headers.get('location'), '/app/login');
+  assert.equal((await t.call('GET', '/api/account', { key: alice.key })).status, 403, 'her key stopped');
+  assert.match((await admin.get('/app/admin/users?q=alice')).text, /<strong>Disabled<\/strong> since 2026-11-21 10:00:00: Sent spam/);
+  assert.equal((await admin.post(`/app/admin/users/${adminId}/disable`)).status, 400, 'not the admin themself');
+  assert.equal((await t.store.get<UserRecord>('users', adminId))!.disabled ?? false, false);
+
+  const on = await admin.post(`/app/admin/users/${alice.id}/enable`);
+  assert.equal(on.status, 303);
+  assert.equal(on.location, '/app/admin/users?done=enabled');
+  assert.deepEqual([(await user()).disabled, (await user()).disabledAt, (await user()).disabledReason], [false, null, null]);
+  assert.equal((await hers.signIn('user_alice', 'secret-pw')).status, 303);
+  assert.deepEqual((await auditOf(adminId)).slice(-2), [
+    ['/app/admin/users/:id/disable', alice.id, 200],
+    ['/app/admin/users/:id/enable', alice.id, 200],
+  ]);
+});
+
 test('a user who is not the admin gets 404 on every admin screen, and the admin forms need their token', async () => {
   const { t, alice, bob, admin } = await world();
   const user = new DashClient(t.app);
@@ -120,17 +148,23 @@ test('a user who is not the admin gets 404 on every admin screen, and the admin 
   await user.get('/app/account');
   assert.equal((await user.get('/app/admin/users')).status, 404);
   assert.doesNotMatch((await user.get('/app/account')).text, /\/app\/admin\/users/);
-  for (const path of ['/app/admin/users', `/app/admin/users/${bob.id}/delete`, `/app/admin/users/${bob.id}/sign-in-as`, '/app/admin/return']) {
+  for (const path of ['/app/admin/users', `/app/admin/users/${bob.id}/delete`, `/app/admin/users/${bob.id}/disable`, `/app/admin/users/${bob.id}/enable`, `/app/admin/users/${bob.id}/sign-in-as`, '/app/admin/return']) {
     assert.equal((await user.post(path, { username: 'x1234', email: 'x1234@example.com', password: 'secret-pw' })).status, 404, path);
   }
-  assert.ok(await t.store.get('users', bob.id));
+  const disabled = async (id: number) => (await t.store.get<UserRecord>('users', id))!.disabled === true;
+  assert.equal(await disabled(bob.id), false);
   assert.equal(await t.store.count('users'), 3);
+  // A disabled user stays so when the others try to enable them.
+  assert.equal((await t.call('POST', `/api/user/${bob.id}/disable`, { body: {} })).status, 200);
+  assert.equal((await user.post(`/app/admin/users/${bob.id}/enable`)).status, 404);
+  assert.equal(await disabled(bob.id), true);
 
   await admin.get('/app/admin/users');
-  for (const path of ['/app/admin/users', `/app/admin/users/${alice.id}/delete`, `/app/admin/users/${alice.id}/sign-in-as`]) {
+  for (const path of ['/app/admin/users', `/app/admin/users/${alice.id}/delete`, `/app/admin/users/${alice.id}/disable`, `/app/admin/users/${alice.id}/sign-in-as`, `/app/admin/users/${bob.id}/enable`]) {
     assert.equal((await admin.post(path, { username: 'x1234', email: 'x1234@example.com', password: 'secret-pw' }, { csrf: null })).status, 403, path);
   }
   assert.ok(await t.store.get('users', alice.id));
   assert.equal(await t.store.count('users'), 3);
   assert.equal((await t.store.find('sessions', { owner: alice.id })).total, 1);
+  assert.deepEqual([await disabled(alice.id), await disabled(bob.id)], [false, true]);
 });

@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Config } from '../src/config.ts';
 import type { Link } from '../src/links/shape.ts';
 import { DashClient } from './dashboard-client.ts';
 import { testApp } from './helpers.ts';
 import { COUNT_AHEAD, LinkTable, listParams, listStoreQuery } from '../src/dashboard/links/list.tsx';
 
-/** An app with a signed-in user who has a campaign, a channel and a pixel. */
-async function world() {
-  const t = await testApp({ rateLimit: 0 });
+/** An app (with `overrides` to its config) with a signed-in user who has a campaign, a channel and a pixel. */
+async function world(overrides: Partial<Config> = {}) {
+  const t = await testApp({ rateLimit: 0, ...overrides });
   const u = await t.makeUser('links');
   const api = (method: string, path: string, body?: unknown) => t.call(method, path, { key: u.key, ...(body === undefined ? {} : { body }) });
   const campaign = (await api('POST', '/api/campaign/add', { name: 'Spring sale' })).body.id as number;
@@ -171,6 +172,73 @@ test('the list searches, filters by campaign, domain and channel, orders and pag
   assert.deepEqual(bulk.map((e) => e.status), [200, 200]);
   const none = await browser.post('/app/links/bulk', { action: 'delete' });
   assert.equal(none.status, 400);
+});
+
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
+/** The links a list page shows, in its order: alias and the clicks column. */
+const listed = (html: string) => [...html.matchAll(/aria-label="Select ([^"]+)"[\s\S]*?<td class="n">([^<]*)<\/td>/g)].map((m) => `${m[1]} ${m[2]}`);
+
+test('the list orders by clicks, most first, from clicks through the real redirect; and filters by a branded domain', async () => {
+  const { t, api, browser } = await world();
+  // Oldest to newest: 2, 5 and no clicks, so neither date order is the clicks order.
+  for (const [alias, clicks] of [['few', 2], ['most', 5], ['none', 0]] as const) {
+    await api('POST', '/api/url/add', { url: `https://example.com/${alias}`, custom: alias });
+    for (let i = 0; i < clicks; i++) assert.equal((await t.app.request(`/${alias}`, { headers: { 'user-agent': FIREFOX } })).status, 302);
+  }
+  await t.counters.flush();
+  assert.deepEqual(listed((await browser.get('/app/links')).text), ['none 0', 'most 5', 'few 2'], 'newest first');
+  const byClicks = await browser.get('/app/links?sort=clicks');
+  assert.equal(byClicks.status, 200);
+  assert.deepEqual(listed(byClicks.text), ['most 5', 'few 2', 'none 0']);
+  assert.match(byClicks.text, /<option value="clicks" selected="">Most clicks/);
+
+  const domain = (await api('POST', '/api/domain/add', { domain: 'https://go.example.com' })).body.id as number;
+  for (const alias of ['brand-one', 'brand-two']) assert.equal((await api('POST', '/api/url/add', { url: `https://example.com/${alias}`, custom: alias, domain: 'https://go.example.com' })).status, 200);
+  const onBrand = await browser.get(`/app/links?domain=${domain}`);
+  assert.equal(onBrand.status, 200);
+  assert.deepEqual(listed(onBrand.text), ['brand-two 0', 'brand-one 0']);
+  assert.match(onBrand.text, /https:\/\/go\.example\.com\/brand-one/);
+  assert.match(onBrand.text, new RegExp(`<option value="${domain}" selected="">go\\.example\\.com`));
+  assert.deepEqual(listed((await browser.get('/app/links?domain=main')).text), ['none 0', 'most 5', 'few 2']);
+});
+
+test('a link made in the dashboard on a branded domain with a splash page, and one with a CTA overlay, are stored with them', async () => {
+  const { t, u, api, browser } = await world();
+  const domain = (await api('POST', '/api/domain/add', { domain: 'https://go.example.com' })).body.id as number;
+  const splash = (await api('POST', '/api/splash/add', { name: 'Wait', title: 'One moment' })).body.id as number;
+  const overlay = (await api('POST', '/api/overlay/add', { type: 'message', name: 'Buy', message: 'Buy now', buttontext: 'Go', buttonlink: 'https://shop.example.com/' })).body.id as number;
+  const form = await browser.get('/app/links/new');
+  assert.match(form.text, /<option value="go\.example\.com">go\.example\.com<\/option>/);
+  assert.match(form.text, new RegExp(`<option value="${splash}">Splash page: Wait</option>`));
+  assert.match(form.text, new RegExp(`<option value="overlay-${overlay}">Overlay: Buy</option>`));
+  const withSplash = await browser.post('/app/links', { url: 'https://example.com/splashed', custom: 'splashed', domain: 'go.example.com', type: String(splash) });
+  assert.equal(withSplash.status, 303, withSplash.text);
+  const withOverlay = await browser.post('/app/links', { url: 'https://example.com/overlaid', custom: 'overlaid', domain: 'go.example.com', type: `overlay-${overlay}` });
+  assert.equal(withOverlay.status, 303, withOverlay.text);
+  const stored = (await linksOf(t, u.id)).map((l) => [l.alias, l.domainId, l.type, l.splashId, l.overlayId]);
+  assert.deepEqual(stored, [
+    ['splashed', domain, 'splash', splash, null],
+    ['overlaid', domain, 'overlay', null, overlay],
+  ]);
+  assert.match((await browser.get(withSplash.location!)).text, /https:\/\/go\.example\.com\/splashed/);
+});
+
+test("a link's statistics in the dashboard show a real click: its browser, its referrer's host and its country (from the configured header)", async () => {
+  const { t, api, browser } = await world({ geoip: false, countryHeader: 'x-visitor-country' });
+  const id = (await api('POST', '/api/url/add', { url: 'https://example.com/counted', custom: 'counted' })).body.id as number;
+  const before = await browser.get(`/app/links/${id}`);
+  assert.match(before.text, /id="panel-browser">Browsers<\/h2>\s*<p class="muted">No clicks in this period/);
+  const click = await t.app.request('/counted', { headers: { 'user-agent': FIREFOX, referer: 'https://blog.example.net/post?x=1', 'x-visitor-country': 'DE' } });
+  assert.equal(click.status, 302);
+  assert.equal(click.headers.get('location'), 'https://example.com/counted');
+  await t.counters.flush();
+  const page = await browser.get(`/app/links/${id}`);
+  assert.equal(page.status, 200);
+  const panel = (name: string) => new RegExp(`id="panel-${name}">[\\s\\S]*?</section>`).exec(page.text)?.[0] ?? '';
+  assert.match(panel('browser'), /<td>Firefox<\/td>\s*<td class="n">1<\/td>/);
+  assert.match(panel('referrer'), /<td>blog\.example\.net<\/td>\s*<td class="n">1<\/td>/);
+  assert.match(panel('country'), /Germany<\/td>\s*<td class="n">1<\/td>/);
+  assert.match(page.text, /<span class="name">Clicks<\/span>\s*<b>1<\/b>/);
 });
 
 test('the QR code of a link: a preview and PNG and SVG downloads of its short URL', async () => {

@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { hashApiKey } from '../src/auth/keys.ts';
+import { dashboardAreas } from '../src/dashboard/routes.ts';
+import type { Services } from '../src/resources/define.ts';
+import { RESOURCES } from '../src/resources/table.ts';
 import { SESSIONS } from '../src/resources/sessions.ts';
 import type { SessionRecord } from '../src/resources/sessions.ts';
 import { DashClient } from './dashboard-client.ts';
-import { ADMIN_KEY, testApp } from './helpers.ts';
+import { ADMIN_KEY, allOf, testApp } from './helpers.ts';
 
 const DAY = 86_400_000;
 
@@ -104,6 +108,129 @@ test('every post needs the form token of its session: none, a wrong one, or anot
   const ok = await browser.post('/app/links', { url: 'https://example.com/csrf' });
   assert.equal(ok.status, 303);
   assert.equal(await t.store.count('links'), 1);
+});
+
+/** The dashboard's own routes of a method, as its areas build them (the app's route list also holds its 405 answers to other methods there); each one mounted. */
+function dashboardRoutes(t: Awaited<ReturnType<typeof testApp>>, method: 'GET' | 'POST'): string[] {
+  // Building the areas reads the config only; the services are used when a request comes, and none comes to these.
+  const areas = dashboardAreas({ config: t.config } as unknown as Services, { attempts: null, keys: null, failures: null, limiter: null } as unknown as Parameters<typeof dashboardAreas>[1]);
+  const paths = [...new Set(areas.flatMap((a) => a.routes).filter((r) => r.method === method).map((r) => r.path))];
+  const mounted = new Set(t.app.routes.filter((r) => r.method === method).map((r) => r.path));
+  for (const path of paths) assert.ok(mounted.has(path), `${method} ${path} is mounted`);
+  return paths;
+}
+
+/** An app (registration open) with the admin signed in, who owns one record of each kind a dashboard path names by `:id`, and another user. */
+async function everyRecord() {
+  const t = await testApp({ rateLimit: 0, openRegistration: true });
+  const alice = await t.makeUser('alice');
+  const admin = new DashClient(t.app);
+  await admin.get('/app/login');
+  assert.equal((await admin.post('/app/login', { apikey: ADMIN_KEY })).status, 303);
+  const made = async (path: string, body: Record<string, unknown>): Promise<number> => {
+    const r = await t.call('POST', path, { body });
+    assert.ok(r.status === 200 || r.status === 201, `${path}: ${r.text}`);
+    return Number(r.body.id ?? r.body.data?.id);
+  };
+  const upload = await t.app.request('/api/files/upload/kept.txt', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' }, body: 'kept' });
+  const [session] = (await t.store.find<SessionRecord>(SESSIONS)).items;
+  // Per path before `/:id`: the admin's record of it (another user's account, for the admin's user screens).
+  const ids: Record<string, number> = {
+    '/app/links': await made('/api/url/add', { url: 'https://example.com/kept', custom: 'kept' }),
+    '/app/qrs': await made('/api/qr/add', { type: 'text', data: 'kept', name: 'Kept' }),
+    '/app/bios': await made('/api/bio/add', { name: 'Kept', alias: 'kept-bio' }),
+    '/app/files': ((await upload.json()) as { id: number }).id,
+    '/app/campaigns': await made('/api/campaign/add', { name: 'Kept' }),
+    '/app/channels': await made('/api/channel/add', { name: 'Kept' }),
+    '/app/pixels': await made('/api/pixel/add', { type: 'gtmpixel', name: 'Kept', tag: 'GTM-KEPT1' }),
+    '/app/domains': await made('/api/domain/add', { domain: 'https://go.example.com' }),
+    '/app/splash': await made('/api/splash/add', { name: 'Kept', title: 'Wait' }),
+    '/app/overlays': await made('/api/overlay/add', { type: 'message', name: 'Kept', message: 'Hi', buttontext: 'Go', buttonlink: 'https://example.com/' }),
+    '/app/websites': await made('/api/v1/websites', { domain: 'kept.example.com', privacy: 0 }),
+    '/app/account/keys': await made('/api/keys', { name: 'kept', scopes: ['links:read'] }),
+    '/app/account/webhooks': await made('/api/webhooks', { url: 'https://hooks.example.com/kept', events: ['*'] }),
+    '/app/account/sessions': session!.id,
+    '/app/admin/users': alice.id,
+  };
+  const fill = (pattern: string): string => {
+    const at = pattern.indexOf('/:id');
+    if (at < 0) return pattern;
+    const id = ids[pattern.slice(0, at)];
+    assert.ok(id, `${pattern}: everyRecord makes no record for it; add one`);
+    return pattern.replace(':id', String(id));
+  };
+  return { t, admin, alice, ids, fill };
+}
+
+test('every POST route of the dashboard, read from its areas, refuses a signed-in post without its form token: 403, nothing stored', async () => {
+  const { t, admin, ids, fill } = await everyRecord();
+  const routes = dashboardRoutes(t, 'POST');
+  assert.ok(routes.length >= 50, `${routes.length} routes`);
+  const everything = async () => {
+    await t.audit.flush();
+    await t.keyUses.flush();
+    const records = await Promise.all(RESOURCES.map(async (r) => [r.collection, await allOf(t.store, r.collection)] as const));
+    return JSON.stringify({ records, file: [...((await t.store.readFileContent(ids['/app/files']!)) ?? [])] });
+  };
+  // A form each handler would act on (create, edit, delete, revoke, sign in, register, disable) were the token not checked.
+  const form = {
+    url: 'https://example.com/csrf', custom: 'csrf-alias', name: 'Csrf', title: 'Csrf', domain: 'csrf.example.com', type: 'text', data: 'csrf', alias: 'csrf-bio',
+    email: 'csrf@example.com', username: 'csrf_user', login: 'user_alice', password: 'secret-pw', password_again: 'secret-pw', current_password: 'secret-pw',
+    action: 'delete', ids: [String(ids['/app/links'])], events: ['*'], scopes: ['links:read'], privacy: '0', reason: 'csrf', item: 'https://example.com/item',
+  };
+  await admin.get('/app/account');
+  const before = await everything();
+  for (const path of routes.map(fill)) {
+    const r = await admin.post(path, form, { csrf: null });
+    assert.equal(r.status, 403, `${path}: ${r.text.slice(0, 200)}`);
+    assert.match(r.text, /Form expired/, path);
+  }
+  assert.equal(await everything(), before, 'nothing stored, changed or removed');
+  assert.equal(admin.cookies.has('dash_session'), true, 'still signed in');
+  // What else the app mounts for POST under /app is its 405 to a path that has no POST.
+  for (const extra of t.app.routes.filter((r) => r.method === 'POST' && r.path.startsWith('/app') && !routes.includes(r.path))) {
+    assert.equal((await admin.post(fill(extra.path), form)).status, 405, extra.path);
+  }
+});
+
+test('every page of the dashboard, read from its areas, signed in or out, refused or missing, has the security headers of the stats page', async () => {
+  const { t, admin, fill } = await everyRecord();
+  // The reference: the stats page, the other private page of a signed-in owner.
+  const stats = await t.call('GET', '/stats/kept.example.com', { key: null });
+  assert.equal(stats.status, 200);
+  const SET = ['x-frame-options', 'x-content-type-options', 'referrer-policy', 'cross-origin-opener-policy', 'cross-origin-embedder-policy'] as const;
+  const expected = Object.fromEntries(SET.map((h) => [h, stats.headers.get(h)]));
+  assert.deepEqual(expected, { 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
+  const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+  const assertPage = (name: string, r: { status: number; text: string; res: Response }, status: number) => {
+    assert.equal(r.status, status, name);
+    assert.match(r.res.headers.get('content-type') ?? '', /^text\/html/, name);
+    assert.deepEqual(Object.fromEntries(SET.map((h) => [h, r.res.headers.get(h)])), expected, name);
+    assert.equal(r.res.headers.get('cache-control'), 'no-store', name);
+    const csp = new Map(r.res.headers.get('content-security-policy')!.split(';').map((d) => d.trim().split(/\s+/)).map(([k = '', ...v]) => [k, v]));
+    for (const [directive, sources] of [['default-src', ["'none'"]], ['base-uri', ["'none'"]], ['frame-ancestors', ["'none'"]], ['form-action', ["'self'"]]] as const) assert.deepEqual(csp.get(directive), sources, `${name}: ${directive}`);
+    assert.ok(![...csp.values()].flat().some((s) => s === "'unsafe-inline'" || s === "'unsafe-eval'" || s === '*'), `${name}: nothing unsafe`);
+    for (const [, code] of r.text.matchAll(/<script>([\s\S]*?)<\/script>/g)) assert.ok(csp.get('script-src')?.includes(hash(code!)), `${name}: its script, by hash`);
+    for (const [, css] of r.text.matchAll(/<style>([\s\S]*?)<\/style>/g)) assert.ok(csp.get('style-src')?.includes(hash(css!)), `${name}: its style, by hash`);
+  };
+  let pages = 0;
+  // The QR images (…/qr, …/image) are images, not pages (dashboard-links and dashboard-qrs fetch them; drawing one is slow).
+  for (const path of dashboardRoutes(t, 'GET').filter((p) => !/\/(qr|image)$/.test(p)).map(fill)) {
+    const r = await admin.get(path);
+    if (r.status === 302) {
+      assert.match(r.res.headers.get('location')!, /^\/app(\/links)?$/, `${path} redirects within the dashboard`);
+      continue;
+    }
+    assertPage(path, r, 200);
+    pages++;
+  }
+  assert.ok(pages >= 40, `${pages} pages`);
+  assertPage('a missing link', await admin.get('/app/links/999999'), 404);
+  assertPage('a refused form', await admin.post('/app/links', { url: 'https://example.com/x' }, { csrf: null }), 403);
+  const out = new DashClient(t.app);
+  assertPage('the sign-in page', await out.get('/app/login'), 200);
+  assertPage('the registration page', await out.get('/app/register'), 200);
+  assertPage('a wrong password', await out.post('/app/login', { login: 'user_alice', password: 'wrong-pw' }), 401);
 });
 
 test('sign out, revoking one session from the account page, and signing out everywhere', async () => {

@@ -11,7 +11,7 @@ test('a website added in the dashboard shows its snippet, counts an event in its
   const browser = new DashClient(t.app);
   assert.equal((await browser.signIn('user_sites', 'secret-pw')).status, 303);
   const sitesOf = async (owner: number) => (await t.store.find('websites', { owner })).items;
-  await browser.get('/app/websites');
+  assert.match((await browser.get('/app/websites')).text, /<p>No websites yet\.<\/p>/);
 
   const bad = await browser.post('/app/websites', { domain: 'not a domain!', privacy: '0' });
   assert.equal(bad.status, 400);
@@ -25,6 +25,10 @@ test('a website added in the dashboard shows its snippet, counts an event in its
   assert.ok(site);
   assert.equal(site.domain, 'shop.example.com');
   assert.equal(made.location, `/app/websites/${site.id}?done=created`);
+  const list = await browser.get('/app/websites');
+  assert.equal(list.status, 200);
+  assert.match(list.text, new RegExp(`<li><a href="/app/websites/${site.id}">shop\\.example\\.com</a> <span class="muted">Public`));
+  assert.doesNotMatch(list.text, /No websites yet/);
   const page = await browser.get(made.location!);
   assert.equal(page.status, 200);
   assert.match(page.text, /&lt;script defer src=&quot;http:\/\/sho\.rt\/js\/script\.js&quot;/);
@@ -73,6 +77,7 @@ test('a website added in the dashboard shows its snippet, counts an event in its
   const deleted = await browser.post(`/app/websites/${site.id}/delete`);
   assert.equal(deleted.status, 303);
   assert.equal((await sitesOf(u.id)).length, 0);
+  assert.doesNotMatch((await browser.get('/app/websites')).text, /shop\.example\.com/);
   await t.audit.flush();
   const audit = (await t.store.find('audit', { owner: u.id, sort: { field: 'id', direction: 'asc' } })).items.filter((e) => String(e.route).startsWith('/app'));
   assert.deepEqual(audit.map((e) => [e.route, e.status]), [

@@ -16,6 +16,8 @@ import type { SignedIn } from '../sessions.ts';
 export interface ProfileState {
   email?: string;
   errors?: Record<string, string>;
+  /** The form the errors are about (its current password's message is shown in it only). */
+  form?: 'email' | 'password';
   done?: string;
 }
 
@@ -26,11 +28,13 @@ export function ProfileCards(props: { who: SignedIn; state: ProfileState }) {
   const { who, state } = props;
   const errors = state.errors ?? {};
   const plan = planOf(who.user);
-  const current = hasPassword(who) && (
-    <Field name="current_password" label="Current password" errors={errors}>
-      {(aria) => <input {...aria} name="current_password" type="password" autocomplete="current-password" required />}
-    </Field>
-  );
+  // Both forms ask for it: the password form's box has ids of its own, and each shows the message of its own post.
+  const current = (form: 'email' | 'password') =>
+    hasPassword(who) && (
+      <Field name="current_password" id={form === 'email' ? 'current_password' : 'password-current_password'} label="Current password" errors={state.form === form ? errors : {}}>
+        {(aria) => <input {...aria} name="current_password" type="password" autocomplete="current-password" required />}
+      </Field>
+    );
   return (
     <>
       <section class="card">
@@ -62,7 +66,7 @@ export function ProfileCards(props: { who: SignedIn; state: ProfileState }) {
           <Field name="email" label="Email" errors={errors}>
             {(aria) => <input {...aria} name="email" type="email" autocomplete="email" value={state.email ?? who.user.email} required />}
           </Field>
-          {current}
+          {current('email')}
           <div class="actions">
             <button type="submit">Change the email</button>
           </div>
@@ -73,7 +77,7 @@ export function ProfileCards(props: { who: SignedIn; state: ProfileState }) {
         {!hasPassword(who) && <p class="muted">This account has no password yet: set one to sign in with your username or email.</p>}
         <form method="post" action="/app/account/password">
           <Csrf token={who.csrf} />
-          {current}
+          {current('password')}
           <Field name="password" label="New password" errors={errors} hint="5 to 256 characters.">
             {(aria) => <input {...aria} name="password" type="password" autocomplete="new-password" minlength={5} maxlength={256} required />}
           </Field>
@@ -104,7 +108,7 @@ export async function changeProfile(d: Dashboard, c: Context<AppEnv>, who: Signe
   const email = what === 'email' ? field(form, 'email') : undefined;
   const refuse = (status: 400 | 401 | 403 | 429, errors: Record<string, string>): ProfileAnswer => {
     audit(d, c, who, route, 'users', who.user.id, status);
-    return { ok: false, status, state: { ...(email === undefined ? {} : { email }), errors } };
+    return { ok: false, status, state: { ...(email === undefined ? {} : { email }), errors, form: what } };
   };
   if (!allows(who, 'account:write')) return refuse(403, { form: 'You signed in with an API key that lacks the scope account:write.' });
   if (field(form, what) === '') return refuse(400, { [what]: what === 'email' ? 'Enter an email.' : 'Enter a new password.' });

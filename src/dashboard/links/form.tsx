@@ -115,23 +115,28 @@ export function errorField(err: ApiError): string {
   return name && FORM_FIELDS.includes(name) ? (FORM_FIELD[name] ?? name) : 'form';
 }
 
-/** A labelled control with its hint and its error, tied together for screen readers (every dashboard form uses it). */
-export function Field(props: { name: string; label: string; errors: Record<string, string>; hint?: string; children: (aria: Record<string, string | undefined>) => Child }) {
+/**
+ * A labelled control with its hint and its error, tied together for screen readers (every dashboard
+ * form uses it). Its ids come from `id` (default: the name): a page with two forms that ask for the
+ * same field gives one of them another.
+ */
+export function Field(props: { name: string; id?: string; label: string; errors: Record<string, string>; hint?: string; children: (aria: Record<string, string | undefined>) => Child }) {
   const error = props.errors[props.name];
-  const described = [error ? `${props.name}-error` : '', props.hint ? `${props.name}-hint` : ''].filter(Boolean).join(' ');
+  const id = props.id ?? props.name;
+  const described = [error ? `${id}-error` : '', props.hint ? `${id}-hint` : ''].filter(Boolean).join(' ');
   return (
     <div class="field">
-      <label for={`f-${props.name}`}>
+      <label for={`f-${id}`}>
         <span>{props.label}</span>
       </label>
-      {props.children({ id: `f-${props.name}`, 'aria-invalid': error ? 'true' : undefined, 'aria-describedby': described || undefined })}
+      {props.children({ id: `f-${id}`, 'aria-invalid': error ? 'true' : undefined, 'aria-describedby': described || undefined })}
       {props.hint && (
-        <span class="hint" id={`${props.name}-hint`}>
+        <span class="hint" id={`${id}-hint`}>
           {props.hint}
         </span>
       )}
       {error && (
-        <p class="err" id={`${props.name}-error`}>
+        <p class="err" id={`${id}-error`}>
           {error}
         </p>
       )}
