@@ -7,7 +7,7 @@ import { liveServer, visit } from './live-server.ts';
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
 } else {
-  test('QR codes, bio pages and files in the dashboard, on a laptop and on a phone: a Wi-Fi QR code with colours and its downloads, a bio page and its public page, a file uploaded and fetched', { timeout: 120_000 }, async (t) => {
+  test('QR codes, bio pages and files in the dashboard, on a laptop and on a phone: a Wi-Fi QR code with colours and its downloads, a bio page and its public page, a file uploaded and fetched', { timeout: 300_000 }, async (t) => {
     const server = await liveServer(':memory:');
     const browser = await launchBrowser();
     t.after(async () => {

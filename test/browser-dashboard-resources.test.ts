@@ -6,7 +6,7 @@ import { liveServer } from './live-server.ts';
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
 } else {
-  test('the table-driven screens as a person uses them, on a laptop and on a phone: a pixel and a campaign made in the browser, a refused form, the bar\'s "More" menu, a campaign edited and deleted, a channel with an item, a domain with its DNS steps', { timeout: 120_000 }, async (t) => {
+  test('the table-driven screens as a person uses them, on a laptop and on a phone: a pixel and a campaign made in the browser, a refused form, the bar\'s "More" menu, a campaign edited and deleted, a channel with an item, a domain with its DNS steps', { timeout: 300_000 }, async (t) => {
     const server = await liveServer(':memory:');
     const browser = await launchBrowser();
     t.after(async () => {

@@ -7,7 +7,7 @@ import { LIVE_ADMIN_KEY, liveServer, visit } from './live-server.ts';
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
 } else {
-  test('the dashboard as a person uses it, on a laptop and on a phone: register, sign in with the keyboard, create a link with options and open it, edit, QR download, live search, copy, bulk move and delete, a website with its settings and statistics, an API key, a webhook, email and password, sign out, the admin\'s users; light and dark, WCAG AA contrast', { timeout: 180_000 }, async (t) => {
+  test('the dashboard as a person uses it, on a laptop and on a phone: register, sign in with the keyboard, create a link with options and open it, edit, QR download, live search, copy, bulk move and delete, a website with its settings and statistics, an API key, a webhook, email and password, sign out, the admin\'s users; light and dark, WCAG AA contrast', { timeout: 300_000 }, async (t) => {
     const server = await liveServer(':memory:', { openRegistration: true });
     const browser = await launchBrowser();
     t.after(async () => {

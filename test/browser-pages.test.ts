@@ -9,7 +9,7 @@ const PHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWe
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
 } else {
-  test('the pages people look at, in a real browser, on a laptop and on a phone', { timeout: 120_000 }, async (t) => {
+  test('the pages people look at, in a real browser, on a laptop and on a phone', { timeout: 300_000 }, async (t) => {
     const server = await liveServer(':memory:', { trustProxy: true, analyticsRateLimit: 0, eventRateLimit: 0 });
     const target = await targetSite();
     const browser = await launchBrowser();

@@ -18,7 +18,7 @@ const figure = (page: Page, name: string) => page.locator('.figure', { has: page
 if (!chromiumPresent()) {
   console.log('# browser tests skipped: Chromium not found (apt-get install chromium)');
 } else {
-  test('the stats page as its users use it, on a laptop and on a phone: presets, the hourly chart, CSV and zip downloads, realtime', { timeout: 150_000 }, async (t) => {
+  test('the stats page as its users use it, on a laptop and on a phone: presets, the hourly chart, CSV and zip downloads, realtime', { timeout: 300_000 }, async (t) => {
     const server = await liveServer(':memory:', { trustProxy: true, analyticsRateLimit: 0, eventRateLimit: 0 });
     const browser = await launchBrowser();
     t.after(async () => {
