@@ -56,7 +56,7 @@ const EXTRA_BODIES: Record<string, (n: number) => Rec> = {
 
 const creatable = RESOURCES.filter((row): row is Resource & { paths: { create: string } } => row.paths.create !== undefined && row.create !== undefined);
 
-test('hostile strings in every stored field: no 5xx, nothing stored when refused, and every page and redirect built from what was stored answers with valid headers', { timeout: 120_000 }, async () => {
+test('hostile strings in every stored field: no 5xx, nothing stored when refused, and every page and redirect built from what was stored answers with valid headers', { timeout: 300_000 }, async () => {
   const { call, store, app } = await testApp({ rateLimit: 0, analyticsRateLimit: 0, eventRateLimit: 0, authFailureLimit: 0, logoFetch: false }, process.env.FUZZ_LOG ? { log: (await import('../src/log.ts')).createLogger('error') } : {});
   const random = prng(0x40571e);
   const failures: string[] = [];

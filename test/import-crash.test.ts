@@ -74,7 +74,7 @@ for (const backend of (DATABASE_URL ? ['file', 'postgres'] : ['file']) as ('file
   });
 }
 
-test('import-links: the report and summary, a second run that creates nothing, a dry run, and the command line refused with exit code 2', { timeout: 120_000 }, async () => {
+test('import-links: the report and summary, a second run that creates nothing, a dry run, and the command line refused with exit code 2', { timeout: 300_000 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'import-links-'));
   const sample = fileURLToPath(new URL('./fixtures/imports/generic.csv', import.meta.url));
   try {

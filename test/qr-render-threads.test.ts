@@ -134,7 +134,7 @@ function serve(args: string[]): Promise<{ url: string; stop: () => Promise<void>
   });
 }
 
-test('the render threads start both from the sources through tsx (npm start) and from the build (node dist/main.js)', { timeout: 120_000 }, async (t) => {
+test('the render threads start both from the sources through tsx (npm start) and from the build (node dist/main.js)', { timeout: 300_000 }, async (t) => {
   const entry = buildEntry();
   const expectedPng = await renderQrPng('from a process', { size: 384, logo: pngLogo });
   const expectedSvg = Buffer.from(await renderQrSvg('from a process', { size: 384, logo: pngLogo }));
