@@ -2,8 +2,16 @@ import type { WindowCount } from '../store/store.ts';
 
 /** A slice covers about this long of a key's traffic in one process: about one round trip a second per busy key and process. */
 export const LEASE_FOR_MS = 1000;
-/** A key's rate in a process is measured over spans at least this long; a key younger than one span is counted exactly. */
+/** A key's rate in a process is measured over spans at least this long; a key younger than one span is counted exactly, unless busy. */
 export const RATE_SPAN_MS = 1000;
+/**
+ * A key far from its limit with this many requests before its first span ends is busy (a burst
+ * from one client IP, many clients behind one address): its slices follow its rate so far,
+ * measured over at least EARLY_SPAN_MS, not a second later. A key near its limit waits for its
+ * first span, as slices leased early would strand counts it may need.
+ */
+export const EARLY_HITS = 8;
+const EARLY_SPAN_MS = 250;
 /** A key with no request for this long hands back what is left of its slice, and is forgotten. */
 export const IDLE_MS = 1000;
 /** Below this a slice saves nothing worth the hits it may strand: the key is counted exactly. */
@@ -14,19 +22,28 @@ export const MIN_SLICE = 4;
 const HEADROOM_PART = 2;
 // A process seen doing nearly nothing of a key's traffic still gets slices of a sensible size.
 const MIN_SHARE = 1 / 64;
+// A key too slow for a slice of its own rate still gets MIN_SLICE while this process's cap is at
+// least FAR times that: the hits it may strand (until IDLE_MS, or the window's end) are then a
+// small part of what this process may take.
+const FAR = 32;
 
 /**
  * How many hits to lease for a key: enough for LEASE_FOR_MS of this process's rate (no more than
  * the window has left), at most half of this process's share of the hits left under the limit;
- * 1 (exact counting, as every request counted once) when the rate is not known yet or the slice
- * would be under MIN_SLICE.
+ * MIN_SLICE for a key slower than that, or whose rate is not known yet, while the limit is far (a
+ * client IP sending a few events a second against a limit of thousands: three of its four requests
+ * are then answered without a round trip); 1 (exact counting, as every request counted once) when
+ * the key is not far from its limit and its rate is unknown or too slow for MIN_SLICE.
  */
-export function sliceSize(k: { rate: number | null; share: number; headroom: number; msLeft: number }): number {
-  if (k.rate === null) return 1;
-  const want = Math.ceil((k.rate * Math.min(LEASE_FOR_MS, Math.max(0, k.msLeft))) / 1000);
+export function sliceSize(k: { rate: number | null; early?: number | null; share: number; headroom: number; msLeft: number }): number {
   const cap = Math.floor((k.share * Math.max(0, k.headroom)) / HEADROOM_PART);
+  const far = cap >= FAR * MIN_SLICE;
+  const rate = k.rate ?? (far ? (k.early ?? null) : null);
+  if (rate === null) return far ? MIN_SLICE : 1;
+  const want = Math.ceil((rate * Math.min(LEASE_FOR_MS, Math.max(0, k.msLeft))) / 1000);
   const size = Math.min(want, cap);
-  return size >= MIN_SLICE ? size : 1;
+  if (size >= MIN_SLICE) return size;
+  return far ? MIN_SLICE : 1;
 }
 
 /**
@@ -54,6 +71,8 @@ export class KeyTally {
   lastSlice = 0;
   /** Hits per second of this key in this process, once measured over a span. */
   rate: number | null = null;
+  /** Its rate so far, once EARLY_HITS came before its first span ended. */
+  early: number | null = null;
   /** This process's part of the key's traffic, 0-1. */
   share = 1;
   private spanStart = 0;
@@ -83,7 +102,10 @@ export class KeyTally {
     this.lastHitAt = now;
     this.spanHits++;
     const span = now - this.spanStart;
-    if (span < RATE_SPAN_MS) return;
+    if (span < RATE_SPAN_MS) {
+      if (this.rate === null && this.spanHits >= EARLY_HITS) this.early = (this.spanHits * 1000) / Math.max(span, EARLY_SPAN_MS);
+      return;
+    }
     this.rate = (this.spanHits * 1000) / span;
     const mine = this.taken - this.spanTaken;
     const others = Math.max(0, this.latestCount - this.spanCount - mine);

@@ -102,7 +102,7 @@ export class SharedLimiter implements Limiter {
   }
 
   private sliceFor(tally: KeyTally, now: number): number {
-    return sliceSize({ rate: tally.rate, share: tally.share, headroom: this.limit - tally.latestCount, msLeft: tally.endsAt - now });
+    return sliceSize({ rate: tally.rate, early: tally.early, share: tally.share, headroom: this.limit - tally.latestCount, msLeft: tally.endsAt - now });
   }
 
   /** No leased count left: waits for a slice under way, or leases one, or counts this request alone (exactly). */

@@ -17,8 +17,12 @@ const HIT_MANY = `INSERT INTO rate_windows AS w (key, ends_at, n)
   ${UPSERT}
   RETURNING key, n, ends_at`;
 
-// Only the window the slice was leased from: a later one started afresh and owes it nothing.
-const GIVE_BACK = 'UPDATE rate_windows SET n = GREATEST(0, n - $3) WHERE key = $1 AND ends_at = $2';
+// Only the window the slice was leased from: a later one started afresh and owes it nothing. Many
+// keys' give-backs in one statement, their rows locked in key order first (as HIT_MANY's are), so
+// it cannot deadlock with a hit of another process.
+const GIVE_BACK = `WITH t AS (SELECT k, e, c FROM unnest($1::text[], $2::bigint[], $3::int[]) AS t(k, e, c)),
+  l AS MATERIALIZED (SELECT w.key FROM rate_windows w JOIN t ON w.key = t.k AND w.ends_at = t.e ORDER BY w.key FOR UPDATE OF w)
+  UPDATE rate_windows w SET n = GREATEST(0, w.n - t.c) FROM t, l WHERE w.key = l.key AND t.k = l.key AND w.ends_at = t.e`;
 
 const PRUNE = 'DELETE FROM rate_windows WHERE ends_at < $1';
 
@@ -51,16 +55,21 @@ interface Pending {
 /**
  * Rate-limit windows in PostgreSQL's UNLOGGED `rate_windows` table: one atomic upsert per hit (or
  * slice of hits), and while IN_FLIGHT of them are under way, the hits of many keys that arrive
- * meanwhile in one upsert together; one update per slice handed back; rows of ended windows
- * deleted once a minute.
+ * meanwhile in one upsert together; the slices handed back in one turn in one update; rows of
+ * ended windows deleted once a minute.
  */
 export class PgRateWindows implements WindowCounter {
   private prunedAt = 0;
   private readonly waiting: Pending[] = [];
   private flying = 0;
+  /** Give-backs queued for the next statement, by key. */
+  private readonly returning = new Map<string, { endsAt: number; n: number; sent: Promise<void> }>();
+  private returned: Promise<void> | null = null;
 
   /** Statements sent for hits so far (tests read it). */
   statements = 0;
+  /** Statements sent for give-backs so far (tests read it). */
+  giveBackStatements = 0;
 
   constructor(private readonly db: Db) {}
 
@@ -82,9 +91,28 @@ export class PgRateWindows implements WindowCounter {
     });
   }
 
-  /** Takes back `n` unused hits of `key`'s window ending at `endsAt`, in one statement. */
-  async giveBack(key: string, endsAt: number, n: number): Promise<void> {
-    await this.db(GIVE_BACK, [key, endsAt, n]);
+  /**
+   * Takes back `n` unused hits of `key`'s window ending at `endsAt`: with the give-backs of the
+   * same turn of the event loop (the limiter's sweep hands back every idle key's at once), in one
+   * statement. Only the latest window of a key is kept: an earlier one is not the stored one.
+   */
+  giveBack(key: string, endsAt: number, n: number): Promise<void> {
+    const queued = this.returning.get(key);
+    if (queued && queued.endsAt > endsAt) return queued.sent;
+    const sent = (this.returned ??= outsideStoreDeadline(() => this.giveBackSoon()));
+    if (queued && queued.endsAt === endsAt) queued.n += n;
+    else this.returning.set(key, { endsAt, n, sent });
+    return sent;
+  }
+
+  /** The statement of the give-backs queued in this turn, sent on the next. */
+  private async giveBackSoon(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    const batch = [...this.returning];
+    this.returning.clear();
+    this.returned = null;
+    this.giveBackStatements++;
+    await this.db(GIVE_BACK, [batch.map(([key]) => key), batch.map(([, r]) => r.endsAt), batch.map(([, r]) => r.n)]);
   }
 
   private pump(): void {
