@@ -15,7 +15,7 @@ import { FileStore } from '../src/store/file/file-store.ts';
 import { loadMigrations } from '../src/store/postgres/migrate.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { POOL_RUN, givePooled, takePooled } from './schema-pool.ts';
+import { POOL_RUN, givePooled, takePooled, testSchemaPrefix } from './schema-pool.ts';
 
 /** The backend of this pass. */
 export const TEST_BACKEND: 'file' | 'postgres' = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'file';
@@ -32,7 +32,7 @@ let made = 0;
 
 /** A schema name no other test process uses. */
 export function freshSchema(): string {
-  const name = `t_${process.pid}_${++made}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = `${testSchemaPrefix()}${process.pid}_${++made}_${Math.random().toString(36).slice(2, 8)}`;
   schemas.push(name);
   return name;
 }

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import { dropPool, openPool, takePooled, givePooled } from './schema-pool.ts';
+import { dropPool, openPool, takePooled, givePooled, sweepLeftSchemas, testSchemaPrefix } from './schema-pool.ts';
+import { freshSchema } from './backend.ts';
 import { sql, withClient } from './pg-client.ts';
 
 /**
@@ -115,4 +116,27 @@ test("a run of this host that is gone leaves its pool to the next run's start: i
       await db.query('DROP SCHEMA pool_test_kept');
     });
   });
+});
+
+test('schemas left by a run stopped before its end are dropped at the next start; a live run\'s and another host\'s are kept', { skip: !DATABASE && 'TEST_DATABASE_URL is not set' }, async () => {
+  const prefix = testSchemaPrefix();
+  assert.ok(freshSchema().startsWith(prefix), 'a test process names its schemas after its host and owner');
+  const [, host, owner] = prefix.split('_');
+  assert.equal(Number(owner), process.env.TEST_SCHEMA_POOL ? Number.parseInt(process.env.TEST_SCHEMA_POOL.split('/').pop()!, 10) : process.pid, 'the owner: the run, or this process alone');
+  // A process that has ended: its pid is free.
+  const ended = spawn(process.execPath, ['-e', '0']);
+  const gone = ended.pid!;
+  await new Promise((resolve) => ended.on('exit', resolve));
+  const left = `t_${host}_${gone}_${gone}_1_sweep`;
+  const live = `t_${host}_${process.pid}_${process.pid}_1_sweep`;
+  const elsewhere = `t_${host === 'ffffff' ? 'eeeeee' : 'ffffff'}_${gone}_${gone}_1_sweep`;
+  for (const name of [left, live, elsewhere]) await sql(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".t (id int)`);
+  try {
+    const dropped = await withClient(sweepLeftSchemas);
+    assert.ok(dropped >= 1, `${dropped} dropped`);
+    const names = (await sql<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname = ANY($1::text[]) ORDER BY 1', [[left, live, elsewhere]])).map((r) => r.nspname);
+    assert.deepEqual(names, [live, elsewhere].sort());
+  } finally {
+    for (const name of [left, live, elsewhere]) await sql(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+  }
 });

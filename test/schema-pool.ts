@@ -6,6 +6,7 @@
  * one `npm test` run (TEST_SCHEMA_POOL names it); the runner makes it and drops what is left in it.
  * The schemas keep their names: the migrations' functions name their tables with the schema.
  */
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import { alive } from './runner/process-alive.ts';
@@ -31,9 +32,34 @@ export async function givePooled(db: pg.Client, run: string, name: string): Prom
 /** The name of this run's pool: the runner's host and process. */
 export const poolRunName = (): string => `${hostname()}/${process.pid}`;
 
+// This host, in test schemas' names: a sweep drops only its own host's (a database may serve several).
+const HOST_TAG = createHash('sha1').update(hostname()).digest('hex').slice(0, 6);
+// The process whose end leaves a test schema over: the run's runner (pooled schemas pass between
+// its test processes), or the test process run on its own.
+const OWNER = Number.parseInt(POOL_RUN?.split('/').pop() ?? '', 10) || process.pid;
+
+/** How a test schema's name starts: `t_<host>_<owner>_`, so that a later run can tell a left-over one. */
+export const testSchemaPrefix = (): string => `t_${HOST_TAG}_${OWNER}_`;
+
+/**
+ * Drops the test schemas of this host whose owner is gone: a run, or a test process run alone, that
+ * was killed before its own cleanup. Each drop is a transaction of its own. Returns how many.
+ */
+export async function sweepLeftSchemas(db: pg.Client): Promise<number> {
+  const { rows } = await db.query<{ name: string }>('SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE $1', [`t\\_${HOST_TAG}\\_%`]);
+  let dropped = 0;
+  for (const { name } of rows) {
+    const owner = Number(name.split('_')[2]);
+    if (!(owner > 0) || alive(owner)) continue;
+    await db.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+    dropped++;
+  }
+  return dropped;
+}
+
 /**
  * Makes the pool (once per database), and drops what runs of this host that are gone left in it
- * (a run stopped before its end).
+ * and in schemas of their own (a run stopped before its end).
  */
 export async function openPool(db: pg.Client): Promise<void> {
   const make = () => db.query(`CREATE SCHEMA IF NOT EXISTS ${POOL}; CREATE TABLE IF NOT EXISTS ${POOL}.spare (name text PRIMARY KEY, run text NOT NULL)`);
@@ -41,6 +67,8 @@ export async function openPool(db: pg.Client): Promise<void> {
   await make().catch(make);
   const { rows } = await db.query<{ run: string }>(`SELECT DISTINCT run FROM ${POOL}.spare WHERE run LIKE $1`, [`${hostname()}/%`]);
   for (const { run } of rows) if (!alive(Number(run.split('/').pop()))) await dropPool(db, run, false);
+  const swept = await sweepLeftSchemas(db);
+  if (swept > 0) console.log(`# dropped ${swept} test schemas left by runs that were stopped before their end`);
 }
 
 /**
