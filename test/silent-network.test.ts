@@ -7,6 +7,7 @@ import { DATABASE_URL, newSchema, sql, startPgServer, stop, viaPort, waitFor } f
 import { TcpProxy } from './tcp-proxy.ts';
 import { fresh, linesMatching, REDIS_URL } from './limits-helpers.ts';
 import type { Answer } from './limits-helpers.ts';
+import { MIN_SLICE } from '../src/limits/key-tally.ts';
 
 /**
  * A network that goes silent (packets dropped, nothing closed) and comes back without the
@@ -149,6 +150,13 @@ if (DATABASE_URL) describe('a silent network between the server and its services
 
     proxy.stall();
     await sleep(300);
+    // Far from its limit of 1,000, the key leased a slice with its first request: what is left of it
+    // is still handed out, counted, without Redis (fewer than MIN_SLICE requests); then the outage shows.
+    for (const s of [open, closed]) {
+      let fromSlice = 0;
+      while (fromSlice < MIN_SLICE && counted(await fresh(s.url, '/api/account', { key: PROCESS_ADMIN_KEY }))) fromSlice++;
+      assert.ok(fromSlice < MIN_SLICE, `${fromSlice} requests answered from the slice leased before the silence`);
+    }
     for (let i = 0; i < 3; i++) {
       const passed = await timed(open.url, '/api/account', { key: PROCESS_ADMIN_KEY });
       assert.equal(passed.status, 200, passed.text);

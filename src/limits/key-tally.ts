@@ -62,6 +62,8 @@ export class KeyTally {
   left = 0;
   /** A slice being leased: hits that find nothing left wait for it. */
   inflight: Promise<void> | null = null;
+  /** The last slice asked for got no answer (the counter is away). */
+  leaseFailed = false;
   lastHitAt = 0;
   /** The highest count the shared counter answered in this window. */
   latestCount = 0;

@@ -112,6 +112,8 @@ export class SharedLimiter implements Limiter {
       await tally.inflight;
       const count = tally.take();
       if (count !== null) return this.decide(count, tally.sharedEndsAt);
+      // The counter did not answer that slice: not asked again for this request (it would wait twice).
+      if (tally.leaseFailed) return this.uncounted(now);
     }
     const size = this.sliceFor(tally, now);
     if (size > 1) {
@@ -133,6 +135,7 @@ export class SharedLimiter implements Limiter {
     const endsAt = tally.endsAt;
     tally.lastSlice = size;
     const leasing = this.windows.hit(`${this.name}:${key}`, endsAt, size).then((got) => {
+      tally.leaseFailed = got === null;
       // A slice of a window that ended meanwhile lapses with it.
       if (!got || tally.endsAt !== endsAt) return got;
       const over = tally.counted(got, size, this.limit, true);
