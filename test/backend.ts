@@ -194,6 +194,34 @@ export async function waitsOnLock(store: Store): Promise<boolean> {
 }
 
 /**
+ * Runs `fn` while another session holds the row `id` of `table` locked (FOR UPDATE), until
+ * `waiters` statements of the store's schema wait for a lock (or 10 s pass); then lets go and
+ * waits for `fn`. On the file store, `fn` simply runs.
+ */
+export async function underRowLock<T>(store: Store, table: string, id: number, waiters: number, fn: () => Promise<T>): Promise<T> {
+  const schema = schemaOf.get(store);
+  if (!schema) return fn();
+  const other = new pg.Client({ connectionString: url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query(`SELECT 1 FROM "${schema}"."${table}" WHERE id = $1 FOR UPDATE`, [id]);
+    const running = fn();
+    running.catch(() => {});
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const { rows } = await (await adminClient()).query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [`shortlink-server/${schema}`]);
+      if ((rows[0]?.n ?? 0) >= waiters || Date.now() > until) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await other.query('ROLLBACK');
+    return await running;
+  } finally {
+    await other.end();
+  }
+}
+
+/**
  * Runs `fn` while another session holds the transaction-scoped advisory lock `name` keys in the
  * store's schema (hashtext(name || schema), as the store takes it): what the store does meanwhile
  * sees another process at it. On the file store, `fn` simply runs.

@@ -33,7 +33,17 @@ export function receivingWebsite<W extends Owned>(reads: StoreReads, domain: str
 export async function takeOverDomain<W extends Owned>(tx: Tx, id: number, now: string): Promise<W | undefined> {
   const website = await tx.getForUpdate<W>('websites', id);
   if (!website) return undefined;
-  const holder = await receivingWebsite<W>(tx, website.domain);
-  if (holder && holder.id !== website.id) await tx.update<W>('websites', holder.id, { receives: false, verified_at: null } as Partial<W>);
+  // The holder is locked, then read again: another proof may have taken the events from it while
+  // this one waited for the lock, and then that one holds them. Proofs racing for one domain so
+  // take their turns on its holder's row, none refused by the receiving index.
+  // Bounded: past it the update below meets the index, and the write is run again (transact's retryOn).
+  for (let turn = 0, holder = await receivingWebsite<W>(tx, website.domain); holder && holder.id !== website.id && turn < 16; turn++) {
+    const locked = await tx.getForUpdate<W>('websites', holder.id);
+    if (locked && locked.receives !== false && locked.domain === website.domain) {
+      await tx.update<W>('websites', locked.id, { receives: false, verified_at: null } as Partial<W>);
+      break;
+    }
+    holder = await receivingWebsite<W>(tx, website.domain);
+  }
   return tx.update<W>('websites', website.id, { receives: true, verified_at: now } as Partial<W>);
 }
