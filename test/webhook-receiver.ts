@@ -21,6 +21,8 @@ export interface Answer {
   delayMs?: number;
   /** Never answer (until the receiver closes). */
   hang?: boolean;
+  /** Answer once this settles (then after `delayMs`). */
+  after?: Promise<unknown>;
 }
 
 /** A webhook receiver on 127.0.0.1 that keeps every request and answers as told. */
@@ -55,10 +57,13 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({})): Pr
         hanging.add(() => res.destroy());
         return;
       }
-      setTimeout(() => {
-        res.writeHead(a.status ?? 200, { 'content-type': 'text/plain', ...a.headers });
-        res.end(a.body ?? 'ok');
-      }, a.delayMs ?? 0);
+      const reply = () =>
+        setTimeout(() => {
+          res.writeHead(a.status ?? 200, { 'content-type': 'text/plain', ...a.headers });
+          res.end(a.body ?? 'ok');
+        }, a.delayMs ?? 0);
+      if (a.after) void a.after.then(reply, reply);
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
