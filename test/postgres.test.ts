@@ -198,8 +198,11 @@ if (URL) describe('PostgreSQL store', () => {
 
   test('counters flushed by several servers at once add up, and the label cap holds exactly', async () => {
     const schema = freshSchema();
-    const a = await open(schema);
-    const b = await open(schema);
+    // What is asserted is the sums, not how fast 24 flushes on one row go: on a loaded machine a
+    // connection or a flush waiting its turn took longer than the 2 s and 5 s defaults (full runs of 2026-11-27).
+    const patient = { connectTimeoutMs: 20_000, statementTimeoutMs: 30_000 };
+    const a = await open(schema, patient);
+    const b = await open(schema, patient);
     try {
       await a.transaction((tx) => tx.insert('users', user(1)));
       const flushes = Array.from({ length: 24 }, (_, i) =>
