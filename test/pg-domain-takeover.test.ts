@@ -17,7 +17,7 @@ test('four proofs of one domain waiting on its receiving website all take the ev
   const users = await first.transaction(async (tx) => Promise.all(Array.from({ length: 5 }, (_, i) => tx.insert('users', { username: `p${i}`, email: `p${i}@example.com`, keyHash: `h${i}` }))));
   const sites = await first.transaction(async (tx) => {
     const made = [];
-    for (const [i, u] of users.entries()) made.push(await tx.insert<Website>('websites', { userId: u.id, domain: 'takeover.test', receives: i === 0 } as Partial<Website>));
+    for (const [i, u] of users.entries()) made.push((await tx.insert('websites', { userId: u.id, domain: 'takeover.test', receives: i === 0 })) as unknown as Website);
     return made;
   });
   const holder = sites[0]!;
