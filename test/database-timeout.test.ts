@@ -46,15 +46,17 @@ test('the deadline: each wait takes what is left of it, the earlier of two holds
 
 test('waitWithin: shared work is waited for until the deadline only, and goes on by itself', async () => {
   let finished = false;
-  const work = sleep(400).then(() => (finished = true));
-  const started = Date.now();
+  // The work ends only when let go: giving up at the deadline is the only way out of the wait.
+  let finish!: () => void;
+  const work = new Promise<void>((resolve) => (finish = resolve)).then(() => (finished = true));
   await assert.rejects(
     withStoreDeadline(100, () => waitWithin(work)),
     (err: unknown) => err instanceof StoreUnavailableError && err.timedOut,
   );
-  assert.ok(Date.now() - started < 300, `gave up after ${Date.now() - started} ms`);
   assert.equal(finished, false);
-  assert.equal(await waitWithin(work), true, 'without a deadline: waited for');
+  const waited = waitWithin(work);
+  finish();
+  assert.equal(await waited, true, 'without a deadline: waited for');
 });
 
 /** GroupCommit's deps, with transactions that run `work` on a db that answers nothing, and a hook to hold the first. */
@@ -79,10 +81,9 @@ test('group commit: a transaction still waiting for a runner at its deadline lea
   // The runner is busy (a silent database) with a transaction that has no deadline: a flush.
   const busy = group.run(async () => done);
   let ran = false;
-  const started = Date.now();
   const late = withStoreDeadline(150, () => group.run(async () => ((ran = true), done)));
+  // Answered while the runner is still held (it is let go below): at its deadline, not when the runner was free.
   await assert.rejects(late, (err: unknown) => err instanceof StoreUnavailableError && err.timedOut);
-  assert.ok(Date.now() - started < 400, `answered after ${Date.now() - started} ms, not when the runner was free`);
   const after = withStoreDeadline(5000, () => group.run(async () => done));
   release();
   assert.deepEqual(await busy, done);
@@ -128,9 +129,8 @@ test('GET /ready: 200 with the store answering, no key, never cached; /health st
 test('GET /ready: 503 with Retry-After naming what does not answer (a hung probe within its bound); an optional check only reports', async () => {
   const hung = new Readiness([{ name: 'store', probe: () => new Promise(() => {}) }, { name: 'redis', probe: async () => {} }], 150);
   const { call } = await testApp({}, { readiness: hung });
-  const started = Date.now();
+  // The probe never answers: an answer at all is the bound at work.
   const r = await call('GET', '/ready', { key: null });
-  assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
   assert.equal(r.status, 503);
   assert.deepEqual(r.body, { status: 'unavailable', checks: { store: 'unavailable', redis: 'ok' } });
   assert.equal(r.headers.get('retry-after'), '1');
