@@ -93,7 +93,8 @@ if (DATABASE_URL) describe('a silent network between the server and its services
     assert.ok(notReady.ms < 2000 + SLACK_MS, `/ready answered in ${notReady.ms} ms`);
     assert.equal(notReady.headers['retry-after'], '1');
     const health = await timed(server.url, '/health');
-    assert.deepEqual([health.status, health.ms < 500], [200, true], 'alive: the process runs');
+    // Liveness reads nothing from the database: it answers before a store read could time out.
+    assert.deepEqual([health.status, health.ms < TIMEOUT_S * 1000], [200, true], `alive: the process runs (${health.ms} ms)`);
     // The listening connection's ping went unanswered: the feed says it cannot hear.
     assert.ok(await waitFor(() => /PostgreSQL change notifications are not heard/.test(server.output()), 4000), server.output());
 
