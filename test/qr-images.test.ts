@@ -181,7 +181,9 @@ test('a payload too long for the level asked for is a 400 from the render thread
 const PNG_1x1 = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 test('whether a long payload fits is checked on the render threads; a full queue is the API\'s 503, with nothing stored', { timeout: 60_000 }, async () => {
-  await withApp({ threads: 1, queue: 0 }, async ({ app, call, store, addQr, renderer }) => {
+  // DATABASE_TIMEOUT counts from the request's start, render included: on a loaded machine the first
+  // render (the thread's start with it) took past the 5 s default, and the write after it was answered 503.
+  await withApp({ threads: 1, queue: 0, config: { databaseTimeout: 60 } }, async ({ app, call, store, addQr, renderer }) => {
     const add = (data: string) => call('POST', '/api/qr/add', { body: { type: 'text', data, logo: PNG_1x1 } });
     // Within byte mode's capacity the length tells: no thread is asked.
     assert.equal((await add('short')).status, 200);
