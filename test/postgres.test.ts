@@ -179,16 +179,22 @@ if (URL) describe('PostgreSQL store', () => {
         await tx.insert('users', user(2));
       });
       let runs = 0;
+      // Each goes for the other's row only once both hold their own (not after a sleep that a loaded
+      // machine may outlast): the first runs deadlock for certain; a run again finds the barrier down.
+      let arrived = 0;
+      let bothHold!: () => void;
+      const barrier = new Promise<void>((resolve) => (bothHold = resolve));
       const crosswise = (first: number, second: number) =>
         store.transaction(async (tx) => {
           runs++;
           await tx.update('users', first, { [`by${first}`]: true });
-          await sleep(100);
+          if (++arrived === 2) bothHold();
+          await barrier;
           await tx.update('users', second, { [`by${first}`]: true });
           return first;
         });
       assert.deepEqual(await Promise.all([crosswise(1, 2), crosswise(2, 1)]), [1, 2]);
-      assert.equal(runs, 3);
+      assert.ok(runs >= 3, `${runs} runs: the loser ran again`);
       const both = { by1: true, by2: true };
       assert.deepEqual([await store.get('users', 1), await store.get('users', 2)], [{ id: 1, ...user(1), ...both }, { id: 2, ...user(2), ...both }]);
     } finally {
