@@ -185,12 +185,30 @@ export async function fingerprint(store: Store, collections: readonly string[]):
   return hashes[0]?.h ?? '';
 }
 
+/** How many statements of the store's schema now wait for a lock another transaction holds. */
+async function lockWaiters(schema: string): Promise<number> {
+  const { rows } = await (await adminClient()).query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [`shortlink-server/${schema}`]);
+  return rows[0]?.n ?? 0;
+}
+
 /** Whether a statement of `store` now waits for a lock another transaction holds (the file store's never do). */
 export async function waitsOnLock(store: Store): Promise<boolean> {
   const schema = schemaOf.get(store);
-  if (!schema) return false;
-  const { rows } = await (await adminClient()).query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [`shortlink-server/${schema}`]);
-  return (rows[0]?.n ?? 0) > 0;
+  return schema ? (await lockWaiters(schema)) > 0 : false;
+}
+
+/** Runs `fn` in a transaction of another session that first runs `lock`; rolled back at the end. */
+async function inOtherSession<T>(lock: (other: pg.Client) => Promise<unknown>, fn: (other: pg.Client) => Promise<T>): Promise<T> {
+  const other = new pg.Client({ connectionString: url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await lock(other);
+    return await fn(other);
+  } finally {
+    await other.query('ROLLBACK').catch(() => {});
+    await other.end();
+  }
 }
 
 /**
@@ -201,24 +219,17 @@ export async function waitsOnLock(store: Store): Promise<boolean> {
 export async function underRowLock<T>(store: Store, table: string, id: number, waiters: number, fn: () => Promise<T>): Promise<T> {
   const schema = schemaOf.get(store);
   if (!schema) return fn();
-  const other = new pg.Client({ connectionString: url });
-  await other.connect();
-  try {
-    await other.query('BEGIN');
-    await other.query(`SELECT 1 FROM "${schema}"."${table}" WHERE id = $1 FOR UPDATE`, [id]);
-    const running = fn();
-    running.catch(() => {});
-    const until = Date.now() + 10_000;
-    for (;;) {
-      const { rows } = await (await adminClient()).query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [`shortlink-server/${schema}`]);
-      if ((rows[0]?.n ?? 0) >= waiters || Date.now() > until) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await other.query('ROLLBACK');
-    return await running;
-  } finally {
-    await other.end();
-  }
+  return inOtherSession(
+    (other) => other.query(`SELECT 1 FROM "${schema}"."${table}" WHERE id = $1 FOR UPDATE`, [id]),
+    async (other) => {
+      const running = fn();
+      running.catch(() => {});
+      const until = Date.now() + 10_000;
+      while ((await lockWaiters(schema)) < waiters && Date.now() <= until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await other.query('ROLLBACK');
+      return running;
+    },
+  );
 }
 
 /**
@@ -229,16 +240,7 @@ export async function underRowLock<T>(store: Store, table: string, id: number, w
 export async function whileLockedElsewhere<T>(store: Store, name: string, fn: () => Promise<T>): Promise<T> {
   const schema = schemaOf.get(store);
   if (!schema) return fn();
-  const other = new pg.Client({ connectionString: url });
-  await other.connect();
-  try {
-    await other.query('BEGIN');
-    await other.query('SELECT pg_advisory_xact_lock(hashtext($1 || $2))', [name, schema]);
-    return await fn();
-  } finally {
-    await other.query('ROLLBACK').catch(() => {});
-    await other.end();
-  }
+  return inOtherSession((other) => other.query('SELECT pg_advisory_xact_lock(hashtext($1 || $2))', [name, schema]), fn);
 }
 
 /** How many PostgreSQL transactions wrote these rows of a table (distinct xmin); the file store has no such thing (0). */
