@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { SCREENS, assertNoHorizontalOverflow, chromiumPresent, launchBrowser, openAt, screenshot } from './browser.ts';
+import { SCREENS, assertNoHorizontalOverflow, chromiumPresent, download, launchBrowser, openAt, screenshot } from './browser.ts';
 import { liveServer, visit } from './live-server.ts';
 
 if (!chromiumPresent()) {
@@ -55,10 +55,10 @@ if (!chromiumPresent()) {
         assert.ok(await page.locator('img.qr').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the preview loads');
         await assertNoHorizontalOverflow(page, `QR code, ${at}`);
         await screenshot(page, 'dashboard-qr', screen);
-        const [png] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PNG' }).click()]);
+        const png = await download(page, page.getByRole('link', { name: 'Download PNG' }));
         assert.match(png.suggestedFilename(), /^\w+-qr\.png$/);
         assert.deepEqual([...(await readFile((await png.path())!)).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
-        const [svg] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download SVG' }).click()]);
+        const svg = await download(page, page.getByRole('link', { name: 'Download SVG' }));
         const drawn = (await readFile((await svg.path())!)).toString('utf8');
         assert.match(drawn, /<svg/);
         assert.match(drawn, /#1a4d8f/i, 'drawn in its foreground colour');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { SCREENS, assertNoHorizontalOverflow, assertReadableLightAndDark, chromiumPresent, focusRing, launchBrowser, openAt, screenshot, tabTo } from './browser.ts';
+import { SCREENS, assertNoHorizontalOverflow, assertReadableLightAndDark, chromiumPresent, download, focusRing, launchBrowser, openAt, screenshot, tabTo } from './browser.ts';
 import { LIVE_ADMIN_KEY, liveServer, visit } from './live-server.ts';
 
 if (!chromiumPresent()) {
@@ -117,9 +117,9 @@ if (!chromiumPresent()) {
       });
 
       await t.test(`QR download, ${at}`, async () => {
-        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PNG' }).click()]);
-        assert.equal(download.suggestedFilename(), `${alias}-qr.png`);
-        const bytes = await readFile((await download.path())!);
+        const png = await download(page, page.getByRole('link', { name: 'Download PNG' }));
+        assert.equal(png.suggestedFilename(), `${alias}-qr.png`);
+        const bytes = await readFile((await png.path())!);
         assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
       });
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { SCREENS, assertNoHorizontalOverflow, chromiumPresent, launchBrowser, openAt, screenshot } from './browser.ts';
+import { SCREENS, assertNoHorizontalOverflow, chromiumPresent, download, launchBrowser, openAt, screenshot } from './browser.ts';
 import { liveServer } from './live-server.ts';
 import { readZip } from './zip-reader.ts';
 
@@ -117,11 +117,11 @@ if (!chromiumPresent()) {
         await page.getByLabel('API key').fill(user.apikey);
         await Promise.all([page.waitForURL(`**/stats/${sites.private}`), page.getByRole('button', { name: 'Sign in' }).click()]);
         const pages = page.locator('section', { has: page.getByRole('heading', { name: 'Pages' }) });
-        const [csv] = await Promise.all([page.waitForEvent('download'), pages.getByRole('link', { name: 'CSV of Pages' }).click()]);
+        const csv = await download(page, pages.getByRole('link', { name: 'CSV of Pages' }));
         assert.match(csv.suggestedFilename(), /^private\.example\.com-page-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
         const rows = [...today[sites.private]!].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([p, n]) => `${p},${n}\r\n`);
         assert.equal(await readFile((await csv.path())!, 'utf8'), `value,count\r\n${rows.join('')}`);
-        const [zip] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export all (zip)' }).click()]);
+        const zip = await download(page, page.getByRole('link', { name: 'Export all (zip)' }));
         const files = readZip(new Uint8Array(await readFile((await zip.path())!)));
         assert.match(files.get('country.csv') ?? '', /^value,count\r\nDE:Germany,\d+\r\nFR:France,2\r\nUS:United States,2\r\n$/);
         assert.equal(files.get('pageviews.csv'), `value,count\r\n${new Date().toISOString().slice(0, 10)},${total(sites.private)}\r\n`);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Download, Locator, Page } from 'playwright-core';
 
 /** Debian's Chromium, the only browser the tests drive (no browser download). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -23,6 +23,9 @@ export const SCREENS = [
 /** One of SCREENS. */
 export type Screen = (typeof SCREENS)[number];
 
+/** How long a navigation (a whole page, a download) may take. */
+const NAVIGATION_TIMEOUT = 30_000;
+
 const SHOTS = fileURLToPath(new URL('../artifacts/screenshots/', import.meta.url));
 
 /** A fresh headless Chromium (own profile, no network of its own) whose pages can reach only 127.0.0.1. */
@@ -38,7 +41,7 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
   context.setDefaultTimeout(5000);
   // A navigation waits for a whole page on a machine whose two cores run the rest of the suite too
   // (the API reference page took over 5 s to its load event on CI); what a page shows is still held to 5 s.
-  context.setDefaultNavigationTimeout(30_000);
+  context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT);
   await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
   await mkdir(SHOTS, { recursive: true });
   return {
@@ -55,6 +58,16 @@ export async function openAt(context: BrowserContext, screen: Screen): Promise<P
   const page = await context.newPage();
   await page.setViewportSize({ width: screen.width, height: screen.height });
   return page;
+}
+
+/**
+ * Clicks a download link and waits for its file. The server makes the file on request (a PNG drawn on
+ * a render thread, a CSV or zip export), so the wait is a navigation's (30 s), not the 5 s a page's
+ * text gets: on a machine whose two cores run the rest of the suite, a cold render thread took over 5 s.
+ */
+export async function download(page: Page, link: Locator): Promise<Download> {
+  const [file] = await Promise.all([page.waitForEvent('download', { timeout: NAVIGATION_TIMEOUT }), link.click()]);
+  return file;
 }
 
 /** Saves a screenshot as artifacts/screenshots/<name>-<screen>.png: the whole page, or the first screenful of a long one (the docs). */
