@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { READY_FRESH_MS, Readiness } from '../src/http/readiness.ts';
-import { honourStoreDeadlines, outsideStoreDeadline, storeDeadline, timeLeft, waitWithin, withStoreDeadline } from '../src/store/deadline.ts';
+import { awayFromStore, honourStoreDeadlines, outsideStoreDeadline, storeDeadline, timeLeft, waitWithin, withStoreDeadline } from '../src/store/deadline.ts';
 import { GroupCommit } from '../src/store/postgres/group-commit.ts';
 import type { GroupDeps } from '../src/store/postgres/group-commit.ts';
 import type { Db } from '../src/store/postgres/reads.ts';
@@ -41,6 +41,23 @@ test('the deadline: each wait takes what is left of it, the earlier of two holds
     assert.equal(await outsideStoreDeadline(async () => timeLeft(700)), 700);
     await sleep(320);
     assert.throws(() => timeLeft(1000), (err: unknown) => err instanceof StoreUnavailableError && err.timedOut);
+  });
+});
+
+test('awayFromStore: a wait for other work (a render thread, a password hash) moves the deadline on by its length; the store\'s waits after it keep what they had', async () => {
+  assert.equal(await awayFromStore(Promise.resolve(7)), 7, 'no deadline: the work is waited for');
+  await withStoreDeadline(300, async () => {
+    const before = storeDeadline()!;
+    // Longer than the whole deadline: without the move, nothing would be left for the store.
+    assert.equal(await awayFromStore(sleep(400).then(() => 'drawn')), 'drawn');
+    const moved = storeDeadline()! - before;
+    assert.ok(moved >= 395 && moved < 2000, `moved by ${moved} ms`);
+    const left = timeLeft(10_000);
+    assert.ok(left > 150 && left <= 300, `${left} ms left`);
+    // A wait that fails moves it too.
+    const again = storeDeadline()!;
+    await assert.rejects(awayFromStore(sleep(50).then(() => Promise.reject(new Error('busy')))), /busy/);
+    assert.ok(storeDeadline()! - again >= 45);
   });
 });
 

@@ -7,6 +7,7 @@ import type { QrDataByType, QrType } from '../qr/data.ts';
 import { buildQrPayload } from '../qr/payload.ts';
 import { MAX_LOGO_BYTES, parseDataUri } from '../qr/logo.ts';
 import { randomToken } from '../random.ts';
+import { awayFromStore } from '../store/deadline.ts';
 import type { StoredRecord } from '../store/store.ts';
 import { qrEventData } from '../events/event-data.ts';
 import { defineResource } from './define.ts';
@@ -130,8 +131,9 @@ export const qrs = defineResource<typeof qrFields, Qr>({
     const f: Record<string, unknown> = { ...input, data: checkedData(type, input.data) };
     const logo = input.logo ?? existing?.logo;
     const payload = qrPayloadOf(ctx, { type: type as QrType, data: f.data, alias: existing?.alias ?? 'x'.repeat(ALIAS_LENGTH) });
-    // A long payload's symbol costs up to ~0.2 s of CPU to build: asked of the render threads.
-    if (!(await ctx.renderer.fits(payload, logo ? 'H' : 'M'))) throw new ApiError(400, `Invalid data: the content is too long to fit in a QR code${logo ? ' with a logo' : ''}.`);
+    // A long payload's symbol costs up to ~0.2 s of CPU to build: asked of the render threads, whose
+    // queue (RENDER_QUEUE) bounds the wait; the wait is not the database's (DATABASE_TIMEOUT).
+    if (!(await awayFromStore(ctx.renderer.fits(payload, logo ? 'H' : 'M')))) throw new ApiError(400, `Invalid data: the content is too long to fit in a QR code${logo ? ' with a logo' : ''}.`);
     if (!existing) {
       f.name ??= `${type.toUpperCase()} QR code`;
       f.logo ??= null;

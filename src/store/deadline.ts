@@ -6,9 +6,11 @@ import { StoreUnavailableError } from './store.ts';
  * (AsyncLocalStorage), so that every wait of a backend on the way (a pooled connection, each
  * statement, a retry, a place in a group commit) takes only what is left, and a request that needs
  * the database answers by then (DATABASE_TIMEOUT) however many steps it has. Work without one
- * (flushes, folds, the CLI) keeps each step's own bound.
+ * (flushes, folds, the CLI) keeps each step's own bound. The time a request spends waiting for other
+ * work of its own (a render thread, a password hash: awayFromStore) moves its deadline on by as much,
+ * so it counts what the database takes, not a queue elsewhere.
  */
-const deadlines = new AsyncLocalStorage<number>();
+const deadlines = new AsyncLocalStorage<{ at: number }>();
 // Only PostgreSQL's waits read a deadline, and carrying one costs the whole process: once a first
 // deadline is carried, Node 20's AsyncLocalStorage hooks every promise made after it (on the file
 // store, ~15% of a redirect's CPU for nothing). So none is carried until a PostgreSQL store opens in
@@ -31,9 +33,9 @@ export function withStoreDeadline<R>(ms: number, fn: () => R): R {
 export function withStoreDeadlineAt<R>(at: number | undefined, fn: () => R): R {
   if (!honoured) return fn();
   if (at !== undefined && !Number.isFinite(at)) at = undefined;
-  const outer = deadlines.getStore();
+  const outer = deadlines.getStore()?.at;
   const next = outer !== undefined && (at === undefined || outer < at) ? outer : at;
-  return next === undefined ? deadlines.exit(fn) : deadlines.run(next, fn);
+  return next === undefined ? deadlines.exit(fn) : deadlines.run({ at: next }, fn);
 }
 
 /**
@@ -46,12 +48,29 @@ export function outsideStoreDeadline<R>(fn: () => R): R {
 
 /** The deadline of the work under way (Unix ms), or undefined. */
 export function storeDeadline(): number | undefined {
-  return deadlines.getStore();
+  return deadlines.getStore()?.at;
+}
+
+/**
+ * Waits for work of the caller's that is not the store's (a render thread's answer, a password
+ * hash): however long it takes, the caller's deadline moves on by as much, so the store's waits after
+ * it still have what they had before it. That work has bounds of its own (the render queue, the
+ * password queue).
+ */
+export async function awayFromStore<T>(work: Promise<T>): Promise<T> {
+  const deadline = deadlines.getStore();
+  if (deadline === undefined) return work;
+  const start = Date.now();
+  try {
+    return await work;
+  } finally {
+    deadline.at += Date.now() - start;
+  }
 }
 
 /** The time left before the deadline, at most `bound` ms (the step's own bound); throws once nothing is left. */
 export function timeLeft(bound: number): number {
-  const at = deadlines.getStore();
+  const at = deadlines.getStore()?.at;
   if (at === undefined) return bound;
   const left = at - Date.now();
   if (left <= 0) throw outOfTime();
@@ -68,7 +87,7 @@ export function outOfTime(): StoreUnavailableError {
  * past it, throws outOfTime and leaves the work to finish by itself.
  */
 export async function waitWithin<T>(promise: Promise<T>): Promise<T> {
-  const at = deadlines.getStore();
+  const at = deadlines.getStore()?.at;
   if (at === undefined) return promise;
   let timer: NodeJS.Timeout | undefined;
   try {
