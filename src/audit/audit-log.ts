@@ -110,7 +110,9 @@ export class AuditLog {
         // A user deleted since its request took its entries along: they are not written back.
         const users = new Map<number, boolean>();
         for (const id of new Set(batch.map((e) => e.userId))) users.set(id, (await tx.get('users', id)) !== undefined);
-        for (const entry of batch) if (users.get(entry.userId)) await tx.insert(AUDIT, entry);
+        // One write for the whole batch (one statement on PostgreSQL), not one per entry.
+        const kept = batch.filter((entry) => users.get(entry.userId));
+        if (kept.length > 0) await tx.insertMany(AUDIT, kept);
       });
       this.dropped = 0;
     } catch (err) {
