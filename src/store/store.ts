@@ -4,34 +4,18 @@
  * and PostgreSQL (`./postgres/`). It speaks the domain (records, owners, indexes, counters,
  * transactions), never SQL, files or HTTP. Records handed out are read only.
  */
+import type { CounterStore, CountsDelta, RealtimeStore } from './counter-store.ts';
+import type { EventRecord, NewEvent, PlacedEvent } from './outbox-records.ts';
+import type { StoredRecord } from './record.ts';
+import type { ConflictError } from './store-errors.ts';
 
-/** A stored record: an integer id, an optional owner, and plain JSON fields. */
-export interface StoredRecord {
-  id: number;
-  userId?: number;
-  [field: string]: unknown;
-}
-
-/** Label → count for one dimension of a day. */
-export type Labels = Record<string, number>;
-
-/** Counts of one subject on one day: totals (`pageviews: 12`) and per-label tallies (`page: {'/': 9}`). */
-export type DayCounts = Record<string, number | Labels>;
-
-/** The collection name statistics days go by in exports, imports, fixtures and `replaceAll`/`scan`. */
-export const STATS_COLLECTION = 'stats';
-
-/** A stored day of counters: one per subject ('website:3', 'link:7') and UTC day ('YYYY-MM-DD'). */
-export type StatsDay = StoredRecord & { subject: string; day: string; counts: DayCounts };
-
-/** What one flush adds to one (subject, day). */
-export interface CountsDelta {
-  subject: string;
-  day: string;
-  /** The subject's owner: deleting the user deletes the counts; a delta of a user deleted meanwhile is dropped. */
-  owner?: number;
-  counts: DayCounts;
-}
+// What the interface is made of, from the modules that hold its parts: importers name store.ts only.
+export type { CollectionSchema, StoredRecord } from './record.ts';
+export { STATS_COLLECTION } from './counter-store.ts';
+export type { CounterStore, CountsDelta, DayCounts, Labels, RealtimeCounts, RealtimeDelta, RealtimeStore, SightingCheck, StatsDay } from './counter-store.ts';
+export { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION, OUTBOX_SCHEMAS, withOutbox } from './outbox-records.ts';
+export type { EventRecord, NewEvent, PlacedEvent } from './outbox-records.ts';
+export { ConflictError, StoreNotEmptyError, StoreUnavailableError } from './store-errors.ts';
 
 /** A value a condition compares a field with. */
 export type FieldValue = string | number | boolean | null;
@@ -98,16 +82,6 @@ export function countCapped(where: Where): boolean {
 export function cappedTotal(total: number, where: ListQuery): { total: number; more?: true } {
   const cap = where.countUpTo;
   return cap !== undefined && countCapped(where) && total > cap ? { total: Math.max(0, Math.floor(cap)), more: true } : { total };
-}
-
-/** How the store keeps one collection: its lookups by something other than the id. */
-export interface CollectionSchema {
-  name: string;
-  /**
-   * Secondary indexes: name → key of a record (null: not indexed). A unique index refuses a second
-   * record with the same key (ConflictError); a plain one finds the record last written with that key.
-   */
-  indexes?: Record<string, { key: (record: StoredRecord) => string | null; unique?: boolean }>;
 }
 
 /** Reads, outside or inside a transaction. */
@@ -180,76 +154,6 @@ export interface Tx extends StoreReads {
 
 /** The collection of uploaded files, whose records have their bytes kept beside them (`putFileContent`). */
 export const FILES_COLLECTION = 'files';
-
-/** The durable side of the statistics: per (subject, day) counts that flushes add to, never overwrite. */
-export interface CounterStore {
-  /**
-   * Adds every delta to its (subject, day) in one durable write; a label past `maxLabels` per dimension and day counts as '(other)'.
-   * With a `batch` id the write is idempotent: a batch already stored (its first write committed but
-   * the answer was lost) is not added again, so a failed flush can be retried as it was.
-   * `sightings` (stores shared by several processes only) are checked in the same write, and
-   * `events` (what the counts report: clicks since the last flush) appended in it: a batch skipped
-   * as stored already appends none again.
-   */
-  addCounts(deltas: readonly CountsDelta[], maxLabels: number, batch?: string, applied?: () => void, sightings?: SightingCheck, events?: readonly NewEvent[]): Promise<void>;
-  /** A subject's stored days between `from` and `to` (inclusive, both optional), oldest first. */
-  countedDays(subject: string, from?: string, to?: string): Promise<{ day: string; counts: DayCounts }[]>;
-  /** Totals of `names` over all days, per subject (subjects never counted get zeros). */
-  countTotals(subjects: readonly string[], names: readonly string[]): Promise<Map<string, Record<string, number>>>;
-  /**
-   * One bounded step of statistics retention: removes up to `limit` (subject, day)s dated before
-   * `before` ('YYYY-MM-DD'), every subject's. How many it removed (0: none is left), or null when
-   * another process is pruning now (PostgreSQL: one at a time; it will go on).
-   */
-  pruneDays(before: string, limit: number): Promise<number | null>;
-  /**
-   * One bounded step of thinning: removes the `dimensions` (hourly detail) from up to `limit` (subject,
-   * day)s dated before `before`, their other counts kept. How many it changed (PostgreSQL: labels
-   * removed), 0 when none is left, null when another process is pruning now.
-   */
-  pruneDimensions(before: string, dimensions: readonly string[], limit: number): Promise<number | null>;
-}
-
-/**
- * Visitors that one process took for new (its own ledger had not seen them), checked against every
- * process's in the flush that adds their counts: keys are salted hashes of day, subject and visitor.
- */
-export interface SightingCheck {
-  keys: readonly { day: string; key: string }[];
-  /** What to add (negative counts) for the visitors some other process had seen first, given the keys that were new. */
-  correct(fresh: ReadonlySet<string>): CountsDelta[];
-}
-
-/** One minute of one subject's pageviews, as a flush adds it to the realtime window. */
-export interface RealtimeDelta {
-  subject: string;
-  /** The minute: whole minutes since the Unix epoch (UTC). */
-  minute: number;
-  /** The visitors seen in it, as salted hashes (hex): never an IP. */
-  visitors: readonly string[];
-  /** Page → pageviews in the minute. */
-  pages: Labels;
-}
-
-/** What the realtime window holds of a subject. */
-export interface RealtimeCounts {
-  /** Distinct visitors. */
-  visitors: number;
-  pageviews: number;
-  /** Page → pageviews. */
-  pages: Labels;
-}
-
-/** The last minutes of pageviews and visitors per subject (the realtime view), kept apart from the daily counters. */
-export interface RealtimeStore {
-  /**
-   * Adds a flush's minutes to the window; a `batch` already added is skipped, so a failed flush can
-   * be retried as it was. Minutes before `keepFrom` may be forgotten (every process prunes now and then).
-   */
-  addRealtime(batch: string, deltas: readonly RealtimeDelta[], keepFrom: number): Promise<void>;
-  /** A subject's window from minute `from` on; `visitors` counts the distinct ones of the window and of `extra` (keys not stored yet) together. */
-  realtimeCounts(subject: string, from: number, extra: readonly string[]): Promise<RealtimeCounts>;
-}
 
 /** Values every process sharing a store agrees on (PostgreSQL); a one-process store has none. */
 export interface SharedValues {
@@ -388,54 +292,6 @@ export interface ReplicaState {
   reads: number;
 }
 
-/** The outbox's collections: events (one per change), webhook deliveries, and where routing stands. */
-export const EVENTS_COLLECTION = 'events';
-export const DELIVERIES_COLLECTION = 'deliveries';
-export const OUTBOX_COLLECTION = 'outbox';
-
-/** How both backends keep the outbox's collections, whether or not the resource table names them (rows that do use these keys). */
-export const OUTBOX_SCHEMAS: readonly CollectionSchema[] = [
-  {
-    name: EVENTS_COLLECTION,
-    indexes: { eventId: { key: (r) => (typeof r.eventId === 'string' ? r.eventId : null) }, created: { key: (r) => (typeof r.created === 'string' ? r.created : null) } },
-  },
-  {
-    name: DELIVERIES_COLLECTION,
-    indexes: {
-      // Set while a delivery waits: the queues' heads are found without reading what was delivered.
-      queue: { key: (r) => (r.state === 'pending' && typeof r.queue === 'string' ? r.queue : null) },
-      created: { key: (r) => (typeof r.created === 'string' ? r.created : null) },
-    },
-  },
-  { name: OUTBOX_COLLECTION },
-];
-
-/** `schemas` with the outbox's collections added where missing. */
-export function withOutbox(schemas: readonly CollectionSchema[]): CollectionSchema[] {
-  const named = new Set(schemas.map((s) => s.name));
-  return [...schemas, ...OUTBOX_SCHEMAS.filter((s) => !named.has(s.name))];
-}
-
-/** An event as it is appended: what happened to one user's records, in the form webhooks and streams send. */
-export interface NewEvent {
-  userId: number;
-  /** `evt_…`: unique across processes, restarts and servers (receivers deduplicate by it). */
-  eventId: string;
-  type: string;
-  /** When it happened, ISO 8601. */
-  created: string;
-  data: Record<string, unknown>;
-}
-
-/** A stored event. */
-export type EventRecord = StoredRecord & NewEvent;
-
-/** An event and where it stands in the outbox's order (a cursor: opaque, compared only by the store). */
-export interface PlacedEvent {
-  cursor: string;
-  event: EventRecord;
-}
-
 /**
  * The event outbox (`events`, `deliveries`, `outbox`). Events are appended in the transaction of
  * the change they report, so a rollback leaves none and a commit always has one. Their order is the
@@ -477,35 +333,4 @@ export interface SnapshotView {
   scan<T extends StoredRecord = StoredRecord>(collection: string, batch?: number): AsyncIterable<T[]>;
   /** The bytes of a `files` record, or undefined when it has none. */
   readFileContent(fileId: number): Promise<Uint8Array | undefined>;
-}
-
-/** `replaceAll(…, { onlyIfEmpty })` found records: how many per collection that holds any. */
-export class StoreNotEmptyError extends Error {
-  constructor(readonly held: Record<string, number>) {
-    super('the store is not empty');
-    this.name = 'StoreNotEmptyError';
-  }
-}
-
-/** A change a unique index refused: another record has the same key. */
-export class ConflictError extends Error {
-  constructor(
-    readonly collection: string,
-    readonly index: string,
-  ) {
-    super(`${collection}: another record has the same ${index}`);
-    this.name = 'ConflictError';
-  }
-}
-
-/** The store could not be reached or failed (a database down): answered 503, never with its details. */
-export class StoreUnavailableError extends Error {
-  constructor(
-    readonly reason: string,
-    /** A wait that ran out (a statement or lock timeout), the connection still sound, not a database gone. */
-    readonly timedOut = false,
-  ) {
-    super(`storage unavailable: ${reason}`);
-    this.name = 'StoreUnavailableError';
-  }
 }
