@@ -36,6 +36,9 @@ test('redirects over real HTTP', async (t) => {
     assert.equal(r.status, 302);
     assert.equal(r.headers.location, 'https://example.com/landing?x=1&utm_source=qr+code');
     assert.equal(r.headers['cache-control'], 'no-store');
+    // The empty body is said as such: not a chunked answer whose terminating chunk the client reads too.
+    assert.equal(r.headers['content-length'], '0');
+    assert.equal(r.headers['transfer-encoding'], undefined);
   });
 
   await t.test('targeting: country header, then device, then language, then the long URL', async () => {

@@ -48,12 +48,14 @@ const brandedOnly = (s: Services, host: string | undefined, domain: Domain | und
 
 /**
  * A redirect that caches must not keep (every visit is counted), as Hono's `c.redirect` would
- * answer it (Location encoded the same way) but with plain headers: `c.redirect` goes through a
+ * answer it (Location encoded the same way) but with plain headers and its empty body's length: `c.redirect` goes through a
  * web `Headers` object, a sizeable part of what a counted redirect costs. Only for routes whose
  * middleware sets no headers, which a returned Response would leave out.
  */
 export function uncachedRedirect(location: string, status: number): Response {
-  return new Response(null, { status, headers: { Location: headerSafeLocation(location), 'Cache-Control': 'no-store' } });
+  // An empty body said as such: without a length, Node sends the answer chunked, a terminating chunk
+  // the client must read too.
+  return new Response(null, { status, headers: { Location: headerSafeLocation(location), 'Cache-Control': 'no-store', 'Content-Length': '0' } });
 }
 
 /** Answers an HTML page that must not be cached (every visit is counted), with its security headers. */
