@@ -39,6 +39,8 @@ async function scripted() {
   const accepted = async (body: Record<string, unknown>, headers: Record<string, string>) => {
     const r = await send(body, headers);
     assert.deepEqual([r.status, r.text], [202, ''], JSON.stringify(body));
+    // The empty body said as such (Node would otherwise answer chunked).
+    assert.equal(r.headers.get('content-length'), '0');
   };
   // Day 1.
   await accepted({ page: 'https://www.example.com/?utm_campaign=launch&fbclid=abc', referrer: 'https://news.ycombinator.com/item?id=1', screen_resolution: '1920x1080' }, V1);

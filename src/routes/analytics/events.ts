@@ -19,6 +19,8 @@ import { websiteSubject } from '../../analytics/website-subject.ts';
 export const EVENT_BODY_LIMIT = 8 * 1024;
 
 const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '86400' };
+// The 202's empty body said as such: without a length, Node answers chunked (a terminating chunk written and read).
+const EMPTY = { 'content-length': '0' };
 
 /**
  * The tracking script and the event endpoint. Events need no key (they come from visitors'
@@ -59,8 +61,8 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     if (!website) throw new ApiError(404, 'Website not found.');
 
     const ua = c.req.header('user-agent');
-    if (website.exclude_bots === 1 && agentOf(ua).bot) return c.body(null, 202);
-    if (ipInRanges(ip, websites.excludedIps(website))) return c.body(null, 202);
+    if (website.exclude_bots === 1 && agentOf(ua).bot) return c.body(null, 202, EMPTY);
+    if (ipInRanges(ip, websites.excludedIps(website))) return c.body(null, 202, EMPTY);
 
     const subject = websiteSubject(website.id);
     const at = s.clock.now();
@@ -72,7 +74,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
       counters.recordVisit(subject, ip, ua ?? '', (seen) => pageviewTally(event, website, headers, hourOf(at).slice(11), seen), meta);
       counters.recordRealtime(subject, ip, ua ?? '', countedPage(event, website), at);
     }
-    return c.body(null, 202);
+    return c.body(null, 202, EMPTY);
   });
   return routes;
 }
