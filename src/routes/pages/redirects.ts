@@ -48,9 +48,9 @@ const brandedOnly = (s: Services, host: string | undefined, domain: Domain | und
 
 /**
  * A redirect that caches must not keep (every visit is counted), as Hono's `c.redirect` would
- * answer it (Location encoded the same way) but with plain headers and its empty body's length: `c.redirect` goes through a
- * web `Headers` object, a sizeable part of what a counted redirect costs. Only for routes whose
- * middleware sets no headers, which a returned Response would leave out.
+ * answer it (Location encoded the same way) but with plain headers and its empty body's length:
+ * `c.redirect` goes through a web `Headers` object, a sizeable part of what a counted redirect
+ * costs. Only for routes whose middleware sets no headers, which a returned Response would leave out.
  */
 export function uncachedRedirect(location: string, status: number): Response {
   // An empty body said as such: without a length, Node sends the answer chunked, a terminating chunk
