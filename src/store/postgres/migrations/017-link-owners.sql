@@ -2,7 +2,8 @@
 --
 -- links.user_id referenced users (001), so each new link row had its owner looked up and locked by
 -- a check of its own: for 1,000 links of one owner, 1,000 look-ups (~5 ms of a bulk create's ~60 ms
--- of PostgreSQL's CPU; ~0.3 ms as one statement here, and a single insert pays ~5 µs more). What the foreign key did is done here once per statement:
+-- of PostgreSQL's CPU; ~0.3 ms as one statement here, and a single insert pays ~5 µs more). What the
+-- foreign key did is done here once per statement:
 -- - a statement trigger of the links' inserts locks each distinct owner of the new rows once (FOR
 --   KEY SHARE, as the check did: a user being deleted meanwhile waits for the COMMIT) and fails the
 --   statement as the foreign key did (23503) when an owner is not there;
