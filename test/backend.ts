@@ -191,6 +191,12 @@ async function lockWaiters(schema: string): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+/** Waits until `waiters` statements of the schema's stores wait for a lock another transaction holds, or 10 s went by. */
+export async function untilLockWaiters(schema: string, waiters = 1): Promise<void> {
+  const until = Date.now() + 10_000;
+  while ((await lockWaiters(schema)) < waiters && Date.now() <= until) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 /** Whether a statement of `store` now waits for a lock another transaction holds (the file store's never do). */
 export async function waitsOnLock(store: Store): Promise<boolean> {
   const schema = schemaOf.get(store);
@@ -224,8 +230,7 @@ export async function underRowLock<T>(store: Store, table: string, id: number, w
     async (other) => {
       const running = fn();
       running.catch(() => {});
-      const until = Date.now() + 10_000;
-      while ((await lockWaiters(schema)) < waiters && Date.now() <= until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await untilLockWaiters(schema, waiters);
       await other.query('ROLLBACK');
       return running;
     },

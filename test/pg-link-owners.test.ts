@@ -12,7 +12,7 @@ import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { planTables } from '../src/store/postgres/tables.ts';
 import { insertRecords } from '../src/store/postgres/writes.ts';
-import { freshSchema } from './backend.ts';
+import { freshSchema, untilLockWaiters } from './backend.ts';
 import { withClient } from './pg-client.ts';
 
 const URL = process.env.TEST_DATABASE_URL;
@@ -34,9 +34,6 @@ test('links of a user: stored once the user is there, refused for a missing one;
         const clicks = (await c.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".link_clicks`)).rows[0]!.n;
         return { links, clicks: Number(clicks) };
       });
-
-    // Whether a statement of the store waits for a lock another session holds.
-    const waiting = async () => (await withClient((c) => c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1", [`shortlink-server/${schema}`]))).rows[0]!.n > 0;
 
     // 1,000 links of one owner and two of another in one statement.
     const made = await store.transaction((tx) => tx.insertMany('links', [...Array.from({ length: 1000 }, (_, i) => link(ada!.id, i)), link(bob!.id, 1), link(bob!.id, 2)]));
@@ -64,8 +61,7 @@ test('links of a user: stored once the user is there, refused for a missing one;
       let deleted = false;
       const deleting = store.transaction((tx) => tx.remove('users', bob!.id)).then((gone) => ((deleted = true), gone));
       // The delete is seen waiting for a lock before the insert commits.
-      const until = Date.now() + 10_000;
-      while (!(await waiting()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await untilLockWaiters(schema);
       assert.equal(deleted, false, 'the delete waits for the transaction writing his link');
       await writing.query('COMMIT');
       assert.equal(await deleting, true);
@@ -82,8 +78,7 @@ test('links of a user: stored once the user is there, refused for a missing one;
       let settled = false;
       const writing = store.transaction((tx) => tx.insertMany('links', [link(carol.id, 1), link(ada!.id, 5001)])).finally(() => (settled = true));
       writing.catch(() => {});
-      const until = Date.now() + 10_000;
-      while (!(await waiting()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await untilLockWaiters(schema);
       assert.equal(settled, false, 'the insert waits for the transaction deleting its owner');
       await deleting.query('COMMIT');
       await assert.rejects(writing, fkError);
