@@ -1,29 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION } from '../store.ts';
 import type { EventRecord, NewEvent, Outbox, PlacedEvent, StoredRecord, Tx } from '../store.ts';
+import { EventHorizon } from './event-horizon.ts';
 import type { Db } from './reads.ts';
 import { arrayLiteral, newRow, recordOf, ROW_COLUMNS } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { TablePlan } from './tables.ts';
 
-// A cursor is an event's `pos` (migration 012): its place in the order events became durable,
-// given as its transaction commits, under a lock (placeEventsIn), so a reader that has seen a place
-// has seen every place before it; "0" is before every event.
+// A cursor is an event's `pos` (migration 012): its place, taken from events_pos_seq as its
+// transaction's last statement stores it; "0" is before every event. Readers stop at the horizon
+// (event-horizon.ts), below which every place is final, so none passes over an event that commits late.
 function parse(cursor: string | null): string {
   return cursor !== null && /^\d{1,19}$/.test(cursor) ? cursor : '0';
 }
 
-// One lock per schema (two keys: this use, and the schema): servers on other schemas never wait on it.
-const PLACE_LOCK = "pg_advisory_xact_lock(hashtext('shortlink events'), hashtext(current_schema()))";
+/** How long a new reader's start (endCursor) waits for the places below the last one visible to be final. */
+const END_WAIT_MS = 1000;
 
 /**
  * Stores a transaction's events, each with its place, in one statement: the last of the transaction
  * before its COMMIT (a transaction's events wait in memory until then: PgTx.appendEvents, and the
- * group's whole list goes at once, group-commit.ts). The statement first takes the schema's placing
- * lock, held until that COMMIT ends, then numbers the rows from events_pos_seq in the order given.
- * The next transaction to place events waits for this one's COMMIT, so places become visible in
- * their order and a reader never passes over one that commits late. Events of users gone meanwhile
- * are dropped. How many were stored.
+ * group's whole list goes at once, group-commit.ts). The rows are numbered from events_pos_seq in
+ * the order given, after the transaction has its xid (the horizon's reasoning needs it: a place is
+ * only ever held by a transaction with an xid). Transactions placing events do not wait for one
+ * another: readers stop at the horizon instead. Events of users gone meanwhile are dropped. How many were stored.
  */
 export async function placeEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
   if (events.length === 0) return 0;
@@ -34,26 +34,26 @@ export async function placeEventsIn(db: Db, plan: TablePlan, events: readonly Ne
   const aliases = plan.keys.map((_, i) => `, k${i}`).join('');
   // The events' data as one JSON array, as insertRecords sends records: a jsonb[] parameter has the
   // driver escape every quote of a thousand JSON texts, a quarter of a bulk create's CPU in Node.
-  // No row comes out of the join before the lock's one row: the places (nextval, after the sort) are taken under it.
+  // No row comes out of the join before the xid's one row: the places (nextval, after the sort) are taken with it.
   // Each owner is locked once, as a foreign key's check would lock it per row (migration 016): a
   // user deleted meanwhile is not found, and its events are dropped; one being deleted waits for this COMMIT.
   const { rowCount } = await db(
-    `WITH place_lock AS MATERIALIZED (SELECT ${PLACE_LOCK}),
-     owners AS MATERIALIZED (SELECT u.id FROM place_lock, users u WHERE u.id = ANY($1::bigint[]) FOR KEY SHARE OF u)
+    `WITH xact AS MATERIALIZED (SELECT pg_current_xact_id()),
+     owners AS MATERIALIZED (SELECT u.id FROM xact, users u WHERE u.id = ANY($1::bigint[]) FOR KEY SHARE OF u)
      INSERT INTO ${plan.table} (user_id, data${keys}, pos)
-     SELECT x.u, x.d${names}, nextval('events_pos_seq') FROM place_lock, ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb)${columns}) WITH ORDINALITY AS x(u, d${aliases}, n)
+     SELECT x.u, x.d${names}, nextval('events_pos_seq') FROM xact, ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb)${columns}) WITH ORDINALITY AS x(u, d${aliases}, n)
      WHERE x.u IN (SELECT id FROM owners) ORDER BY x.n`,
     [arrayLiteral(values.map((v) => v.userId)), `[${values.map((v) => v.data).join(',')}]`, ...plan.keys.map((_, i) => arrayLiteral(values.map((v) => v.keys[i])))],
   );
   return rowCount ?? 0;
 }
 
-/** Events placed after `cursor`, in order. */
-async function eventsAfterIn(db: Db, cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]> {
-  const byOwner = owner === undefined ? '' : ' AND t.user_id = $3::bigint';
-  const values: unknown[] = [parse(cursor), Math.max(0, Math.floor(limit))];
+/** Events placed after `cursor` up to the horizon `upTo`, in order. */
+async function eventsAfterIn(db: Db, cursor: string | null, upTo: bigint, limit: number, owner?: number): Promise<PlacedEvent[]> {
+  const byOwner = owner === undefined ? '' : ' AND t.user_id = $4::bigint';
+  const values: unknown[] = [parse(cursor), String(upTo), Math.max(0, Math.floor(limit))];
   if (owner !== undefined) values.push(owner);
-  const { rows } = await db<Row & { pos: string }>(`SELECT ${ROW_COLUMNS}, t.pos::text AS pos FROM events t WHERE t.pos > $1::bigint${byOwner} ORDER BY t.pos LIMIT $2`, values);
+  const { rows } = await db<Row & { pos: string }>(`SELECT ${ROW_COLUMNS}, t.pos::text AS pos FROM events t WHERE t.pos > $1::bigint AND t.pos <= $2::bigint${byOwner} ORDER BY t.pos LIMIT $3`, values);
   return rows.map((r) => ({ cursor: r.pos, event: recordOf<EventRecord>(r) }));
 }
 
@@ -76,10 +76,14 @@ export interface PgOutboxDeps {
  * each (FOR UPDATE SKIP LOCKED, then a lease in the row that runs out by the database's clock).
  */
 export class PgOutbox implements Outbox {
-  constructor(private readonly deps: PgOutboxDeps) {}
+  private readonly horizon: EventHorizon;
+
+  constructor(private readonly deps: PgOutboxDeps) {
+    this.horizon = new EventHorizon(deps.read);
+  }
 
   async eventsAfter(cursor: string | null, limit: number, owner?: number): Promise<PlacedEvent[]> {
-    return eventsAfterIn(this.deps.read, cursor, limit, owner);
+    return eventsAfterIn(this.deps.read, cursor, await this.horizon.current(), limit, owner);
   }
 
   async cursorOf(eventId: string): Promise<string | null> {
@@ -88,15 +92,15 @@ export class PgOutbox implements Outbox {
   }
 
   async endCursor(): Promise<string> {
-    // A place taken but not yet committed is above it: it comes to whoever reads after it.
-    const { rows } = await this.deps.read<{ pos: string }>('SELECT coalesce(max(pos), 0)::text AS pos FROM events');
-    return rows[0]!.pos;
+    return String(await this.horizon.end(END_WAIT_MS));
   }
 
   async route(limit: number, fn: (tx: Tx, events: readonly EventRecord[]) => Promise<void>): Promise<number | null> {
     // A read first: a server with nothing to route writes nothing (no transaction every sweep).
+    const upTo = await this.horizon.current();
     const { rows: ahead } = await this.deps.read<{ more: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM events WHERE pos > coalesce((SELECT (data ->> 'routed')::bigint FROM ${OUTBOX_COLLECTION} WHERE id = 1), 0)) AS more`,
+      `SELECT EXISTS (SELECT 1 FROM events WHERE pos > coalesce((SELECT (data ->> 'routed')::bigint FROM ${OUTBOX_COLLECTION} WHERE id = 1), 0) AND pos <= $1::bigint) AS more`,
+      [String(upTo)],
     );
     if (!ahead[0]?.more) return 0;
     const outcome = await this.deps.inTransaction(async (db) => {
@@ -106,7 +110,7 @@ export class PgOutbox implements Outbox {
         ({ rows } = await db<{ data: { routed?: string } }>(`INSERT INTO ${OUTBOX_COLLECTION} (id, data) VALUES (1, '{}') ON CONFLICT (id) DO NOTHING RETURNING data`));
         if (!rows[0]) return null;
       }
-      const events = await eventsAfterIn(db, rows[0].data.routed ?? null, limit);
+      const events = await eventsAfterIn(db, rows[0].data.routed ?? null, upTo, limit);
       if (events.length === 0) return { n: 0, touched: [] as string[] };
       const { touched } = await this.deps.withTx(db, (tx) => fn(tx, events.map((e) => e.event)));
       await db(`UPDATE ${OUTBOX_COLLECTION} SET data = jsonb_set(data, '{routed}', to_jsonb($1::text)) WHERE id = 1`, [events.at(-1)!.cursor]);
