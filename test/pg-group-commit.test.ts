@@ -2,7 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
+import type { PgConnections } from '../src/store/postgres/connections.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { silentLogger } from '../src/log.ts';
 import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
 import type { Tx } from '../src/store/store.ts';
 import { withStoreDeadline } from '../src/store/deadline.ts';
@@ -310,6 +312,57 @@ if (URL) describe('PostgreSQL group commit', () => {
       assert.deepEqual(await usernames(store), ['userholder']);
       const after = await store.transaction((tx) => tx.insert('users', user('after')));
       assert.equal((await store.get('users', after.id))?.username, 'userafter');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("the change notification goes after the COMMIT in the same message (no NOTIFY inside a transaction holds the queue's lock through its flush), and still reaches another process", async () => {
+    const schema = freshSchema();
+    const store = await open({}, schema);
+    const other = await open({ listen: true }, schema);
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    (pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0] as string | { text: string };
+      sent.push(typeof q === 'string' ? q : q.text);
+      return (query as (...b: unknown[]) => unknown).apply(this, a);
+    };
+    try {
+      const before = other.version('users');
+      await store.transaction((tx) => tx.insert('users', user('heard')));
+      const commits = sent.filter((t) => /\bCOMMIT\b/.test(t));
+      assert.equal(commits.length, 1, commits.join(' | '));
+      assert.match(commits[0]!, /^COMMIT; SELECT pg_notify\(/);
+      assert.equal(sent.filter((t) => t.includes('pg_notify')).length, 1, 'one notification, and only after the COMMIT');
+      for (const until = Date.now() + 2000; other.version('users') === before && Date.now() < until; ) await sleep(20);
+      assert.ok(other.version('users') > before, 'the other store heard it');
+    } finally {
+      pg.Client.prototype.query = query;
+      await other.close();
+      await store.close();
+    }
+  });
+
+  test('a COMMIT that rolls back (a statement of the transaction failed) is an error, never a success; a notification refused after a COMMIT leaves the transaction done, with a warning', async () => {
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warn: (msg: string) => void warnings.push(msg) };
+    const schema = freshSchema();
+    const store = await PostgresStore.open({ url: URL!, schema, collections: COLLECTIONS, poolSize: 2, groupRunners: 1, listen: false, log });
+    const db = (store as unknown as { db: PgConnections }).db;
+    const names = async () => (await withClient((c) => c.query<{ n: string }>(`SELECT data ->> 'username' AS n FROM "${schema}".users ORDER BY 1`))).rows.map((r) => r.n);
+    try {
+      const failed = db.inTransaction(async (q) => {
+        await q(`INSERT INTO users (data) VALUES ('{"username":"lost"}')`);
+        await q('SELECT 1 / 0').catch(() => undefined);
+        return 'done';
+      });
+      await assert.rejects(failed, /rolled back at its COMMIT/);
+      assert.deepEqual(await names(), []);
+      const refused = "DO $$ BEGIN RAISE EXCEPTION 'too many notifications in the NOTIFY queue' USING ERRCODE = '54000'; END $$";
+      assert.equal(await db.inTransaction(async (q) => (await q(`INSERT INTO users (data) VALUES ('{"username":"kept"}')`), 'kept'), () => refused), 'kept');
+      assert.deepEqual(await names(), ['kept']);
+      assert.equal(warnings.filter((w) => /refused a change notification after a COMMIT/.test(w)).length, 1, warnings.join(' | '));
     } finally {
       await store.close();
     }

@@ -24,8 +24,9 @@ export function channelOf(schema: string): string {
 }
 
 /**
- * The schema's change notifications: sent by every committed write (`publishIn`, inside the
- * write's transaction, so PostgreSQL delivers it on commit and never for a rollback) and heard on
+ * The schema's change notifications: sent by every committed write (a group commit's right after
+ * its COMMIT in the same message, `notifySql`, which a failed COMMIT skips; others' inside the
+ * transaction, `publishIn`, which PostgreSQL delivers on commit), never for a rollback, and heard on
  * one connection of its own per process (not from the pool: LISTEN belongs to a session). A message
  * names the collections written and the process that wrote them, which ignores its own.
  *
@@ -76,8 +77,8 @@ export class ChangeFeed {
 
   /**
    * The same message as one statement of SQL text, for the caller to send in one round trip with
-   * its COMMIT (`SELECT …; COMMIT`); null when nothing changed. Its values are our own (the
-   * channel, this process's id and collection names), quoted as literals.
+   * its COMMIT (`COMMIT; SELECT …`: connections.ts says why after); null when nothing changed. Its
+   * values are our own (the channel, this process's id and collection names), quoted as literals.
    */
   notifySql(changed: Changed): string | null {
     const payload = this.payloadOf(changed);

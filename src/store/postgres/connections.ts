@@ -7,6 +7,8 @@ import { prepared } from './prepared.ts';
 import type { Db } from './reads.ts';
 
 // Serialization failures and deadlocks: the whole transaction runs again, a few times.
+// program_limit_exceeded: what a NOTIFY says when the notification queue is full.
+const NOTIFY_QUEUE_FULL = '54000';
 const ATTEMPTS = 4;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,13 +67,13 @@ export class PgConnections {
 
   /**
    * Runs `work` in one transaction, again on a serialization failure or deadlock; errors as callers
-   * see them. `lastWords(result)`, a statement without parameters, goes in one round trip with the COMMIT.
+   * see them. `afterCommit(result)`, a statement without parameters, goes in one round trip with the COMMIT, after it (commit).
    */
-  async inTransaction<R>(work: (db: Db) => Promise<R>, lastWords?: LastWords<R>): Promise<R> {
+  async inTransaction<R>(work: (db: Db) => Promise<R>, afterCommit?: AfterCommit<R>): Promise<R> {
     this.open();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.attempt(work, 'BEGIN', lastWords);
+        return await this.attempt(work, 'BEGIN', afterCommit);
       } catch (err) {
         if (attempt < ATTEMPTS && isRetryable(err)) {
           this.log.debug('PostgreSQL transaction retried', { code: codeOf(err), attempt });
@@ -84,9 +86,9 @@ export class PgConnections {
   }
 
   /** Runs `work` in one transaction, once: the database's own errors, for a caller that decides what to do with them (group-commit.ts). */
-  async inTransactionOnce<R>(work: (db: Db) => Promise<R>, lastWords?: LastWords<R>): Promise<R> {
+  async inTransactionOnce<R>(work: (db: Db) => Promise<R>, afterCommit?: AfterCommit<R>): Promise<R> {
     this.open();
-    return this.attempt(work, 'BEGIN', lastWords);
+    return this.attempt(work, 'BEGIN', afterCommit);
   }
 
   /**
@@ -150,7 +152,30 @@ export class PgConnections {
     }
   }
 
-  private async attempt<R>(work: (db: Db) => Promise<R>, begin = 'BEGIN', lastWords?: LastWords<R>): Promise<R> {
+  /**
+   * COMMIT, and `after` in the same message once it is done: a failed COMMIT skips it. A NOTIFY
+   * sent inside the transaction would hold PostgreSQL's one lock on the notification queue from
+   * its COMMIT's start to its end, WAL flush included, so that the commits of every process would
+   * take turns; sent after, in a transaction of its own that writes nothing, it holds that lock
+   * for no flush. The server runs it without waiting for this process, which may die meanwhile.
+   * A COMMIT that rolled back (a transaction already failed) throws; a notification refused after
+   * the COMMIT (a full queue: only a listener that stopped reading fills it) is logged, the
+   * transaction stays done.
+   */
+  private async commit(db: Db, after: string | null): Promise<void> {
+    let results: unknown;
+    try {
+      results = await db(after ? `COMMIT; ${after}` : 'COMMIT');
+    } catch (err) {
+      if (after === null || codeOf(err) !== NOTIFY_QUEUE_FULL) throw err;
+      this.log.warn('PostgreSQL refused a change notification after a COMMIT: other processes may keep what they cached until the next one', { error: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    const first = (Array.isArray(results) ? results[0] : results) as { command?: string } | undefined;
+    if (first?.command === 'ROLLBACK') throw new Error('the transaction was rolled back at its COMMIT (a statement of it had failed)');
+  }
+
+  private async attempt<R>(work: (db: Db) => Promise<R>, begin = 'BEGIN', afterCommit?: AfterCommit<R>): Promise<R> {
     const client = await this.begin(begin);
     let broken: unknown = null;
     let ended = false;
@@ -168,9 +193,7 @@ export class PgConnections {
     };
     try {
       const result = await work(db);
-      const last = lastWords?.(result);
-      // A failing last statement skips the COMMIT after it: the transaction is then rolled back below.
-      await db(last ? `${last}; COMMIT` : 'COMMIT');
+      await this.commit(db, afterCommit?.(result) ?? null);
       return result;
     } catch (err) {
       ended = true;
@@ -184,6 +207,6 @@ export class PgConnections {
   }
 }
 
-/** A statement (SQL text, no parameters) to run just before a transaction's COMMIT, given its result; null for none. */
-export type LastWords<R> = (result: R) => string | null;
+/** A statement (SQL text, no parameters) to run right after a transaction's COMMIT, in its message, given its result; null for none. */
+export type AfterCommit<R> = (result: R) => string | null;
 

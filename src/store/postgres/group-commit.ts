@@ -1,5 +1,5 @@
 import { outOfTime, outsideStoreDeadline, storeDeadline, withStoreDeadlineAt } from '../deadline.ts';
-import type { LastWords } from './connections.ts';
+import type { AfterCommit } from './connections.ts';
 import type { NewEvent } from '../store.ts';
 import type { Db } from './reads.ts';
 
@@ -26,13 +26,13 @@ export class Spoiled extends Error {
 
 /** How the group reaches the database (connections.ts) and tells others of a commit (change-feed.ts). */
 export interface GroupDeps {
-  /** One transaction, run again on a serialization failure or deadlock; errors as callers see them. `lastWords` goes with the COMMIT. */
-  inTransaction<R>(work: (db: Db) => Promise<R>, lastWords: LastWords<R>): Promise<R>;
+  /** One transaction, run again on a serialization failure or deadlock; errors as callers see them. `afterCommit` goes with the COMMIT, after it. */
+  inTransaction<R>(work: (db: Db) => Promise<R>, afterCommit: AfterCommit<R>): Promise<R>;
   /** One transaction, one attempt; the database's own errors. */
-  inTransactionOnce<R>(work: (db: Db) => Promise<R>, lastWords: LastWords<R>): Promise<R>;
+  inTransactionOnce<R>(work: (db: Db) => Promise<R>, afterCommit: AfterCommit<R>): Promise<R>;
   /** Stores the events of the transactions about to commit, in their order: the last statement before the COMMIT. */
   placeEvents(db: Db, events: readonly NewEvent[]): Promise<void>;
-  /** The statement that tells other processes what a transaction wrote (sent with its COMMIT), or null. */
+  /** The statement that tells other processes what a transaction wrote (sent with its COMMIT, after it), or null. */
   notice(touched: ReadonlySet<string>, cascaded: boolean): string | null;
   /** Whether an error means the database cannot be used now (a wait that ran out included). */
   isUnavailable(err: unknown): boolean;
@@ -69,7 +69,7 @@ export const MEMBER_DEADLINE_MS = 10_000;
  * Group commit for PostgreSQL: the transactions that arrive while `runners` others are in flight
  * wait, and then run one after another in one BEGIN…COMMIT, with one change notification and one
  * WAL flush for all of them, so a busy server sends a few statements per write instead of five
- * (BEGIN, its own statements, NOTIFY with COMMIT), each a socket write on both sides. No one waits for
+ * (BEGIN, its own statements, COMMIT with NOTIFY), each a socket write on both sides. No one waits for
  * a timer: on a quiet server every transaction runs alone, at once, exactly as before.
  *
  * Each resolves only after the COMMIT that holds it, so an acknowledged write is a committed one.

@@ -122,8 +122,8 @@ export class PostgresStore implements Store {
     this.db = new PgConnections(pool, (err) => this.mapError(err), log, answerTimeout(settings));
     this.group = new GroupCommit(
       {
-        inTransaction: (work, lastWords) => this.db.inTransaction(work, lastWords),
-        inTransactionOnce: (work, lastWords) => this.db.inTransactionOnce(work, lastWords),
+        inTransaction: (work, afterCommit) => this.db.inTransaction(work, afterCommit),
+        inTransactionOnce: (work, afterCommit) => this.db.inTransactionOnce(work, afterCommit),
         placeEvents: async (db, events) => {
           await placeEventsIn(db, this.plan(EVENTS_COLLECTION), events);
         },
