@@ -96,7 +96,7 @@ async function seed(): Promise<void> {
   const pgCounts: Record<string, { qrs?: number; links?: number }> = { 'pg-list': { qrs: SIZES.list }, 'pg-links': { links: SIZES.links }, 'pg-event': {}, 'pg-create': { qrs: 10_000 }, 'pg-bulk': {} };
   pgCounts['pg-list-off'] = pgCounts['pg-list']!;
   pgCounts['pg-event-off'] = pgCounts['pg-event']!;
-  for (const name of ['pg-list', 'pg-links', 'pg-event', 'pg-list-off']) pgCounts[`${name}-w`] = pgCounts[name]!;
+  for (const name of ['pg-list', 'pg-links', 'pg-event', 'pg-list-off', 'pg-create']) pgCounts[`${name}-w`] = pgCounts[name]!;
   for (const server of new Set(chosen.map((s) => s.server).filter((name) => name.startsWith('pg-')))) {
     seededSchemas.push(schemas[server]!);
     await seedSchema(schemas[server]!, pgCounts[server]!);

@@ -174,7 +174,7 @@ export function pgSchemas(): Record<string, string> {
   return {
     'pg-list': `${tag}_list`, 'pg-links': `${tag}_links`, 'pg-event': `${tag}_event`, 'pg-create': `${tag}_create`, 'pg-bulk': `${tag}_bulk`,
     // The WORKERS=N servers: schemas of their own, seeded alike, so neither run sees the other's rows.
-    'pg-list-w': `${tag}_list_w`, 'pg-links-w': `${tag}_links_w`, 'pg-event-w': `${tag}_event_w`,
+    'pg-list-w': `${tag}_list_w`, 'pg-links-w': `${tag}_links_w`, 'pg-event-w': `${tag}_event_w`, 'pg-create-w': `${tag}_create_w`,
     // The list with the limiter off (RATE_LIMIT=0), against the limiter counting in PostgreSQL.
     'pg-list-off': `${tag}_list_off`, 'pg-list-off-w': `${tag}_list_off_w`, 'pg-event-off': `${tag}_event_off`,
   };
@@ -194,7 +194,8 @@ function postgresScenarios(files: readonly Scenario[]): Scenario[] {
   // What the rate limit costs a list request: the same load with the limiter off, one process and WORKERS=<cores>.
   const off: Scenario = { ...one[0]!, id: 'pg-list-off', label: `${one[0]!.label}, RATE_LIMIT=0 (limiter off)`, server: 'pg-list-off' };
   const eventOff: Scenario = { ...one[2]!, id: 'pg-event-off', label: `${one[2]!.label}, EVENT_RATE_LIMIT=0 (limiter off)`, server: 'pg-event-off' };
-  return [one[0]!, off, pg('create-10k', 'pg-create', 10_000), pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), eventOff, ...one.map(many), many(off)];
+  const create = pg('create-10k', 'pg-create', 10_000);
+  return [one[0]!, off, create, pg('bulk-create', 'pg-bulk', 0), ...one.slice(1), eventOff, ...one.map(many), many(off), many(create)];
 }
 
 /** How to start the server a scenario names, given the directory (or file) it serves. */
