@@ -7,9 +7,9 @@ import { prepared } from './prepared.ts';
 import type { Db } from './reads.ts';
 
 // Serialization failures and deadlocks: the whole transaction runs again, a few times.
+const ATTEMPTS = 4;
 // program_limit_exceeded: what a NOTIFY says when the notification queue is full.
 const NOTIFY_QUEUE_FULL = '54000';
-const ATTEMPTS = 4;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -67,7 +67,7 @@ export class PgConnections {
 
   /**
    * Runs `work` in one transaction, again on a serialization failure or deadlock; errors as callers
-   * see them. `afterCommit(result)`, a statement without parameters, goes in one round trip with the COMMIT, after it (commit).
+   * see them. `afterCommit(result)`, a statement without parameters, follows the COMMIT in its message (see commit).
    */
   async inTransaction<R>(work: (db: Db) => Promise<R>, afterCommit?: AfterCommit<R>): Promise<R> {
     this.open();
