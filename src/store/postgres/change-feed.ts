@@ -24,9 +24,10 @@ export function channelOf(schema: string): string {
 }
 
 /**
- * The schema's change notifications: sent by every committed write (a group commit's right after
- * its COMMIT in the same message, `notifySql`, which a failed COMMIT skips; others' inside the
- * transaction, `publishIn`, which PostgreSQL delivers on commit), never for a rollback, and heard on
+ * The schema's change notifications: sent by every committed write (a group commit's and a
+ * counters flush's right after its COMMIT in the same message, `notifySql`, which a failed COMMIT
+ * skips; others' inside the transaction, `publishIn`, which PostgreSQL delivers on commit), never
+ * for a rollback, and heard on
  * one connection of its own per process (not from the pool: LISTEN belongs to a session). A message
  * names the collections written and the process that wrote them, which ignores its own.
  *

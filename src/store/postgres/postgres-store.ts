@@ -339,17 +339,19 @@ export class PostgresStore implements Store {
     const touched = events.length > 0 ? [STATS, EVENTS_COLLECTION] : [STATS];
     await this.db.inTransaction(
       async (db) => {
-        if (batch !== undefined && !(await claimBatchIn(db, batch))) return 0;
+        if (batch !== undefined && !(await claimBatchIn(db, batch))) return false;
         const corrections = sightings ? sightings.correct(await claimSightingsIn(db, sightings.keys)) : [];
         await addCountsIn(db, [...deltas, ...corrections], maxLabels);
-        await this.feed.publishIn(db, touched);
         if (prune) {
           await pruneBatchesIn(db);
           await pruneSightingsIn(db);
         }
         // Last, as every transaction's events (placeEventsIn). Owners of the deltas are share-locked by addCountsIn: an event's user cannot go before the commit.
         await placeEventsIn(db, this.plan(EVENTS_COLLECTION), events);
+        return true;
       },
+      // After the COMMIT, as a group commit's (connections.ts, commit): every process flushes its counters.
+      (counted) => (counted ? this.feed.notifySql(touched) : null),
     );
     if (prune) this.prunedAt = Date.now();
     this.bump(touched);
