@@ -50,8 +50,9 @@ export class TcpProxy {
     this.links.add(link);
     client.on('data', (chunk: Buffer) => {
       if (this.stalled || link.silent) return;
-      // node-postgres sends COMMIT as a simple query: 'Q', length, "COMMIT\0".
-      if (this.loseCommitReplies && replying && chunk.includes('COMMIT\0')) {
+      // node-postgres sends COMMIT as a simple query: 'Q', length, "COMMIT\0", or "COMMIT; SELECT pg_notify(…)\0"
+      // when a change notification follows it (connections.ts).
+      if (this.loseCommitReplies && replying && (chunk.includes('COMMIT\0') || chunk.includes('COMMIT; SELECT pg_notify('))) {
         replying = false;
         this.commitsLost++;
         // Long enough for PostgreSQL to commit, short enough that the client sees a lost connection, not a timeout.
