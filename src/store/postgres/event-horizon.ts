@@ -4,6 +4,8 @@ import type { Db } from './reads.ts';
 const WALK_PAGE = 2000;
 /** Statements of one walk at most: further places wait for a later read (or a note to ripen). */
 const WALK_STATEMENTS = 8;
+/** How long a read waits for the places missing when it started (see current). */
+const SETTLE_MS = 250;
 /** Notes kept while a gap stands: the oldest ripen first, the newest is replaced beyond this many. */
 const MAX_NOTES = 8;
 
@@ -47,14 +49,16 @@ export class EventHorizon {
   constructor(private readonly read: Db) {}
 
   /**
-   * The horizon, moved on by a read that starts after this call (concurrent callers share one). Every
-   * event committed before the call is at or below it unless a place below it was still missing.
+   * The horizon, moved on by a read that starts after this call (concurrent callers share one). It
+   * waits up to SETTLE_MS for the places missing then to come or be proven gone (transactions
+   * commit within milliseconds), so every event committed before the call is at or below it unless
+   * a transaction running then has still not ended.
    */
   current(): Promise<bigint> {
     if (this.queued) return this.queued;
-    const run = this.tail.then(() => {
+    const run = this.tail.then(async () => {
       this.queued = null;
-      return this.advance();
+      return (await this.settle(SETTLE_MS)).horizon;
     });
     this.queued = run;
     this.tail = run.catch(() => undefined);
@@ -63,30 +67,37 @@ export class EventHorizon {
 
   /**
    * A horizon after every event committed now: the highest place visible now once every place below
-   * it is final. It waits (a few milliseconds while transactions commit) up to `waitMs`; past that,
-   * the highest place visible is given as it is (an event still not committed then below it is not
-   * waited for), so that one transaction left open cannot hold every new reader.
+   * it is final, waited for up to `waitMs`; past that, the highest place visible is given as it is
+   * (an event still not committed then below it is not waited for), so that one transaction left
+   * open cannot hold every new reader.
    */
   async end(waitMs: number): Promise<bigint> {
-    const first = await this.sight(this.horizon);
-    const top = first.top === null ? 0n : BigInt(first.top);
-    let at = this.take(first);
-    for (const until = Date.now() + waitMs; at < top && Date.now() < until; ) {
-      await new Promise((r) => setTimeout(r, 5));
-      at = await this.current();
-    }
-    return at > top ? at : top;
+    const { horizon, top } = await this.settle(waitMs);
+    return horizon > top ? horizon : top;
   }
 
-  private async advance(): Promise<bigint> {
+  /** Walks, then again every few milliseconds up to `waitMs` until the horizon reaches the highest place the first walk saw. */
+  private async settle(waitMs: number): Promise<{ horizon: bigint; top: bigint }> {
+    const top = await this.walk();
+    for (const until = Date.now() + waitMs; this.horizon < top && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 5));
+      await this.walk();
+    }
+    return { horizon: this.horizon, top };
+  }
+
+  /** Moves the horizon as far as the places visible now allow; the highest place visible. */
+  private async walk(): Promise<bigint> {
+    let top = 0n;
     for (let i = 0; i < WALK_STATEMENTS; i++) {
       const seen = await this.sight(this.horizon);
+      if (seen.top !== null && BigInt(seen.top) > top) top = BigInt(seen.top);
       const at = this.take(seen);
       // Walked a full page to its end: more may follow.
       const places = seen.after === '' ? [] : seen.after.split(',');
       if (places.length < WALK_PAGE || at !== BigInt(places.at(-1)!)) break;
     }
-    return this.horizon;
+    return top;
   }
 
   /** One statement: the snapshot's bounds, the highest place visible, the places after `from`. */
