@@ -65,6 +65,11 @@ export class LivePool {
     }
   }
 
+  /** Destroys every connection made until now at its next checkout (the server they reach was found gone, or stopping). */
+  forgetAll(): void {
+    this.dropBefore = Math.max(this.dropBefore, Date.now() + 1);
+  }
+
   /** Gives a connection back: heard from now, or destroyed when `err` says it failed (lost, or no answer in time). */
   release(client: pg.PoolClient, err?: unknown): void {
     if (err) {

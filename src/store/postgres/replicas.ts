@@ -26,6 +26,7 @@ interface Round {
 class Replica {
   readonly name: string;
   readonly db: PgConnections;
+  readonly live: LivePool;
   state: ReplicaState['state'] = 'starting';
   lagMs: number | null = null;
   reads = 0;
@@ -35,13 +36,16 @@ class Replica {
   holds: ReadonlyMap<string, number> | null = null;
   /** Whether its question of a round is still unanswered (a silent replica holds up no other). */
   asking = false;
+  /** How many times it was found gone: an answer to a question asked before the latest says nothing of now. */
+  falls = 0;
 
   constructor(url: string, settings: ConnectionSettings, poolSize: number, log: Logger, fell: (replica: Replica, err: unknown) => void) {
     this.name = describeUrl(url);
     const replica = { ...settings, url };
     // An idle connection it drops (a restart, a stop) is the replica's news: one line, from fell().
     const pool = createPool(replica, poolSize, log, (err) => fell(this, err));
-    this.db = new PgConnections(new LivePool(pool, settings.connectTimeoutMs), (err) => err, log, answerTimeout(replica));
+    this.live = new LivePool(pool, settings.connectTimeoutMs);
+    this.db = new PgConnections(this.live, (err) => err, log, answerTimeout(replica));
   }
 }
 
@@ -195,6 +199,7 @@ export class ReplicaSet {
     if (this.closed) return;
     let replayed: bigint;
     replica.asking = true;
+    const falls = replica.falls;
     try {
       const { rows } = await replica.db.read<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn');
       // NULL: not a standby (or one that replays nothing): it cannot be known to hold anything.
@@ -206,6 +211,8 @@ export class ReplicaSet {
     } finally {
       replica.asking = false;
     }
+    // Answered on a connection from before it was found gone (a stopping server ends its sessions one by one): not back.
+    if (replica.falls !== falls) return;
     while (replica.behind.length > 0 && replica.behind[0]!.lsn <= replayed) replica.holds = replica.behind.shift()!.versions;
     replica.lagMs = replica.behind.length === 0 ? 0 : Date.now() - replica.behind[0]!.at;
     const state = replica.lagMs > this.maxLagMs ? 'lagging' : 'ok';
@@ -215,12 +222,15 @@ export class ReplicaSet {
     replica.state = state;
   }
 
-  /** Marks a replica unreachable (one log line when it was not already). */
+  /** Marks a replica unreachable (one log line when it was not already); its connections are made afresh. */
   private fell(replica: Replica, err: unknown): void {
     if (this.closed) return;
     if (replica.state !== 'down') this.log.warn('PostgreSQL replica does not answer: its reads go elsewhere until it does', { replica: replica.name, error: err instanceof Error ? err.message : String(err) });
     replica.state = 'down';
     replica.lagMs = null;
+    replica.falls++;
+    // A stopping server ends its sessions one by one: one still open must not pass for the replica being back.
+    replica.live.forgetAll();
   }
 }
 
