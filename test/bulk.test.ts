@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { fingerprint, TEST_BACKEND, transactionsOf } from './backend.ts';
 import { allOf, openTestStore, ownedBy, testApp } from './helpers.ts';
 import { collectionsOf, RESOURCES } from '../src/resources/table.ts';
 import type { Store, Tx } from '../src/store/store.ts';
+import { recordQueries } from './pg-client.ts';
 
 const ALL = collectionsOf(RESOURCES);
 
@@ -345,23 +345,17 @@ test('a bulk create of 1,000 links is one transaction, one insertMany, and (on P
 test('a bulk create on PostgreSQL inserts its links in one statement and their events in one, their data as one JSON array', { skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL only' }, async () => {
   const { call, makeUser, store } = await testApp({ rateLimit: 1000 });
   const alice = await makeUser('alice');
-  const sent: { text: string; values: unknown[] }[] = [];
-  const query = pg.Client.prototype.query;
-  (pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...a: unknown[]) {
-    const q = a[0] as string | { text: string; values?: unknown[] };
-    sent.push(typeof q === 'string' ? { text: q, values: (a[1] as unknown[]) ?? [] } : { text: q.text, values: q.values ?? (a[1] as unknown[]) ?? [] });
-    return (query as (...b: unknown[]) => unknown).apply(this, a);
-  };
+  const { sent, restore } = recordQueries();
   let r;
   try {
     const urls = Array.from({ length: 200 }, (_, i) => ({ url: `https://example.com/statements/${i}` }));
     r = await call('POST', '/api/url/bulk', { key: alice.key, body: { urls } });
   } finally {
-    pg.Client.prototype.query = query;
+    restore();
   }
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.succeeded, 200);
-  // The events' INSERT comes after the WITH that takes the placing lock (pg-outbox.ts).
+  // The events' INSERT comes after the WITH that takes the transaction's xid (pg-outbox.ts).
   const inserts = (table: string) => sent.filter((q) => /^(?:WITH [\s\S]*?\)\s*)?INSERT INTO "(\w+)"/.exec(q.text.trimStart())?.[1] === table);
   assert.equal(inserts('links').length, 1, 'one INSERT for every link');
   const events = inserts('events');

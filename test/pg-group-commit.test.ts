@@ -11,7 +11,7 @@ import { withStoreDeadline } from '../src/store/deadline.ts';
 import { systemClock } from '../src/clock.ts';
 import { newEvent } from '../src/events/event-types.ts';
 import { freshSchema } from './backend.ts';
-import { withClient } from './pg-client.ts';
+import { recordQueries, withClient } from './pg-client.ts';
 
 /**
  * Group commit on PostgreSQL (src/store/postgres/group-commit.ts): transactions that arrive while
@@ -321,24 +321,19 @@ if (URL) describe('PostgreSQL group commit', () => {
     const schema = freshSchema();
     const store = await open({}, schema);
     const other = await open({ listen: true }, schema);
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    (pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...a: unknown[]) {
-      const q = a[0] as string | { text: string };
-      sent.push(typeof q === 'string' ? q : q.text);
-      return (query as (...b: unknown[]) => unknown).apply(this, a);
-    };
+    const recorded = recordQueries();
+    const texts = () => recorded.sent.map((q) => q.text);
     try {
       const before = other.version('users');
       await store.transaction((tx) => tx.insert('users', user('heard')));
-      const commits = sent.filter((t) => /\bCOMMIT\b/.test(t));
+      const commits = texts().filter((t) => /\bCOMMIT\b/.test(t));
       assert.equal(commits.length, 1, commits.join(' | '));
       assert.match(commits[0]!, /^COMMIT; SELECT pg_notify\(/);
-      assert.equal(sent.filter((t) => t.includes('pg_notify')).length, 1, 'one notification, and only after the COMMIT');
+      assert.equal(texts().filter((t) => t.includes('pg_notify')).length, 1, 'one notification, and only after the COMMIT');
       for (const until = Date.now() + 2000; other.version('users') === before && Date.now() < until; ) await sleep(20);
       assert.ok(other.version('users') > before, 'the other store heard it');
     } finally {
-      pg.Client.prototype.query = query;
+      recorded.restore();
       await other.close();
       await store.close();
     }

@@ -6,6 +6,7 @@ import { loadMigrations, migrate, migrateWith } from '../src/store/postgres/migr
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { PostgresStoreOptions } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError, StoreUnavailableError } from '../src/store/store.ts';
+import { recordQueries } from './pg-client.ts';
 
 /**
  * What only PostgreSQL has: migrations, several servers on one database, and a database that goes
@@ -247,28 +248,22 @@ if (URL) describe('PostgreSQL store', () => {
     const schema = freshSchema();
     const a = await open(schema, { listen: false });
     const b = await open(schema);
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    (pg.Client.prototype as unknown as { query: (...x: unknown[]) => unknown }).query = function (this: unknown, ...x: unknown[]) {
-      const q = x[0] as string | { text: string };
-      sent.push(typeof q === 'string' ? q : q.text);
-      return (query as (...y: unknown[]) => unknown).apply(this, x);
-    };
+    const recorded = recordQueries();
+    const notifying = () => recorded.sent.map((q) => q.text).filter((t) => t.includes('pg_notify'));
     try {
       const delta = [{ subject: 'link:7', day: '2024-06-03', counts: { clicks: 2 } }];
       const before = b.version('stats');
       await a.addCounts(delta, 10, 'flush-1');
-      const notifying = sent.filter((t) => t.includes('pg_notify'));
-      assert.equal(notifying.length, 1, sent.join(' | '));
-      assert.match(notifying[0]!, /^COMMIT; SELECT pg_notify\(/);
+      assert.equal(notifying().length, 1, notifying().join(' | '));
+      assert.match(notifying()[0]!, /^COMMIT; SELECT pg_notify\(/);
       for (const until = Date.now() + 2000; b.version('stats') === before && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
       assert.ok(b.version('stats') > before, 'the other server heard the flush');
-      sent.length = 0;
+      recorded.sent.length = 0;
       await a.addCounts(delta, 10, 'flush-1');
-      assert.equal(sent.filter((t) => t.includes('pg_notify')).length, 0, 'the same batch again: nothing written, nothing told');
+      assert.equal(notifying().length, 0, 'the same batch again: nothing written, nothing told');
       assert.equal((await a.countedDays('link:7'))[0]?.counts.clicks, 2);
     } finally {
-      pg.Client.prototype.query = query;
+      recorded.restore();
       await Promise.all([a.close(), b.close()]);
     }
   });
