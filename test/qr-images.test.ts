@@ -211,19 +211,20 @@ test('whether a long payload fits is checked on the render threads; a full queue
 });
 
 test('the wait for a render thread does not count against DATABASE_TIMEOUT: a create whose fit check waited longer than it is stored', { timeout: 60_000 }, async () => {
-  // The fit check held for 1.2 s, past a DATABASE_TIMEOUT of 0.5 s (on a loaded machine, a first render
-  // and its thread's start took over 5 s, the default): the write after it still has its 0.5 s.
+  // The fit check held for 3 s, past a DATABASE_TIMEOUT of 1 s (on a loaded machine, a first render
+  // and its thread's start took over 5 s, the default): the write after it still has its second (half
+  // a second was too little for a write beside a whole test run on an embedded PostgreSQL).
   class HeldRenderer extends QrRenderer {
     held = 0;
     override async fits(payload: string, level: 'L' | 'M' | 'Q' | 'H'): Promise<boolean> {
       this.held++;
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await new Promise((resolve) => setTimeout(resolve, 3000));
       return super.fits(payload, level);
     }
   }
   const renderer = new HeldRenderer({ threads: 1, queue: 4 });
   try {
-    const { call, store } = await testApp({ rateLimit: 0, databaseTimeout: 0.5 }, { renderer });
+    const { call, store } = await testApp({ rateLimit: 0, databaseTimeout: 1 }, { renderer });
     const added = await call('POST', '/api/qr/add', { body: { type: 'text', data: '3'.repeat(2000), logo: PNG_1x1 } });
     assert.equal(added.status, 200, added.text);
     assert.equal(renderer.held, 1);
