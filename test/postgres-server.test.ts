@@ -163,7 +163,7 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       }
     };
     const load = Promise.all([creator(0), creator(1), creator(2), clicker(), clicker()]);
-    await sleep(2000);
+    await sleep(3500);
     const killedAt = Date.now();
     first.child.kill('SIGKILL');
     stopLoad = true;
@@ -182,9 +182,10 @@ if (DATABASE_URL) describe('PostgreSQL: the real server under faults', () => {
       for (const c of acked.slice(-5)) assert.equal((await api(second.url, 'GET', `/api/url/${c.id}`)).body.details.shorturl.endsWith(`/${c.alias}`), true);
 
       const stored = await storedClicks(schema, `link:${target.body.id}`);
-      // A flush starts at most 1 s after a click and takes well under 0.5 s here.
-      const surelyFlushed = clickTimes.filter((t) => t < killedAt - 1500).length;
-      assert.ok(stored >= surelyFlushed, `stored ${stored} < ${surelyFlushed} clicks answered over 1.5 s before the kill`);
+      // A flush starts at most 1 s after a click and takes well under a second, even on a machine
+      // busy with a whole test run (there, 1.5 s was once too little for the first one).
+      const surelyFlushed = clickTimes.filter((t) => t < killedAt - 2500).length;
+      assert.ok(stored >= surelyFlushed, `stored ${stored} < ${surelyFlushed} clicks answered over 2.5 s before the kill`);
       assert.ok(stored <= sent, `stored ${stored} > ${sent} clicks sent: counted twice`);
 
       // SIGTERM: the buffered clicks are flushed on the way out, exactly.
