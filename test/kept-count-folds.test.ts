@@ -5,6 +5,10 @@ import type { Logger } from '../src/log.ts';
 
 /** KeptCountFolds' timing with a fake fold (no database): when it folds, and what it keeps for the next fold. */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until `done()` holds, at most 5 s: on a loaded machine a 10 ms timer can fire long after 80 ms. */
+async function until(done: () => boolean): Promise<void> {
+  for (const end = Date.now() + 5000; !done() && Date.now() < end; ) await sleep(10);
+}
 
 function quietLog(warnings: string[] = []): Logger {
   const none = () => {};
@@ -45,14 +49,15 @@ test('a fold that found another process folding keeps its tables for the next; a
     return a;
   }, quietLog(warnings), 10);
   folds.wrote(['links']);
-  await sleep(80);
+  await until(() => calls.length >= 2);
   assert.deepEqual(calls, [['links'], ['links']], 'the busy fold is tried again');
   folds.wrote(['qrs']);
+  await until(() => warnings.length >= 1);
   await sleep(80);
   assert.deepEqual(calls.slice(2), [['qrs']], 'a failed fold is not retried by itself');
   assert.equal(warnings.length, 1);
   folds.wrote(['pixels']);
-  await sleep(80);
+  await until(() => calls.length >= 4);
   assert.deepEqual(calls.slice(3), [['pixels']]);
   // Closed: nothing more.
   await folds.close();
