@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { TEST_BACKEND } from './backend.ts';
 import { ownedBy, testApp } from './helpers.ts';
+import { recordQueries } from './pg-client.ts';
 import { aliasKey } from '../src/links/alias.ts';
 import { seededRandom, TOKEN_ALPHABET } from '../src/random.ts';
 import type { RandomSource } from '../src/random.ts';
@@ -121,4 +123,36 @@ test('a bulk create whose made-up aliases a file or a link holds answers every i
   const mine = await ownedBy(store, 'links', alice.id);
   assert.equal(new Set(mine.map((l) => l.alias)).size, mine.length, 'no two links share an alias');
   assert.ok(!mine.some((l) => l.alias === 'docuAa'), 'no link took the file\'s alias');
+});
+
+test('on PostgreSQL, a made-up alias another link holds costs the batch one statement more, not an insert per link', { skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL only' }, async () => {
+  const random = scriptedRandom();
+  const { call, store, makeUser } = await testApp({ rateLimit: 0 }, { random });
+  const alice = await makeUser('alice');
+  const held = await call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/held', custom: 'heavyC' } });
+  assert.equal(held.status, 200, held.text);
+  const before = await store.count('links');
+  random.script.push('freshC', 'heavyC');
+  const urls = Array.from({ length: 50 }, (_, i) => ({ url: `https://example.com/batch/${i}` }));
+  const { sent, restore } = recordQueries();
+  let r;
+  try {
+    r = await call('POST', '/api/url/bulk', { key: alice.key, body: { urls } });
+  } finally {
+    restore();
+  }
+  assert.equal(r.status, 200, r.text);
+  assert.equal(random.script.length, 0, 'both scripted aliases were drawn');
+  assert.equal(r.body.succeeded, 50, r.text);
+  assert.equal(await store.count('links'), before + 50);
+  const aliases = r.body.results.map((x: { shorturl: string }) => new URL(x.shorturl).pathname.slice(1));
+  assert.equal(aliases[0], 'freshC');
+  assert.notEqual(aliases[1], 'heavyC', 'the second link was given another alias');
+  assert.equal(new Set(aliases).size, 50);
+  const inserts = sent.filter((q) => /^INSERT INTO "links"/.test(q.text.trimStart())).map((q) => q.text);
+  // The plain insert of all 50 fails on the held alias; the same batch skipping it stores the other 49;
+  // the one left is inserted alone (refused: taken), then again under a fresh alias.
+  assert.equal(inserts.length, 4, inserts.join('\n'));
+  assert.doesNotMatch(inserts[0]!, /ON CONFLICT/);
+  assert.match(inserts[1]!, /ON CONFLICT DO NOTHING/);
 });

@@ -358,6 +358,7 @@ test('a bulk create on PostgreSQL inserts its links in one statement and their e
   // The events' INSERT comes after the WITH that takes the transaction's xid (pg-outbox.ts).
   const inserts = (table: string) => sent.filter((q) => /^(?:WITH [\s\S]*?\)\s*)?INSERT INTO "(\w+)"/.exec(q.text.trimStart())?.[1] === table);
   assert.equal(inserts('links').length, 1, 'one INSERT for every link');
+  assert.doesNotMatch(inserts('links')[0]!.text, /ON CONFLICT/, 'a plain insert: no probe of the unique indexes before each row');
   const events = inserts('events');
   assert.equal(events.length, 1, 'one INSERT for every link\'s event');
   const data = events[0]!.values[1];

@@ -159,15 +159,19 @@ export class PgTx implements Tx {
   /**
    * Adds records in order: one statement under one savepoint when they can go together, then alone
    * (each under a savepoint of its own) those it did not store, and all of them when a trigger
-   * refused the statement, so each refusal is told apart and leaves the others stored.
+   * refused the statement, so each refusal is told apart and leaves the others stored. The
+   * statement first goes as a plain insert, which a key another row holds fails; it then goes
+   * again skipping such records (insertRecords' `skipTaken`): a clash costs a statement, every
+   * batch without one saves the probes of ON CONFLICT.
    */
   async insertMany<T extends object>(collection: string, data: readonly T[]): Promise<((T & { id: number }) | ConflictError)[]> {
     const plan = this.plan(collection);
     this.touched.add(collection);
     let together: ((T & { id: number }) | null)[] | null = null;
-    if (data.length > 1) {
+    for (const skipTaken of data.length > 1 ? (plan.hasUnique ? [false, true] : [true]) : []) {
       try {
-        together = await this.run(() => this.written(insertRecords(this.db, plan, data)), plan.hasUnique);
+        together = await this.run(() => this.written(insertRecords(this.db, plan, data, skipTaken)), plan.hasUnique);
+        break;
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
       }
