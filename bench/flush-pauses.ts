@@ -5,6 +5,9 @@
  * arriving during that gap waits for it whole: this is what a flush adds to redirect p99.
  * Usage: node --import tsx bench/flush-pauses.ts [--clicks 20000] [--links 2000] [--flushes 5]
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { DailyCounters } from '../src/stats/daily-counters.ts';
@@ -72,9 +75,15 @@ async function measure(name: string, store: Store): Promise<void> {
   console.log(`${name.padEnd(11)} ${clicks} clicks over ${links} links per flush: longest stall ${median(gaps).toFixed(1)} ms (median of ${gaps.length}; ${gaps.map((g) => g.toFixed(1)).join(', ')}), flush ${median(walls).toFixed(0)} ms`);
 }
 
-const file = await FileStore.open({ dir: ':memory:', collections: storeSchema(RESOURCES) });
-await measure('file store', file);
-await file.close();
+// On disk, as a server keeps it: the flush's journal entry is made (and written) with the flush.
+const dir = mkdtempSync(join(tmpdir(), 'flush-pauses-'));
+try {
+  const file = await FileStore.open({ dir, collections: storeSchema(RESOURCES) });
+  await measure('file store', file);
+  await file.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
 if (await pgReachable()) {
   const schema = `bench_${process.pid}_flush`;
   const pg = await PostgresStore.open({ url: PG_URL, schema, collections: storeSchema(RESOURCES) });

@@ -13,6 +13,7 @@ import { LEDGER_BITS, VisitorLedger } from '../src/stats/visitor-ledger.ts';
 import { silentLogger } from '../src/log.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
 import type { Store } from '../src/store/store.ts';
+import { setTurnSlice } from '../src/turns.ts';
 
 const plain = (c: DayCounts) => JSON.parse(JSON.stringify(c));
 
@@ -289,4 +290,56 @@ test('DailyCounters: a read that runs while a batch becomes visible counts it on
   await flushing;
   assert.equal((await counters.sum('link:1')).clicks, 3);
   await store.close();
+});
+
+test('DailyCounters: reads while a batch is written in turns of the event loop, half of it applied, count every click once', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'counters-'));
+  const store = await FileStore.open({ dir, collections: ['users', 'stats', 'events'] });
+  try {
+    const counters = new DailyCounters(store, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1), flushMs: 60_000 });
+    const subjects = Array.from({ length: 400 }, (_, i) => `link:${i}`);
+    for (const s of subjects) counters.record(s, { add: { clicks: 1 }, labels: { country: 'FR:France' } });
+    await counters.flush();
+    for (const s of subjects) counters.record(s, { add: { clicks: 2 }, labels: { country: 'DE:Germany' } });
+    // Every check gives a turn: the file store applies the batch's days one turn at a time, and the reads
+    // below run between them, when some days hold the batch and others do not yet.
+    setTurnSlice(0);
+    const seen: number[] = [];
+    const wrong: string[] = [];
+    let going = true;
+    const reads: Promise<void>[] = [];
+    // The first day and the last: between the two, one holds the batch and the other not yet.
+    const read = () => {
+      const s = seen.length % 2 === 0 ? 'link:0' : 'link:399';
+      reads.push(
+        Promise.all([counters.sum(s), counters.totals([s], ['clicks'])]).then(([sum, totals]) => {
+          seen.push(sum.clicks as number);
+          if (sum.clicks !== 3 || totals.get(s)!.clicks !== 3) wrong.push(`${s}: ${sum.clicks} / ${totals.get(s)!.clicks}`);
+        }),
+      );
+      if (going) setImmediate(read);
+    };
+    try {
+      setImmediate(read);
+      await counters.flush();
+    } finally {
+      going = false;
+      setTurnSlice(4);
+    }
+    await Promise.all(reads);
+    assert.ok(seen.length >= 100, `${seen.length} reads during the flush`);
+    assert.deepEqual(wrong, []);
+    assert.deepEqual(plain((await counters.day('link:399', '2026-11-21'))!), { clicks: 3, country: { 'FR:France': 1, 'DE:Germany': 1 } });
+    await counters.close();
+    await store.close();
+    // The flush's journal entry (hundreds of days, made in turns too) reads back the same.
+    const reopened = await FileStore.open({ dir, collections: ['users', 'stats', 'events'] });
+    const again = new DailyCounters(reopened, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1) });
+    const totals = await again.totals(subjects, ['clicks']);
+    assert.deepEqual([...new Set([...totals.values()].map((t) => t.clicks))], [3]);
+    assert.deepEqual(plain((await again.day('link:0', '2026-11-21'))!), { clicks: 3, country: { 'FR:France': 1, 'DE:Germany': 1 } });
+    await reopened.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -8,6 +8,8 @@ import { RESOURCES, storeSchema } from '../src/resources/table.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { ConflictError } from '../src/store/store.ts';
+import { setTurnSlice } from '../src/turns.ts';
+import { recordQueries } from './pg-client.ts';
 import type { CollectionSchema, Store, StoredRecord } from '../src/store/store.ts';
 
 /**
@@ -464,6 +466,44 @@ for (const backend of BACKENDS) {
       const [day] = await store.countedDays('link:9');
       const page = day!.counts.page as Record<string, number>;
       assert.deepEqual([Object.hasOwn(page, '__proto__'), page['__proto__'], page.constructor], [true, 2, 1]);
+    });
+
+    test('a busy second\'s batch of counts is written in turns of the event loop, summed per day as one (PostgreSQL: in several statements)', async () => {
+      await store.transaction((tx) => tx.insert('users', user(1)));
+      // 1,000 subjects of five rows each, more than one statement's share on PostgreSQL, and a second delta of one day.
+      const deltas = Array.from({ length: 1000 }, (_, i) => ({ subject: `link:${i}`, day: '2024-06-01', owner: 1, counts: { clicks: 2, country: { FR: 1, DE: 1 }, browser: { Firefox: 1, [`b${i}`]: 1 } } }));
+      deltas.push({ subject: 'link:7', day: '2024-06-01', owner: 1, counts: { clicks: 1, country: { FR: 1 } } as never });
+      const recorder = backend.postgres ? recordQueries() : null;
+      setTurnSlice(0);
+      let turns = 0;
+      let going = true;
+      const tick = () => {
+        turns++;
+        if (going) setImmediate(tick);
+      };
+      try {
+        setImmediate(tick);
+        await store.addCounts(deltas, 100);
+      } finally {
+        going = false;
+        setTurnSlice(4);
+        recorder?.restore();
+      }
+      // Every delta's turn at least (a slice of 0 ms gives one at each check); in one piece, none.
+      assert.ok(turns >= 1000, `${turns} turns of the event loop while 1,001 deltas were written`);
+      const totals = await store.countTotals(['link:0', 'link:7', 'link:999'], ['clicks']);
+      assert.deepEqual(plain([...totals]), [['link:0', { clicks: 2 }], ['link:7', { clicks: 3 }], ['link:999', { clicks: 2 }]]);
+      assert.deepEqual(plain(await store.countedDays('link:7')), [{ day: '2024-06-01', counts: { clicks: 3, country: { FR: 2, DE: 1 }, browser: { Firefox: 1, b7: 1 } } }]);
+      assert.deepEqual(plain(await store.countedDays('link:999')), [{ day: '2024-06-01', counts: { clicks: 2, country: { FR: 1, DE: 1 }, browser: { Firefox: 1, b999: 1 } } }]);
+      if (recorder) {
+        const upserts = recorder.sent.filter((q) => /^INSERT INTO stat_counts/.test(q.text.trimStart()));
+        assert.ok(upserts.length >= 2, `${upserts.length} statements for 5,000 rows`);
+        // The rows of a day go in one statement, where they are summed.
+        const daysOf = upserts.map((q) => new Set((JSON.parse(q.values[0] as string) as { d: number }[]).map((r) => r.d)));
+        const seen = new Set<number>();
+        for (const days of daysOf) for (const d of days) assert.ok(!seen.has(d) && seen.add(d), `day ${d} in one statement only`);
+        assert.equal(seen.size, 1000);
+      }
     });
 
     test('countedDays between two days, inclusive; dropCounts forgets a subject; deltas of a deleted owner are dropped', async () => {

@@ -4,7 +4,7 @@ import { Low, Memory } from 'lowdb';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { AtomicJsonFile } from './atomic-file.ts';
-import { Journal, isJournalSegment } from './journal.ts';
+import { Journal, isJournalSegment, journalLine } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
 import { acquireLock, isLockFile } from './lock.ts';
 import { prepareDataDir, tightenDataDir } from './permissions.ts';
@@ -285,9 +285,13 @@ export class FileStore implements Store {
       throw err;
     }
     if (ops.length === 0) return { result, durable: Promise.resolve() };
-    const entry: JournalEntry = { s: ++this.seq, ops };
+    const entry: JournalEntry = { s: this.seq + 1, ops };
+    // A big entry's line is made in slices (journalLine) before it takes its number: no other write
+    // runs meanwhile (the queue), and a snapshot taken meanwhile is one taken while `fn` ran.
+    const line = this.journal && ops.length > SLICED_ENTRY_OPS ? await journalLine(entry) : undefined;
+    this.seq = entry.s;
     for (const op of ops) this.col(op.c).dirty = true;
-    const journalled = this.journal ? this.journal.append(entry) : Promise.resolve();
+    const journalled = this.journal ? this.journal.append(entry, line) : Promise.resolve();
     const gone = ops.flatMap((op) => (op.c === FILES_COLLECTION && op.op === 'del' ? [op.id] : []));
     // A file's bytes go once its removal is durable (a crash before leaves bytes the next open sweeps).
     // Ids are not handed out again, but replaceAll may store a record of that id anew: then they stay.
@@ -357,7 +361,7 @@ export class FileStore implements Store {
     if (deltas.length === 0) return;
     const users = this.col('users');
     await this.run(async (tx) => {
-      this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id));
+      await this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id));
       await appendEventsIn(tx, events, (id) => users.records.has(id));
       // Reads answer from memory: the counts are visible now, before the journal's fsync.
       applied?.();
@@ -523,6 +527,9 @@ async function removeStaleTempFiles(dir: string): Promise<void> {
     if (/^\..+\.(json|bin)\.\d+\.tmp$/.test(name)) await unlink(join(dir, name)).catch(() => {});
   }
 }
+
+// Journal entries of more operations than this are made in slices (a statistics flush of a busy second puts thousands).
+const SLICED_ENTRY_OPS = 256;
 
 /** The file beside the collections that keeps today's visitor ledger across restarts. */
 const LEDGER_FILE = 'visitors.bin';

@@ -1,6 +1,7 @@
 import { open, readdir, truncate, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { jsonElements, Turns } from '../../turns.ts';
 import { DataFileError, syncDir } from './atomic-file.ts';
 import { FILE_MODE } from './permissions.ts';
 
@@ -13,6 +14,14 @@ export type JournalOp =
 export interface JournalEntry {
   s: number;
   ops: JournalOp[];
+}
+
+/**
+ * An entry's line, as append makes it, made in slices (turns.ts): a busy second's statistics flush
+ * puts thousands of days, whose JSON in one piece held the event loop for several milliseconds.
+ */
+export async function journalLine(entry: JournalEntry, turns = new Turns()): Promise<string> {
+  return `{"s":${JSON.stringify(entry.s)},"ops":[${await jsonElements(entry.ops, (op) => op, turns)}]}\n`;
 }
 
 const PREFIX = 'journal-';
@@ -81,10 +90,9 @@ export class Journal {
     await this.openSegment(firstSeq);
   }
 
-  /** Appends one entry; resolves once it is on disk. */
-  append(entry: JournalEntry): Promise<void> {
+  /** Appends one entry (its line, when made already: journalLine); resolves once it is on disk. */
+  append(entry: JournalEntry, line = JSON.stringify(entry) + '\n'): Promise<void> {
     return new Promise((resolve, reject) => {
-      const line = JSON.stringify(entry) + '\n';
       this.stats.bytes += line.length;
       this.queue.push({ line, resolve, reject });
       this.kick();

@@ -1,7 +1,9 @@
 import type { CountsDelta, DayCounts, Labels, StoredRecord } from '../store.ts';
 import { capPropertyDimensions, isPropertyDimension, PROPERTY_DIMENSION_PREFIX } from '../property-dimensions.ts';
+import { jsonElements, Turns } from '../../turns.ts';
 import { dropRealtimeIn } from './pg-realtime.ts';
 import type { Db } from './reads.ts';
+import { arrayLiteral } from './rows.ts';
 import { decodeText, encodeText } from './text-codec.ts';
 
 /** The label a dimension's new labels go under once it holds `maxLabels` distinct ones (as in the file store). */
@@ -19,24 +21,42 @@ interface CountRow {
   n: number;
 }
 
+/** Rows per statement of upsertCounts, about: a busy second's flush carries tens of thousands. */
+const ROWS_PER_STATEMENT = 4000;
+
 /**
- * Adds rows in one statement; n is added, never read and written back, so concurrent flushes both
- * count. The rows go as one JSON text: a flush of a busy second carries tens of thousands, and the
- * driver's array literals (every element escaped in JavaScript) held the event loop for tens of
- * milliseconds, where JSON.stringify is native (texts are encoded first, so no NUL nor lone surrogate reaches json).
+ * Adds rows; n is added, never read and written back, so concurrent flushes both count. The rows go
+ * as JSON texts: a flush of a busy second carries tens of thousands, and the driver's array literals
+ * (every element escaped in JavaScript) held the event loop for tens of milliseconds, where
+ * JSON.stringify is native (texts are encoded first, so no NUL nor lone surrogate reaches json).
  * Rows of one (day, metric, label) are summed there, and with 'skip' a sum of zero (a visitor's count
  * taken back in the same flush) writes nothing: summing them here, under string keys, was most of a
  * flush's own CPU. A stored day put back as it was keeps its zeros.
+ *
+ * The rows are split among statements of about ROWS_PER_STATEMENT by day, so the rows of one day go
+ * in one statement and are summed there, and their texts are made in slices (turns.ts): in one
+ * piece, a busy second's 1.6 MB text held the event loop while it was made and again while the
+ * driver wrote it. The day rows are locked first (addCountsIn), so the statements' order adds no deadlock.
  */
-async function upsertCounts(db: Db, rows: readonly CountRow[], zeros: 'keep' | 'skip'): Promise<void> {
+async function upsertCounts(db: Db, rows: readonly CountRow[], zeros: 'keep' | 'skip', turns = new Turns()): Promise<void> {
   if (rows.length === 0) return;
-  await db(
-    `INSERT INTO stat_counts (day_id, metric, label, is_total, n)
-     SELECT x.d, x.m, x.l, bool_or(x.t), sum(x.n) FROM json_to_recordset($1::json) AS x(d bigint, m text, l text, t boolean, n bigint)
-     GROUP BY x.d, x.m, x.l${zeros === 'skip' ? ' HAVING sum(x.n) <> 0' : ''}
-     ON CONFLICT (day_id, metric, label) DO UPDATE SET n = stat_counts.n + excluded.n`,
-    [JSON.stringify(rows.map((r) => ({ d: r.dayId, m: encodeText(r.metric), l: encodeText(r.label), t: r.total, n: r.n })))],
-  );
+  const parts: CountRow[][] = Array.from({ length: Math.ceil(rows.length / ROWS_PER_STATEMENT) }, () => []);
+  for (let i = 0; i < rows.length; i++) {
+    if (i % 1024 === 0 && turns.due()) await turns.next();
+    const r = rows[i]!;
+    parts[r.dayId % parts.length]!.push(r);
+  }
+  for (const part of parts) {
+    if (part.length === 0) continue;
+    const json = await jsonElements(part, (r) => ({ d: r.dayId, m: encodeText(r.metric), l: encodeText(r.label), t: r.total, n: r.n }), turns);
+    await db(
+      `INSERT INTO stat_counts (day_id, metric, label, is_total, n)
+       SELECT x.d, x.m, x.l, bool_or(x.t), sum(x.n) FROM json_to_recordset($1::json) AS x(d bigint, m text, l text, t boolean, n bigint)
+       GROUP BY x.d, x.m, x.l${zeros === 'skip' ? ' HAVING sum(x.n) <> 0' : ''}
+       ON CONFLICT (day_id, metric, label) DO UPDATE SET n = stat_counts.n + excluded.n`,
+      [`[${json}]`],
+    );
+  }
 }
 
 const groupKey = (dayId: number, metric: string) => `${dayId}\u0000${metric}`;
@@ -84,12 +104,12 @@ async function labelState(db: Db, wanted: Map<string, { dayId: number; metric: s
  * busy second then reads back a few rows instead of every label it carries. Read under the day
  * rows' locks, as labelState is.
  */
-async function crowdedGroups(db: Db, wanted: Map<string, { dayId: number; metric: string; labels: Set<string> }>, maxLabels: number): Promise<Set<string>> {
-  const groups = [...wanted.values()].map((g) => ({ d: g.dayId, m: encodeText(g.metric), k: g.labels.size }));
+async function crowdedGroups(db: Db, wanted: Map<string, { dayId: number; metric: string; labels: Set<string> }>, maxLabels: number, turns: Turns): Promise<Set<string>> {
+  const groups = await jsonElements([...wanted.values()], (g) => ({ d: g.dayId, m: encodeText(g.metric), k: g.labels.size }), turns);
   const { rows } = await db<{ day_id: number; metric: string }>(
     `SELECT x.d AS day_id, x.m AS metric FROM json_to_recordset($1::json) AS x(d bigint, m text, k int)
      WHERE x.k + (SELECT count(*) FROM stat_counts c WHERE c.day_id = x.d AND c.metric = x.m) > $2`,
-    [JSON.stringify(groups), maxLabels],
+    [`[${groups}]`, maxLabels],
   );
   return new Set(rows.map((r) => groupKey(r.day_id, decodeText(r.metric))));
 }
@@ -120,6 +140,8 @@ export async function pruneBatchesIn(db: Db): Promise<void> {
  * flushes of the same day queue instead of deadlocking, and the '(other)' cap counts exactly.
  */
 export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLabels: number): Promise<void> {
+  // A busy second's flush carries thousands of deltas: its loops give the event loop turns (turns.ts).
+  const turns = new Turns();
   const owners = [...new Set(deltas.map((d) => d.owner).filter((o): o is number => o !== undefined))];
   const alive = new Set<number>();
   if (owners.length > 0) {
@@ -132,20 +154,22 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
   // One day row per (subject, day); the last owner given wins, as in the file store.
   const days = new Map<string, { subject: string; day: string; owner: number | null }>();
   for (const d of live) {
+    if (turns.due()) await turns.next();
     const day = normalDay(d.day);
     const key = `${d.subject}\u0000${day}`;
     const owner = d.owner ?? days.get(key)?.owner ?? null;
     days.set(key, { subject: d.subject, day, owner });
   }
   const ordered = [...days.values()].sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-  const subjects = ordered.map((d) => encodeText(d.subject));
-  const dayTexts = ordered.map((d) => d.day);
+  // As literals made here: the driver's own escaping of a busy second's thousands of subjects held the event loop ~10 ms.
+  const subjects = arrayLiteral(ordered.map((d) => encodeText(d.subject)));
+  const dayTexts = arrayLiteral(ordered.map((d) => d.day));
   await db(
     `INSERT INTO stat_days (subject, day, user_id)
      SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[])
      ON CONFLICT (subject, day) DO UPDATE SET user_id = excluded.user_id
      WHERE excluded.user_id IS NOT NULL AND stat_days.user_id IS DISTINCT FROM excluded.user_id`,
-    [subjects, dayTexts, ordered.map((d) => d.owner)],
+    [subjects, dayTexts, arrayLiteral(ordered.map((d) => d.owner))],
   );
   const ids = await db<{ id: number; subject: string; day: string }>(
     `SELECT d.id, d.subject, to_char(d.day, 'YYYY-MM-DD') AS day FROM stat_days d
@@ -161,6 +185,7 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
   const add = (dayId: number, metric: string, label: string, total: boolean, n: number) => void rows.push({ dayId, metric, label, total, n });
   const wanted = new Map<string, { dayId: number; metric: string; labels: Set<string> }>();
   for (const d of counted) {
+    if (turns.due()) await turns.next();
     const dayId = dayIdOf(d);
     if (dayId === undefined) throw new Error(`stat day ${d.subject} ${d.day} was not stored`);
     for (const [metric, value] of Object.entries(d.counts)) {
@@ -174,10 +199,11 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
     }
   }
   if (wanted.size > 0) {
-    const crowded = await crowdedGroups(db, wanted, maxLabels);
+    const crowded = await crowdedGroups(db, wanted, maxLabels, turns);
     for (const key of wanted.keys()) if (!crowded.has(key)) wanted.delete(key);
     const state = wanted.size > 0 ? await labelState(db, wanted) : new Map<string, { size: number; known: Set<string> }>();
     for (const d of counted) {
+      if (turns.due()) await turns.next();
       const dayId = dayIdOf(d)!;
       for (const [metric, value] of Object.entries(d.counts)) {
         if (typeof value === 'number') continue;
@@ -197,7 +223,7 @@ export async function addCountsIn(db: Db, deltas: readonly CountsDelta[], maxLab
       }
     }
   }
-  await upsertCounts(db, rows, 'skip');
+  await upsertCounts(db, rows, 'skip', turns);
 }
 
 /**

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION } from '../store.ts';
 import type { EventRecord, NewEvent, Outbox, PlacedEvent, StoredRecord, Tx } from '../store.ts';
+import { Turns } from '../../turns.ts';
 import { EventHorizon } from './event-horizon.ts';
 import type { Db } from './reads.ts';
 import { arrayLiteral, newRow, recordOf, ROW_COLUMNS } from './rows.ts';
-import type { Row } from './rows.ts';
+import type { Row, RowValues } from './rows.ts';
 import type { TablePlan } from './tables.ts';
 
 // A cursor is an event's `pos` (migration 012): its place, taken from events_pos_seq as its
@@ -27,7 +28,13 @@ const END_WAIT_MS = 1000;
  */
 export async function placeEventsIn(db: Db, plan: TablePlan, events: readonly NewEvent[]): Promise<number> {
   if (events.length === 0) return 0;
-  const values = events.map((e) => newRow(plan, e).values);
+  // A bulk create or a busy second's flush brings thousands: made in slices (turns.ts).
+  const turns = new Turns();
+  const values: RowValues[] = [];
+  for (const e of events) {
+    if (turns.due()) await turns.next();
+    values.push(newRow(plan, e).values);
+  }
   const keys = plan.keys.map((k) => `, "${k.column}"`).join('');
   const columns = plan.keys.map((_, i) => `, unnest($${i + 3}::text[])`).join('');
   const names = plan.keys.map((_, i) => `, x.k${i}`).join('');
