@@ -6,8 +6,9 @@
  * starts), --log-level L, --hot-links N (distinct links the redirect rounds click), --keep (the temp data),
  * --compare <checkout> (every file-store scenario also against that checkout's built dist/, alternated),
  * --no-pg (leave out the PostgreSQL rows; they are also left out, with a line saying so, when the database does not answer),
- * --rate N (each measured round sends N requests a second instead of as many as are answered: below
- * saturation, p99 shows the server's pauses rather than its queue).
+ * --rate N (each measured round sends N requests a second, evenly paced, instead of as many as are
+ * answered, each timed from when it was due (load.ts, pacedRound): below saturation, p99 shows the
+ * server's pauses rather than its queue).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
