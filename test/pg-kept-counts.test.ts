@@ -210,6 +210,53 @@ if (URL) describe('PostgreSQL kept counts', () => {
     }
   });
 
+  test('the kept clicks follow the statistics through flushes of many days: counts added, added to, removed, moved to another day', async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    try {
+      const owner = (await store.transaction((tx) => tx.insert('users', user(1)))).id;
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 300; i++) await tx.insert('links', link(owner, i));
+      });
+      // What link_clicks holds against what the statistics sum to, per link, where the two differ.
+      const drift = () =>
+        withClient(async (c) => {
+          const { rows } = await c.query<{ link_id: string; kept: string; counted: string }>(
+            `SELECT lc.link_id, lc.clicks AS kept, coalesce(s.n, 0) AS counted FROM "${schema}".link_clicks lc
+             LEFT JOIN (SELECT substr(d.subject, 6)::bigint AS link_id, sum(c.n) AS n FROM "${schema}".stat_days d JOIN "${schema}".stat_counts c ON c.day_id = d.id
+                        WHERE c.metric = 'clicks' AND c.is_total GROUP BY 1) s ON s.link_id = lc.link_id
+             WHERE lc.clicks <> coalesce(s.n, 0) ORDER BY lc.link_id`,
+          );
+          return rows.map((r) => `${r.link_id}: ${r.kept} kept, ${r.counted} counted`);
+        });
+      const total = () => withClient(async (c) => Number((await c.query<{ n: string }>(`SELECT sum(clicks) AS n FROM "${schema}".link_clicks`)).rows[0]!.n));
+      const flush = (n: number) => store.addCounts(
+        Array.from({ length: 600 }, (_, i) => ({ subject: `link:${(i % 300) + 1}`, day: i < 300 ? '2024-02-01' : '2024-02-02', owner, counts: { clicks: n, visits: 1, country: { FR: n, [`c${i % 7}`]: 1 } } })),
+        1000,
+      );
+      await flush(2); // every count row new: the insert trigger
+      assert.deepEqual([await drift(), await total()], [[], 1200]);
+      await flush(3); // every count row there: the update trigger
+      assert.deepEqual([await drift(), await total()], [[], 3000]);
+      await withClient(async (c) => {
+        // Counts removed on their own, as an import rewriting a day does: the delete trigger.
+        await c.query(`DELETE FROM "${schema}".stat_counts WHERE metric = 'clicks' AND day_id IN (SELECT id FROM "${schema}".stat_days WHERE subject IN ('link:1', 'link:2') AND day = '2024-02-01')`);
+        // A count row moved to a day of another link: taken off the first, added to the second.
+        await c.query(`INSERT INTO "${schema}".stat_days (subject, day, user_id) VALUES ('link:4', '2024-01-31', $1)`, [owner]);
+        await c.query(
+          `UPDATE "${schema}".stat_counts SET day_id = (SELECT id FROM "${schema}".stat_days WHERE subject = 'link:4' AND day = '2024-01-31')
+           WHERE metric = 'clicks' AND day_id = (SELECT id FROM "${schema}".stat_days WHERE subject = 'link:3' AND day = '2024-02-02')`,
+        );
+      });
+      assert.deepEqual(await drift(), []);
+      assert.equal(await total(), 3000 - 2 * 5);
+      const kept = await withClient(async (c) => (await c.query<{ link_id: string; clicks: string }>(`SELECT link_id, clicks FROM "${schema}".link_clicks WHERE link_id IN (1, 3, 4) ORDER BY link_id`)).rows.map((r) => [Number(r.link_id), Number(r.clicks)]));
+      assert.deepEqual(kept, [[1, 5], [3, 5], [4, 15]]);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('counts doubled (as a data-only restore leaves them): migrate --recount rebuilds them from the rows', async () => {
     const schema = freshSchema();
     const store = await open(schema);
