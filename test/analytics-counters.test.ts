@@ -301,6 +301,9 @@ test('DailyCounters: reads while a batch is written in turns of the event loop, 
     for (const s of subjects) counters.record(s, { add: { clicks: 1 }, labels: { country: 'FR:France' } });
     await counters.flush();
     for (const s of subjects) counters.record(s, { add: { clicks: 2 }, labels: { country: 'DE:Germany' } });
+    // And days the store has not seen: made in the same turns, and found again by the next flush.
+    const fresh = Array.from({ length: 200 }, (_, i) => `link:${400 + i}`);
+    for (const s of fresh) counters.record(s, { add: { clicks: 1 } });
     // Every check gives a turn: the file store applies the batch's days one turn at a time, and the reads
     // below run between them, when some days hold the batch and others do not yet.
     setTurnSlice(0);
@@ -329,6 +332,11 @@ test('DailyCounters: reads while a batch is written in turns of the event loop, 
     await Promise.all(reads);
     assert.ok(seen.length >= 100, `${seen.length} reads during the flush`);
     assert.deepEqual(wrong, []);
+    for (const s of fresh) counters.record(s, { add: { clicks: 1 } });
+    await counters.flush();
+    const days = await allOf(store, 'stats');
+    assert.equal(days.length, 600, 'one day record per subject: the days made during the turns were found again');
+    assert.deepEqual([...new Set([...(await counters.totals(fresh, ['clicks'])).values()].map((t) => t.clicks))], [2]);
     assert.deepEqual(plain((await counters.day('link:399', '2026-11-21'))!), { clicks: 3, country: { 'FR:France': 1, 'DE:Germany': 1 } });
     await counters.close();
     await store.close();
@@ -337,6 +345,7 @@ test('DailyCounters: reads while a batch is written in turns of the event loop, 
     const again = new DailyCounters(reopened, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1) });
     const totals = await again.totals(subjects, ['clicks']);
     assert.deepEqual([...new Set([...totals.values()].map((t) => t.clicks))], [3]);
+    assert.equal((await allOf(reopened, 'stats')).length, 600);
     assert.deepEqual(plain((await again.day('link:0', '2026-11-21'))!), { clicks: 3, country: { 'FR:France': 1, 'DE:Germany': 1 } });
     await reopened.close();
   } finally {

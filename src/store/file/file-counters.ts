@@ -58,6 +58,8 @@ export class FileCounters {
   private indexedAt = -1;
   /** Days whose counts object was made here: later flushes add to it in place instead of copying it. */
   private readonly own = new WeakSet<DayCounts>();
+  /** While add runs: the collection's version moves with its own writes, which it keeps the index up with. */
+  private adding = false;
 
   constructor(private readonly stats: Collection) {}
 
@@ -97,11 +99,22 @@ export class FileCounters {
    *
    * A busy second's flush carries thousands of deltas: the loop gives the event loop turns (turns.ts),
    * in one piece it held it for ~12 ms. The store's transactions run one at a time, so no other write
-   * comes in between; a read in between sees the days added so far, each whole.
+   * comes in between; a read in between sees the days added so far, each whole, and does not rebuild
+   * the index (a rebuild then would miss the days added after it, and the next flush would make them again).
    */
   async add(tx: SyncTx, deltas: readonly CountsDelta[], maxLabels: number, userExists: (id: number) => boolean, turns = new Turns()): Promise<void> {
     // Looked up before the first write: each write bumps the collection's version.
     const maps = deltas.map((d) => this.indexOf(d.subject, true) as Map<string, number>);
+    this.adding = true;
+    try {
+      await this.addAll(tx, deltas, maps, maxLabels, userExists, turns);
+    } finally {
+      this.adding = false;
+    }
+    this.indexedAt = this.stats.version;
+  }
+
+  private async addAll(tx: SyncTx, deltas: readonly CountsDelta[], maps: readonly Map<string, number>[], maxLabels: number, userExists: (id: number) => boolean, turns: Turns): Promise<void> {
     for (const [i, d] of deltas.entries()) {
       if (turns.due()) await turns.next();
       // A user deleted since the event took its statistics along; do not bring them back.
@@ -117,7 +130,6 @@ export class FileCounters {
       const record = stored ? tx.put(STATS_COLLECTION, { id: stored.id, ...fields } as StoredRecord) : tx.insert(STATS_COLLECTION, fields);
       days.set(d.day, record.id);
     }
-    this.indexedAt = this.stats.version;
   }
 
   /** Removes up to `limit` days dated before `before`, every subject's, inside `tx`; how many. */
@@ -154,7 +166,7 @@ export class FileCounters {
   }
 
   private indexOf(subject: string, create = false): ReadonlyMap<string, number> {
-    if (this.stats.version !== this.indexedAt) {
+    if (this.stats.version !== this.indexedAt && !this.adding) {
       this.index = new Map();
       for (const r of this.stats.records.values() as Iterable<StatsDay>) {
         let days = this.index.get(r.subject);
