@@ -53,7 +53,7 @@ function variant(base: autocannon.Request, v: { path?: string; body?: string; he
 export async function runRound(proc: Proc, load: Load, options: LoadOptions): Promise<Round> {
   const base: autocannon.Request = { method: load.method, path: load.path, headers: load.headers, body: load.body };
   const requests = load.vary ? Array.from({ length: load.variants ?? 1 }, (_, i) => variant(base, load.vary!(i))) : [base];
-  if (options.rate) return pacedRound(proc, load.expect, requests, options.rate, options.duration, options.connections);
+  if (options.rate) return pacedRound(proc, load.expect, requests, options.rate, options.amount ?? Math.round(options.rate * options.duration), options.connections);
   const cpuBefore = cpuSeconds(proc.pid);
   const clientBefore = process.cpuUsage();
   const wallBefore = performance.now();
@@ -92,10 +92,10 @@ export async function runRound(proc: Proc, load: Load, options: LoadOptions): Pr
  * slower than 1 ms: its p99 at a fixed rate was the burst's queue, ~600 ms at 3,000 req/s on 2 cores.
  * Requests go over up to `connections` keep-alive sockets; one due while all are busy waits for one.
  */
-async function pacedRound(proc: Proc, expect: number, requests: readonly autocannon.Request[], rate: number, seconds: number, connections: number): Promise<Round> {
+async function pacedRound(proc: Proc, expect: number, requests: readonly autocannon.Request[], rate: number, amount: number, connections: number): Promise<Round> {
   const { hostname, port } = new URL(proc.url);
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const total = Math.round(rate * seconds);
+  const total = Math.max(1, amount);
   const latencies: number[] = [];
   let good = 0;
   let bad = 0;
@@ -108,19 +108,27 @@ async function pacedRound(proc: Proc, expect: number, requests: readonly autocan
     const send = (i: number) => {
       const r = requests[i % requests.length]!;
       const due = start + (i * 1000) / rate;
+      // Each request is counted once, answered or failed (a response cut short fails on `res`).
+      let counted = false;
+      const fail = () => {
+        if (counted) return;
+        counted = true;
+        bad++;
+        if (++done === total) resolve();
+      };
       const req = httpRequest({ host: hostname, port, agent, method: r.method, path: r.path, headers: r.headers }, (res) => {
         res.resume();
+        res.on('error', fail);
         res.on('end', () => {
+          if (counted) return;
+          counted = true;
           latencies.push(performance.now() - due);
           if (res.statusCode === expect) good++;
           else bad++;
           if (++done === total) resolve();
         });
       });
-      req.on('error', () => {
-        bad++;
-        if (++done === total) resolve();
-      });
+      req.on('error', fail);
       req.end(r.body);
     };
     const tick = () => {

@@ -1,7 +1,7 @@
 import { allOf , ownedBy } from './helpers.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixedClock } from '../src/clock.ts';
@@ -12,6 +12,7 @@ import { DailyCounters } from '../src/stats/daily-counters.ts';
 import { LEDGER_BITS, VisitorLedger } from '../src/stats/visitor-ledger.ts';
 import { silentLogger } from '../src/log.ts';
 import { FileStore } from '../src/store/file/file-store.ts';
+import { isLockFile } from '../src/store/file/lock.ts';
 import type { Store } from '../src/store/store.ts';
 import { setTurnSlice } from '../src/turns.ts';
 
@@ -334,6 +335,23 @@ test('DailyCounters: reads while a batch is written in turns of the event loop, 
     assert.deepEqual(wrong, []);
     for (const s of fresh) counters.record(s, { add: { clicks: 1 } });
     await counters.flush();
+    // The data directory as a crash would leave it now: the collections of the last snapshot and the
+    // journal, whose entries of 400 and 600 days were made in turns too (journalLine). It reads back whole.
+    const crashed = await mkdtemp(join(tmpdir(), 'counters-crashed-'));
+    try {
+      await cp(dir, crashed, { recursive: true, filter: (from) => !isLockFile(from.split('/').pop()!) });
+      const journal = (await readdir(crashed)).filter((f) => f.startsWith('journal-'));
+      const lines = (await Promise.all(journal.map((f) => readFile(join(crashed, f), 'utf8')))).join('').split('\n').filter(Boolean);
+      assert.ok(lines.some((l) => (JSON.parse(l) as { ops: unknown[] }).ops.length >= 600), 'a journal entry of the flush of 600 days');
+      const replayed = await FileStore.open({ dir: crashed, collections: ['users', 'stats', 'events'] });
+      assert.equal((await allOf(replayed, 'stats')).length, 600);
+      const again = new DailyCounters(replayed, { clock: fixedClock('2026-11-21T10:00:00Z'), random: seededRandom(1) });
+      assert.deepEqual([...new Set([...(await again.totals(subjects, ['clicks'])).values()].map((t) => t.clicks))], [3]);
+      assert.deepEqual([...new Set([...(await again.totals(fresh, ['clicks'])).values()].map((t) => t.clicks))], [2]);
+      await replayed.close();
+    } finally {
+      await rm(crashed, { recursive: true, force: true });
+    }
     const days = await allOf(store, 'stats');
     assert.equal(days.length, 600, 'one day record per subject: the days made during the turns were found again');
     assert.deepEqual([...new Set([...(await counters.totals(fresh, ['clicks'])).values()].map((t) => t.clicks))], [2]);

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Turns } from '../../turns.ts';
 import { DELIVERIES_COLLECTION, EVENTS_COLLECTION, OUTBOX_COLLECTION } from '../store.ts';
 import type { EventRecord, NewEvent, Outbox, PlacedEvent, StoredRecord, Tx } from '../store.ts';
 import type { MemoryReads } from './memory-reads.ts';
@@ -10,13 +9,9 @@ const STATE_ID = 1;
 
 /** Appends events inside a file-store transaction, each as a record of the events collection; an event of a user gone meanwhile is dropped. */
 export async function appendEventsIn(tx: Pick<SyncTx, 'insert'>, events: readonly NewEvent[], isUser: (id: number) => boolean): Promise<void> {
-  // The transaction's inserts are synchronous: no await per event (a bulk create appends a thousand),
-  // only a turn of the event loop now and then (turns.ts). insert stores a copy of the event already.
-  const turns = new Turns();
-  for (const e of events) {
-    if (turns.due()) await turns.next();
-    if (isUser(e.userId)) tx.insert(EVENTS_COLLECTION, e);
-  }
+  // The transaction's inserts are synchronous: no await per event (a bulk create appends a thousand).
+  // insert stores a copy of the event already.
+  for (const e of events) if (isUser(e.userId)) tx.insert(EVENTS_COLLECTION, e);
 }
 
 /**

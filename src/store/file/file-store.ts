@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { Turns } from '../../turns.ts';
 import { AtomicJsonFile } from './atomic-file.ts';
 import { Journal, isJournalSegment, journalLine } from './journal.ts';
 import type { JournalEntry } from './journal.ts';
@@ -282,6 +283,8 @@ export class FileStore implements Store {
       result = await fn(tx, undo);
     } catch (err) {
       for (const u of undo.reverse()) u();
+      // A snapshot taken while `fn` waited may have saved what was undone: the next one writes these again.
+      for (const op of ops) this.col(op.c).dirty = true;
       throw err;
     }
     if (ops.length === 0) return { result, durable: Promise.resolve() };
@@ -344,7 +347,8 @@ export class FileStore implements Store {
         this.counters.drop(tx, subject);
         this.realtime.drop(subject);
       },
-      addCounts: async (deltas, maxLabels) => this.counters.add(tx, deltas, maxLabels, (id) => this.col('users').records.has(id)),
+      // Inside a transaction of its own (an import): no turns, so nothing it does is seen before it ends.
+      addCounts: async (deltas, maxLabels) => this.counters.add(tx, deltas, maxLabels, (id) => this.col('users').records.has(id), new Turns(Infinity)),
       putFileContent: async (fileId, bytes) => {
         await this.contents.write(fileId, bytes);
         undo.push(() => void this.contents.remove(fileId).catch(() => {}));
@@ -361,6 +365,8 @@ export class FileStore implements Store {
     if (deltas.length === 0) return;
     const users = this.col('users');
     await this.run(async (tx) => {
+      // The flush's days are added in turns of the event loop (FileCounters.add); its events after
+      // them in one piece, so that no event is seen before the counts are all in.
       await this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id));
       await appendEventsIn(tx, events, (id) => users.records.has(id));
       // Reads answer from memory: the counts are visible now, before the journal's fsync.

@@ -36,7 +36,10 @@ const ROWS_PER_STATEMENT = 4000;
  * The rows are split among statements of about ROWS_PER_STATEMENT by day, so the rows of one day go
  * in one statement and are summed there, and their texts are made in slices (turns.ts): in one
  * piece, a busy second's 1.6 MB text held the event loop while it was made and again while the
- * driver wrote it. The day rows are locked first (addCountsIn), so the statements' order adds no deadlock.
+ * driver wrote it. The day rows are locked first (addCountsIn), in one order; the link_clicks rows
+ * each statement's trigger adds to are locked statement by statement, so two flushes of the same
+ * links on different days (around midnight, an import) can deadlock, as migration 014 accepted:
+ * PostgreSQL fails one and its flush is retried as the same batch.
  */
 async function upsertCounts(db: Db, rows: readonly CountRow[], zeros: 'keep' | 'skip', turns = new Turns()): Promise<void> {
   if (rows.length === 0) return;

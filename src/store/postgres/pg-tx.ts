@@ -173,7 +173,9 @@ export class PgTx implements Tx {
         together = await this.run(() => this.written(insertRecords(this.db, plan, data, skipTaken)), plan.hasUnique);
         break;
       } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
+        // The plain insert's clash may be one no index of the map names (the primary key's, against a record
+        // put under its own id meanwhile): ON CONFLICT, which skipped those too, has the next try.
+        if (!(err instanceof ConflictError) && !(!skipTaken && (err as { code?: unknown }).code === '23505')) throw err;
       }
     }
     together ??= data.map(() => null);
