@@ -129,7 +129,10 @@ test('DailyCounters: reads see events at once; one batched write per flush inter
   assert.equal((await store.count('stats')), 0, 'nothing written yet');
   assert.equal(counters.buffered, 4);
   assert.deepEqual(plain((await counters.day('link:0', '2026-11-21'))!), { clicks: 17, country: { 'US:United States': 9, 'DE:Germany': 8 } });
-  await new Promise((resolve) => setTimeout(resolve, 80));
+  // The interval's timer writes the batch (in turns of the event loop, so it may take a few): wait
+  // for the write to start, then for it to end, which a flush call does without writing again.
+  for (let waited = 0; writes() === 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  await counters.flush();
   assert.equal(writes(), 1);
   assert.equal((await store.count('stats')), 4);
   assert.equal(counters.buffered, 0);

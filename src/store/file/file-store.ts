@@ -365,9 +365,10 @@ export class FileStore implements Store {
     if (deltas.length === 0) return;
     const users = this.col('users');
     await this.run(async (tx) => {
-      // The flush's days are added in turns of the event loop (FileCounters.add); its events after
-      // them in one piece, so that no event is seen before the counts are all in.
-      await this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id));
+      // A busy flush's days are added in turns of the event loop (FileCounters.add); its events after
+      // them in one piece, so that no event is seen before the counts are all in. A small one (about
+      // a millisecond of work) goes in one piece, all of it seen at once as it always was.
+      await this.counters.add(tx, deltas, maxLabels, (id) => users.records.has(id), new Turns(deltas.length >= SLICED_FLUSH_DELTAS ? undefined : Infinity));
       await appendEventsIn(tx, events, (id) => users.records.has(id));
       // Reads answer from memory: the counts are visible now, before the journal's fsync.
       applied?.();
@@ -534,8 +535,10 @@ async function removeStaleTempFiles(dir: string): Promise<void> {
   }
 }
 
-// Journal entries of more operations than this are made in slices (a statistics flush of a busy second puts thousands).
+// Journal entries of more operations than this are made in slices (a statistics flush of a busy second puts thousands),
+// and statistics flushes of at least this many days are added in turns.
 const SLICED_ENTRY_OPS = 256;
+const SLICED_FLUSH_DELTAS = 256;
 
 /** The file beside the collections that keeps today's visitor ledger across restarts. */
 const LEDGER_FILE = 'visitors.bin';
