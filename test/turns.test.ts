@@ -32,9 +32,10 @@ test('jsonElements makes the text JSON.stringify makes, in slices that give the 
 });
 
 test('Turns: due once its slice has run, not again until the next slice has; setTurnSlice sets the slice of new ones', async () => {
-  const turns = new Turns(5);
-  assert.equal(turns.due(), false);
-  const until = performance.now() + 6;
+  // Slices long enough that a busy machine's pause between two lines cannot run one out.
+  assert.equal(new Turns(60_000).due(), false);
+  const turns = new Turns(200);
+  const until = performance.now() + 210;
   while (performance.now() < until);
   assert.equal(turns.due(), true);
   await turns.next();
