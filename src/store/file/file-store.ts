@@ -1,27 +1,25 @@
-import { readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Low, Memory } from 'lowdb';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { Turns } from '../../turns.ts';
-import { AtomicJsonFile } from './atomic-file.ts';
-import { Journal, isJournalSegment, journalLine } from './journal.ts';
-import type { JournalEntry } from './journal.ts';
-import { acquireLock, isLockFile } from './lock.ts';
-import { prepareDataDir, tightenDataDir } from './permissions.ts';
-import { ConflictError, FILES_COLLECTION, OUTBOX_COLLECTION, StoreNotEmptyError, withOutbox } from '../store.ts';
+import { journalLine } from './journal.ts';
+import type { Journal, JournalEntry } from './journal.ts';
+import { FILES_COLLECTION, OUTBOX_COLLECTION, StoreNotEmptyError, withOutbox } from '../store.ts';
 import type { CollectionSchema, CountsDelta, DayCounts, Found, LedgerState, ListQuery, NewEvent, NOT_AT_HAND, RealtimeCounts, RealtimeDelta, ReplaceOptions, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where } from '../store.ts';
-import { FILES_DIR, FileContents } from './file-contents.ts';
-import { Collection, collectionFileChunks } from './collection.ts';
-import { readCollectionFile } from './collection-reader.ts';
-import type { CollectionFile } from './collection.ts';
+import type { Collection } from './collection.ts';
+import { loadDataDir, loadInMemory } from './data-dir.ts';
+import type { LoadedData } from './data-dir.ts';
+import type { FileContents } from './file-contents.ts';
 import { FileCounters, STATS_COLLECTION } from './file-counters.ts';
-import { FileRealtime } from './file-realtime.ts';
-import { loadLedgerFile, saveLedgerFile } from './ledger-file.ts';
-import { KEPT_VALUES_FILE, loadKeptValues, saveKeptValues } from './kept-values.ts';
-import { MemoryReads } from './memory-reads.ts';
-import { recordingTx } from './transaction.ts';
 import { appendEventsIn, FileOutbox } from './file-outbox.ts';
+import { FileRealtime } from './file-realtime.ts';
+import { fileTx } from './file-tx.ts';
+import type { FileTxParts } from './file-tx.ts';
+import type { KeptValues } from './kept-values.ts';
+import type { KeptLedger } from './ledger-file.ts';
+import { MemoryReads } from './memory-reads.ts';
+import { Snapshots } from './snapshots.ts';
+import type { SnapshotPolicy } from './snapshots.ts';
+import { recordingTx } from './transaction.ts';
 import type { SyncTx } from './transaction.ts';
 
 /** How to open a file store. */
@@ -49,109 +47,67 @@ export class FileStore implements Store {
   readonly windows = null;
   /** Links and files have an alias index each, with nothing between them: shortAliasTaken looks in both. */
   readonly refusesShortAliasClashes = false;
-  private readonly collections = new Map<string, Collection>();
-  private readonly changes = { count: 0 };
-  private seq = 0;
-  private sinceSnapshot = 0;
-  private bytesAtSnapshot = 0;
-  private snapshotting: Promise<void> | null = null;
-  private releaseLock: (() => void) | null = null;
+  private readonly collections: Map<string, Collection>;
+  private readonly changes: { count: number };
+  private seq: number;
+  /** Snapshots of the JSON files (none in memory). */
+  private readonly snapshots: Snapshots | null;
+  private readonly journal: Journal | null;
+  private releaseLock: (() => void) | null;
   private closed = false;
   private closers: (() => Promise<void> | void)[] = [];
   /** The transaction running now: the next one starts when it ends. */
   private queue: Promise<unknown> = Promise.resolve();
-  private counters!: FileCounters;
+  private readonly counters: FileCounters;
   /** The realtime window, in memory only (file-realtime.ts). */
   private readonly realtime = new FileRealtime();
-  private ledger: LedgerState | null = null;
-  /** Named values kept for good (keptValue), and the write of their file in progress. */
-  private kept: Record<string, string> = {};
-  private keptWrite: Promise<void> = Promise.resolve();
-  private reads!: MemoryReads;
+  private readonly ledger: KeptLedger;
+  /** Named values kept for good (keptValue). */
+  private readonly kept: KeptValues;
+  private readonly reads: MemoryReads;
   /** Uploaded files' bytes: in DATA_DIR/files, or in memory. */
-  private contents!: FileContents;
+  private readonly contents: FileContents;
   /** The event outbox, over the collections in memory. */
-  outbox!: FileOutbox;
+  readonly outbox: FileOutbox;
+  /** What a transaction's Tx reads and writes besides records (file-tx.ts). */
+  private readonly txParts: FileTxParts;
 
   private constructor(
     private readonly dir: string | null,
-    private readonly journal: Journal | null,
-    private readonly snapshotEvery: number,
-    private readonly snapshotBytes: number,
+    loaded: LoadedData,
+    schemas: readonly CollectionSchema[],
+    changes: { count: number },
+    policy: SnapshotPolicy,
     private readonly log: Logger,
   ) {
     this.backend = dir === null ? 'memory' : 'file';
-  }
-
-  /** Opens (or creates) a store: locks the directory, loads every file, replays the journal. */
-  static async open(options: FileStoreOptions): Promise<FileStore> {
-    const log = options.log ?? silentLogger;
-    const every = options.snapshotEvery ?? 20000;
-    const bytes = options.snapshotBytes ?? 64 * 1024 * 1024;
-    const schemas = withOutbox(withStats(options.collections.map((c) => (typeof c === 'string' ? { name: c } : c))));
-    if (options.dir === ':memory:') {
-      const store = new FileStore(null, null, every, bytes, log);
-      store.contents = new FileContents(null);
-      for (const schema of schemas) {
-        store.collections.set(schema.name, new Collection(schema.name, new Low<CollectionFile>(new Memory(), emptyFile(schema.name)), store.changes));
-      }
-      store.ready(schemas);
-      return store;
-    }
-    const dir = options.dir;
-    await prepareDataDir(dir);
-    const release = await acquireLock(dir);
-    try {
-      await removeStaleTempFiles(dir);
-      const own = new Set(schemas.map((c) => `${c.name}.json`));
-      await tightenDataDir(dir, (name) => own.has(name) || isJournalSegment(name) || isLockFile(name) || name === LEDGER_FILE || name === KEPT_VALUES_FILE || name === FILES_DIR, log);
-      const loaded = await Journal.open(dir);
-      const store = new FileStore(dir, loaded.journal, every, bytes, log);
-      store.contents = new FileContents(join(dir, FILES_DIR));
-      for (const { name } of schemas) {
-        const adapter = new AtomicJsonFile<CollectionFile>(join(dir, `${name}.json`), (data) => collectionFileChunks(data), readCollectionFile);
-        const db = new Low<CollectionFile>(adapter, emptyFile(name));
-        await db.read();
-        const col = new Collection(name, db, store.changes);
-        col.load();
-        store.collections.set(name, col);
-        store.seq = Math.max(store.seq, col.fileSeq);
-      }
-      store.replay(loaded.entries);
-      await store.contents.sweep((id) => store.hasFile(id));
-      await loaded.journal.start(store.seq + 1);
-      store.ledger = await loadLedgerFile(join(dir, LEDGER_FILE), log);
-      store.kept = await loadKeptValues(join(dir, KEPT_VALUES_FILE));
-      store.ready(schemas);
-      store.releaseLock = release;
-      return store;
-    } catch (err) {
-      release();
-      throw err;
-    }
-  }
-
-  private replay(entries: JournalEntry[]): void {
-    for (const entry of entries) {
-      for (const op of entry.ops) {
-        const col = this.collections.get(op.c);
-        if (!col || entry.s <= col.fileSeq) continue;
-        col.dirty = true; // the file lacks this change: the next snapshot must write it before the journal goes
-        if (op.op === 'put') col.put(op.r);
-        else col.delete(op.id);
-      }
-      this.seq = Math.max(this.seq, entry.s);
-      this.sinceSnapshot++;
-    }
-  }
-
-  private ready(schemas: readonly CollectionSchema[]): void {
+    ({ collections: this.collections, journal: this.journal, seq: this.seq, contents: this.contents, ledger: this.ledger, kept: this.kept, release: this.releaseLock } = loaded);
+    this.changes = changes;
+    this.snapshots = this.journal && new Snapshots(this.journal, this.collections, policy, () => this.seq, log);
+    this.snapshots?.replayed(loaded.replayed);
     for (const schema of schemas) {
       for (const [name, index] of Object.entries(schema.indexes ?? {})) this.col(schema.name).addIndex(name, index.key, index.unique ?? false);
     }
     this.counters = new FileCounters(this.col(STATS_COLLECTION));
     this.reads = new MemoryReads((name) => this.col(name), this.counters);
     this.outbox = new FileOutbox(this.reads, (fn) => this.transaction(fn));
+    this.txParts = { reads: this.reads, counters: this.counters, realtime: this.realtime, contents: this.contents, isUser: (id) => this.isUser(id) };
+  }
+
+  /** Opens (or creates) a store: locks the directory, loads every file, replays the journal (data-dir.ts). */
+  static async open(options: FileStoreOptions): Promise<FileStore> {
+    const log = options.log ?? silentLogger;
+    const policy = { every: options.snapshotEvery ?? 20000, bytes: options.snapshotBytes ?? 64 * 1024 * 1024 };
+    const schemas = withOutbox(withStats(options.collections.map((c) => (typeof c === 'string' ? { name: c } : c))));
+    const changes = { count: 0 };
+    const dir = options.dir === ':memory:' ? null : options.dir;
+    const loaded = dir === null ? await loadInMemory(schemas, changes, log) : await loadDataDir(dir, schemas, changes, log);
+    try {
+      return new FileStore(dir, loaded, schemas, changes, policy, log);
+    } catch (err) {
+      loaded.release();
+      throw err;
+    }
   }
 
   private isUser(id: number): boolean {
@@ -262,7 +218,7 @@ export class FileStore implements Store {
    * resolves once its changes are journalled. If `fn` throws, everything it did is undone.
    */
   transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
-    return this.run((tx, undo) => fn(this.asyncTx(tx, undo)));
+    return this.run((tx, undo) => fn(fileTx(this.txParts, tx, undo)));
   }
 
   private run<R>(fn: (tx: SyncTx, undo: (() => void)[]) => Promise<R> | R): Promise<R> {
@@ -299,8 +255,7 @@ export class FileStore implements Store {
     // A file's bytes go once its removal is durable (a crash before leaves bytes the next open sweeps).
     // Ids are not handed out again, but replaceAll may store a record of that id anew: then they stay.
     const durable = gone.length === 0 ? journalled : journalled.then(() => this.dropContents(gone));
-    const journalBytes = this.journal?.stats.bytes ?? 0;
-    if (++this.sinceSnapshot >= this.snapshotEvery || journalBytes - this.bytesAtSnapshot >= this.snapshotBytes) this.snapshotSoon();
+    this.snapshots?.journalled();
     return { result, durable };
   }
 
@@ -309,52 +264,6 @@ export class FileStore implements Store {
       if (this.hasFile(id)) continue;
       await this.contents.remove(id).catch((err: unknown) => this.log.error('removing a file\'s bytes failed', { id, error: String(err) }));
     }
-  }
-
-  private asyncTx(tx: SyncTx, undo: (() => void)[]): Tx {
-    return {
-      get: (c, id) => this.get(c, id),
-      // Transactions here run one at a time: nothing can change the record before this one ends.
-      getForUpdate: (c, id) => this.get(c, id),
-      // One transaction at a time: no other can hold a record, so the first due is the one taken.
-      takeDue: async <T extends StoredRecord>(c: string, index: string, upTo: string) => this.reads.firstDue<T>(c, index, upTo),
-      lookup: (c, index, key) => this.lookup(c, index, key),
-      lookupAtHand: <T extends StoredRecord = StoredRecord>(c: string, index: string, key: string) => this.lookupAtHand<T>(c, index, key),
-      getMany: (c, ids) => this.getMany(c, ids),
-      lookupMany: (c, index, keys) => this.lookupMany(c, index, keys),
-      find: (c, query) => this.find(c, query),
-      count: (c, where) => this.count(c, where),
-      insert: async (c, data) => tx.insert(c, data),
-      // One at a time, in order: a refused record changes nothing (the clash is found before it is applied).
-      insertMany: async (c, data) =>
-        data.map((d) => {
-          try {
-            return tx.insert(c, d);
-          } catch (err) {
-            if (err instanceof ConflictError) return err;
-            throw err;
-          }
-        }),
-      update: async (c, id, patch) => tx.update(c, id, patch),
-      remove: async (c, id) => tx.remove(c, id),
-      put: async (c, record) => tx.put(c, record),
-      removeWhere: async (c, where) => {
-        const gone = this.reads.matching(c, where);
-        for (const r of gone) tx.remove(c, r.id);
-        return gone.length;
-      },
-      dropCounts: async (subject) => {
-        this.counters.drop(tx, subject);
-        this.realtime.drop(subject);
-      },
-      // Inside a transaction of its own (an import): no turns, so nothing it does is seen before it ends.
-      addCounts: async (deltas, maxLabels) => this.counters.add(tx, deltas, maxLabels, (id) => this.col('users').records.has(id), new Turns(Infinity)),
-      putFileContent: async (fileId, bytes) => {
-        await this.contents.write(fileId, bytes);
-        undo.push(() => void this.contents.remove(fileId).catch(() => {}));
-      },
-      appendEvents: (events) => appendEventsIn(tx, events, (id) => this.isUser(id)),
-    };
   }
 
   /**
@@ -407,56 +316,22 @@ export class FileStore implements Store {
 
   /** The visitor ledger kept for the day, if any. */
   async loadLedger(): Promise<LedgerState | null> {
-    return this.ledger;
+    return this.ledger.load();
   }
 
   /** Keeps the visitor ledger: in a file of its own beside the collections (memory: until the process ends). */
   async saveLedger(state: LedgerState): Promise<void> {
-    this.ledger = state;
-    if (this.dir) await saveLedgerFile(join(this.dir, LEDGER_FILE), state);
+    await this.ledger.save(state);
   }
 
   /** The value kept under `name`: the first one proposed, in a file of its own beside the collections (memory: until the process ends). */
   async keptValue(name: string, proposed: string): Promise<string> {
-    const held = this.kept[name];
-    if (held !== undefined) return held;
-    // One write at a time, each of the whole set: a value is answered only once it is durable,
-    // and a caller that came during the write of the same name gets the value written.
-    const write = this.keptWrite.catch(() => {}).then(async () => {
-      if (this.kept[name] !== undefined) return;
-      const values = { ...this.kept, [name]: proposed };
-      if (this.dir) await saveKeptValues(join(this.dir, KEPT_VALUES_FILE), values);
-      this.kept = values;
-    });
-    this.keptWrite = write;
-    await write;
-    return this.kept[name] ?? proposed;
-  }
-
-  private snapshotSoon(): void {
-    if (this.snapshotting || !this.journal) return;
-    this.snapshot().catch((err: unknown) => this.log.error('snapshot failed', { error: String(err) }));
+    return this.kept.value(name, proposed);
   }
 
   /** Writes every changed collection to its JSON file and drops the journal those files now cover. */
   async snapshot(): Promise<void> {
-    if (!this.journal) return;
-    while (this.snapshotting) await this.snapshotting;
-    const journal = this.journal;
-    const run = async () => {
-      const seq = this.seq;
-      this.sinceSnapshot = 0;
-      this.bytesAtSnapshot = journal.stats.bytes;
-      const older = await journal.rotate(seq + 1);
-      for (const col of this.collections.values()) {
-        if (col.dirty) await col.save(seq);
-      }
-      await journal.remove(older);
-    };
-    this.snapshotting = run().finally(() => {
-      this.snapshotting = null;
-    });
-    await this.snapshotting;
+    await this.snapshots?.take();
   }
 
   /**
@@ -528,26 +403,12 @@ async function* inBatches<T>(all: readonly T[], batch: number): AsyncIterable<T[
   for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
 }
 
-// A crash during a snapshot leaves its temp file behind; with the lock held, none is in use.
-async function removeStaleTempFiles(dir: string): Promise<void> {
-  for (const name of await readdir(dir)) {
-    if (/^\..+\.(json|bin)\.\d+\.tmp$/.test(name)) await unlink(join(dir, name)).catch(() => {});
-  }
-}
-
 // Journal entries of more operations than this are made in slices (a statistics flush of a busy second puts thousands),
 // and statistics flushes of at least this many days are added in turns.
 const SLICED_ENTRY_OPS = 256;
 const SLICED_FLUSH_DELTAS = 256;
 
-/** The file beside the collections that keeps today's visitor ledger across restarts. */
-const LEDGER_FILE = 'visitors.bin';
-
 // The statistics days live in a collection of their own, whether or not the caller named it.
 function withStats(schemas: readonly CollectionSchema[]): CollectionSchema[] {
   return schemas.some((c) => c.name === STATS_COLLECTION) ? [...schemas] : [...schemas, { name: STATS_COLLECTION }];
-}
-
-function emptyFile(name: string): CollectionFile {
-  return { collection: name, seq: 0, nextId: 1, records: [] };
 }

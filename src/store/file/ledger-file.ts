@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { Logger } from '../../log.ts';
@@ -38,4 +39,32 @@ export async function loadLedgerFile(file: string, log: Logger): Promise<LedgerS
 export async function saveLedgerFile(file: string, state: LedgerState): Promise<void> {
   const head = Buffer.from(`${JSON.stringify({ day: state.day, salt: state.salt })}\n`, 'utf8');
   await writeAtomically(file, [await gzipped(state.bits ? Buffer.concat([head, state.bits]) : head, { level: 1 })]);
+}
+
+/** The file beside the collections that keeps today's visitor ledger across restarts. */
+export const LEDGER_FILE = 'visitors.bin';
+
+/** The store's visitor ledger: the state last saved, in LEDGER_FILE (memory: until the process ends). */
+export class KeptLedger {
+  private constructor(
+    private readonly file: string | null,
+    private state: LedgerState | null,
+  ) {}
+
+  /** The ledger kept in `dir`, or none in memory (dir null). */
+  static async open(dir: string | null, log: Logger): Promise<KeptLedger> {
+    const file = dir === null ? null : join(dir, LEDGER_FILE);
+    return new KeptLedger(file, file === null ? null : await loadLedgerFile(file, log));
+  }
+
+  /** The ledger kept for the day, if any. */
+  load(): LedgerState | null {
+    return this.state;
+  }
+
+  /** Keeps `state`, durably where there is a file. */
+  async save(state: LedgerState): Promise<void> {
+    this.state = state;
+    if (this.file) await saveLedgerFile(this.file, state);
+  }
 }
