@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
-import { EVENTS_COLLECTION, NOT_AT_HAND, OUTBOX_COLLECTION, StoreNotEmptyError } from '../store.ts';
+import { EVENTS_COLLECTION, NOT_AT_HAND } from '../store.ts';
 import type { CollectionSchema, CountsDelta, ReplicaState, DayCounts, Found, LedgerState, ListQuery, NewEvent, RealtimeCounts, RealtimeDelta, ReplaceOptions, SharedValues, SightingCheck, SnapshotView, Store, StoredRecord, Tx, Where, WindowCounter } from '../store.ts';
 import { honourStoreDeadlines } from '../deadline.ts';
 import { PgOutbox, placeEventsIn } from './pg-outbox.ts';
 import { readCatalog } from './catalog.ts';
 import { ChangeFeed } from './change-feed.ts';
-import { putFileContentIn, readFileContentIn } from './file-contents.ts';
+import { readFileContentIn } from './file-contents.ts';
 import type { ConstraintMap } from './errors.ts';
 import { describeUrl, isLost, isRetryable, isUnavailable, storeError } from './errors.ts';
 import { GroupCommit, Spoiled } from './group-commit.ts';
@@ -31,7 +31,7 @@ import { countRecords, findRecords, getRecord, getRecords, lookupRecord, lookupR
 import type { Db } from './reads.ts';
 import { mismatchOf, planTables, STATS, withCounted } from './tables.ts';
 import type { TablePlan } from './tables.ts';
-import { putRecords, resetSequence } from './writes.ts';
+import { replaceAllIn } from './replace-all.ts';
 
 /** How to open a PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -408,24 +408,11 @@ export class PostgresStore implements Store {
     return countTotalsIn(this.reader(STATS), subjects, names);
   }
 
-  /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest. */
+  /** Replaces every collection's content (counters included) in one transaction; ids continue after the new largest (replace-all.ts). */
   async replaceAll(data: Record<string, StoredRecord[]>, options: ReplaceOptions = {}): Promise<void> {
-    const fileContents = options.fileContents ?? new Map<number, Uint8Array>();
     for (const name of Object.keys(data)) this.plan(name);
     await this.db.inTransaction(async (db) => {
-      const tables = [...[...this.plans.values()].filter((p) => p.collection !== STATS).map((p) => p.table), 'stat_days', 'stat_counts', 'visitor_sightings', 'kept_counts', 'link_clicks', 'realtime_visitors', 'realtime_pages'];
-      // TRUNCATE's own lock, taken first: writers in flight commit before the check, later ones wait for the import.
-      await db(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
-      if (options.onlyIfEmpty) await refuseUnlessEmpty(db, [...this.plans.values()]);
-      await db(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY CASCADE`);
-      // Owners first, statistics last: every other row references a user.
-      const order = [...this.plans.keys()].sort((a, b) => rank(a) - rank(b));
-      for (const name of order) {
-        const records = data[name] ?? [];
-        for (let i = 0; i < records.length; i += 1000) await putRecords(db, this.plan(name), records.slice(i, i + 1000));
-        await resetSequence(db, this.plan(name));
-      }
-      for (const [id, bytes] of fileContents) await putFileContentIn(db, id, bytes);
+      await replaceAllIn(db, this.plans, data, options);
       await this.feed.publishIn(db, 'all');
     });
     this.bump(this.plans.keys());
@@ -499,20 +486,3 @@ export class PostgresStore implements Store {
     await this.db.end();
   }
 }
-
-/** Throws StoreNotEmptyError when any of the tables holds a row (inside the transaction that holds their locks). */
-async function refuseUnlessEmpty(db: Db, plans: readonly TablePlan[]): Promise<void> {
-  const held: Record<string, number> = {};
-  // One at a time: a transaction's statements share one connection.
-  for (const plan of plans) {
-    // Where routing stands is no data of anyone's.
-    if (plan.collection === OUTBOX_COLLECTION) continue;
-    // The rows themselves, not the kept counts: what an import would truncate is decided on facts.
-    const n = await countRecords(db, { ...plan, counted: false }, {});
-    if (n > 0) held[plan.collection] = n;
-  }
-  if (Object.keys(held).length > 0) throw new StoreNotEmptyError(held);
-}
-
-const rank = (name: string) => (name === 'users' ? 0 : name === STATS ? 2 : 1);
-
