@@ -105,6 +105,18 @@ test('admin user endpoints', async (t) => {
     assert.equal((await store.get('links', link.body.id)), undefined);
     assert.equal((await call('GET', '/api/account', { key })).status, 401);
   });
+
+  await t.test('the admin cannot delete its own account: 400, and it and what it owns stay', async () => {
+    const link = await call('POST', '/api/url/add', { body: { url: 'https://example.com/admins-own', custom: 'admins-own' } });
+    assert.equal(link.status, 200, link.text);
+    const admin = (await call('GET', '/api/account')).body.data as { id: number };
+    const r = await call('DELETE', `/api/user/${admin.id}/delete`);
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body, { error: 1, message: 'You cannot delete your own account.' });
+    assert.ok(await store.get('users', admin.id), 'the admin is still there');
+    assert.ok(await store.get('links', link.body.id), 'and its link');
+    assert.equal((await call('GET', '/api/users')).status, 200);
+  });
 });
 
 test('POST /api/register is a 404 unless OPEN_REGISTRATION is on', async () => {

@@ -109,6 +109,9 @@ export const userEntryShape = {
   disabled: v.nullable(v.strictObject({ date: str, reason: v.nullable(str) })),
 };
 
+/** The answer to an admin who tries to delete their own account. */
+export const NOT_SELF_DELETE = 'You cannot delete your own account.';
+
 /** Users: the admin endpoints of the real product, and the source of the account. */
 export const users: Resource = defineResource<typeof userFields, UserRecord>({
   name: 'user',
@@ -154,6 +157,8 @@ export const users: Resource = defineResource<typeof userFields, UserRecord>({
     return { message: 'User has been registered.', data: { id: record.id, email: record.email, username: record.username, apikey: extra.apikey } };
   },
   async onDelete(tx, record, ctx) {
+    // The caller is an admin: deleting themselves would leave the server without one until a restart.
+    if (record.id === ctx.user.id) throw new ApiError(400, NOT_SELF_DELETE);
     await removeOwnedBy(tx, ctx, record.id);
   },
 });

@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
 import { clientIp } from '../../http/client-ip.ts';
 import type { UserRecord } from '../../resources/define.ts';
-import { users } from '../../resources/users.ts';
+import { NOT_SELF_DELETE, users } from '../../resources/users.ts';
 import { MAX_REASON, NOT_SELF, setUserDisabled } from '../../resources/user-disable.ts';
 import { isDisabled } from '../../auth/disabled-users.ts';
 import { createBody, hookContext, listQueryOf, removeRecord } from '../../routes/crud.ts';
@@ -220,7 +220,7 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
     adminOnly(async (c, who) => {
       const target = await ownRecord<UserRecord>(d, users, c, who);
       if (!target) return notFound(c, who);
-      if (target.id === who.user.id) return messagePage(c, 400, 'Not deleted', 'You cannot delete your own account here.', chromeOf(who, '/app/admin/users'));
+      if (target.id === who.user.id) return messagePage(c, 400, 'Not deleted', NOT_SELF_DELETE, chromeOf(who, '/app/admin/users'));
       await removeRecord(s, users, hookContext(s, c), target);
       audit(d, c, who, '/app/admin/users/:id/delete', 'users', target.id, 200);
       return c.redirect('/app/admin/users?done=deleted', 303);
