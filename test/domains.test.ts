@@ -13,7 +13,7 @@ import { FileStore } from '../src/store/file/file-store.ts';
 import { TEST_BACKEND } from './backend.ts';
 import { allOf, snapshotOf, testApp } from './helpers.ts';
 
-const RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
+const RULE = 'Please enter a valid domain: http:// or https:// followed by a host name of two or more labels (such as go.example.com; not an IP address), with no path, query or credentials.';
 
 test('domainOrigin keeps http(s) + host name only, normalised', async (t) => {
   const cases: [string, string | null][] = [
@@ -90,6 +90,7 @@ test('branded domains', async (t) => {
     { name: 'a domain with a path', body: { domain: 'https://x.brand.com/go' }, message: RULE },
     { name: 'a domain without scheme', body: { domain: 'x.brand.com' }, message: RULE },
     { name: 'an IP address', body: { domain: 'http://10.0.0.1' }, message: RULE },
+    { name: 'a host name of one label', body: { domain: 'https://localhost:3411' }, message: RULE },
     { name: 'a domain another user has, other scheme and case', body: { domain: 'http://GO.brand.com' }, message: 'That domain is already in use.', key: 'bob' },
     { name: "the server's own host", body: { domain: 'http://sho.rt' }, message: "That domain is this server's own host and cannot be added." },
     { name: "the server's own host on another scheme, port and case", body: { domain: 'https://SHO.RT:8443' }, message: "That domain is this server's own host and cannot be added." },

@@ -54,7 +54,7 @@ export function urlOrEmpty(name: string) {
   return v.pipe(v.string(), v.trim(), ...urlChecks(messages, true));
 }
 
-const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed by a host name, with no path, query or credentials.';
+const DOMAIN_RULE = 'Please enter a valid domain: http:// or https:// followed by a host name of two or more labels (such as go.example.com; not an IP address), with no path, query or credentials.';
 
 /** Request fields of branded domains. */
 export const domainFields = {
