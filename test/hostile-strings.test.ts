@@ -186,3 +186,23 @@ test('a JSON body with a lone surrogate escape is refused with a 400 on both API
   assert.equal(pair.status, 200, pair.text);
   assert.equal((await allOf<{ description: string } & { id: number }>(store, 'links'))[0]!.description, 'smile 😀');
 });
+
+test('nesting deeper than 64 levels is refused with a 400 before it is parsed, on the link API, bulk and /api/event; 64 levels and brackets inside strings are fine', async () => {
+  const { call, store } = await testApp({ rateLimit: 0, eventRateLimit: 0 });
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const json = { 'content-type': 'application/json' };
+  const deep = await call('POST', '/api/url/add', { raw: `{"url":"https://example.com/deep","x":${nested(500_000)}}`, headers: json });
+  assert.deepEqual([deep.status, deep.body.error], [400, 1]);
+  assert.match(deep.body.message, /deeper than 64 levels/);
+  const bulk = await call('POST', '/api/url/bulk', { raw: `{"urls":${nested(1_000_000)}}`, headers: json });
+  assert.equal(bulk.status, 400, bulk.text);
+  assert.match(bulk.body.message, /deeper than 64 levels/);
+  // The lone-surrogate walk met such depths too (a stack overflow, a 500).
+  const event = await call('POST', '/api/event', { raw: `{"page":"https://example.com/","x":${nested(4000)},"s":"\\ud800"}`, headers: { ...json, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0' } });
+  assert.equal(event.status, 400, event.text);
+  assert.equal((await allOf(store, 'links')).length, 0);
+  // 63 levels inside the body's own object, and brackets in strings (escaped quotes too), are no nesting.
+  const fine = await call('POST', '/api/url/add', { raw: `{"url":"https://example.com/ok","description":"[[[{{{ \\" [[[","x":${nested(63)}}`, headers: json });
+  assert.equal(fine.status, 200, fine.text);
+  assert.equal((await allOf(store, 'links')).length, 1);
+});

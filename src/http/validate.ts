@@ -46,22 +46,60 @@ export function jsonObjectBody(text: string, contentType: string, unsupported: s
 function jsonBody(text: string, contentType: string, unsupported: string): Record<string, unknown> | unknown[] {
   if (text.trim() === '') return {};
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) throw new ApiError(415, unsupported);
+  const body = parseJsonText(text);
+  if (!body || typeof body !== 'object') throw new ApiError(400, 'The request body must be a JSON object.');
+  return body as Record<string, unknown> | unknown[];
+}
+
+/**
+ * Arrays and objects nested deeper than this are refused before JSON.parse sees them: no body of
+ * either API needs a tenth of it, and parsing millions of levels (an 8 MB bulk body of brackets)
+ * held the event loop for seconds.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * A request body's JSON text parsed: 400 when it is not JSON, nests deeper than MAX_JSON_DEPTH,
+ * or holds a lone surrogate.
+ */
+export function parseJsonText(text: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new ApiError(400, `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'The request body is not valid JSON.');
   }
-  if (!body || typeof body !== 'object') throw new ApiError(400, 'The request body must be a JSON object.');
   refuseLoneSurrogates(text, body);
-  return body as Record<string, unknown> | unknown[];
+  return body;
+}
+
+/** Whether the brackets of JSON text `text` (outside its strings) open deeper than `limit` at some point; malformed text is left to JSON.parse. */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // To the closing quote: one not escaped by an odd run of backslashes.
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return false;
+        let slashes = 0;
+        while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /**
  * Throws a 400 when a parsed JSON body holds a lone surrogate (`"\ud800"`): text bytes cannot carry
  * one (invalid UTF-8 decodes to U+FFFD), only a JSON escape can, so the walk runs only then.
  */
-export function refuseLoneSurrogates(text: string, body: unknown): void {
+function refuseLoneSurrogates(text: string, body: unknown): void {
   if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(body)) {
     throw new ApiError(400, 'The request body holds invalid Unicode: a lone surrogate (\\uD800-\\uDFFF) without its pair.');
   }

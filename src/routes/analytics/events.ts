@@ -3,7 +3,7 @@ import { ApiError, MESSAGES } from '../../errors.ts';
 import type { AppEnv } from '../../http/app-env.ts';
 import { clientIp } from '../../http/client-ip.ts';
 import { refuseOver } from '../../http/rate-limit.ts';
-import { parseWith, refuseLoneSurrogates } from '../../http/validate.ts';
+import { parseJsonText, parseWith } from '../../http/validate.ts';
 import type { Services } from '../../resources/define.ts';
 import { hostOfUrl } from '../../visits/domain.ts';
 import { ipInRanges } from '../../visits/ip-range.ts';
@@ -46,13 +46,7 @@ export function eventRoutes(s: Services, websites: WebsiteIndex): Hono<AppEnv> {
     // sendBeacon posts text/plain; any type is read as JSON text.
     const text = await c.req.text();
     if (text.length > EVENT_BODY_LIMIT) throw new ApiError(413, `The event body is larger than ${EVENT_BODY_LIMIT} bytes.`);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ApiError(400, 'The request body is not valid JSON.');
-    }
-    refuseLoneSurrogates(text, body);
+    const body = parseJsonText(text);
     const event = parseWith(TrackedEvent, body);
     const problem = event.event?.properties ? propertiesProblem((body as { event: { properties: unknown } }).event.properties) : null;
     if (problem) throw new ApiError(400, `Invalid event.properties: ${problem}`);
