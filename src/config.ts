@@ -94,6 +94,8 @@ export interface Config {
   renderRateLimit: number;
   /** Bytes of rendered QR images each process keeps. */
   renderCacheBytes: number;
+  /** Public stats page views and downloads per window (RATE_LIMIT_WINDOW) and client IP; 0 disables. */
+  statsPageRateLimit: number;
   /** Seconds a client has to send a request's headers (and, for a body, the grace before MIN_BODY_RATE applies). */
   headersTimeout: number;
   /** Seconds a whole request (headers and body) may take to arrive. */
@@ -194,6 +196,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'renderQueue', env: 'RENDER_QUEUE', kind: 'int', fallback: '16', help: 'QR images that may wait for a render thread in each process; beyond them /qr/<alias> answers 503 with Retry-After' },
   { key: 'renderRateLimit', env: 'RENDER_RATE_LIMIT', kind: 'int', fallback: '60', help: 'QR images rendered (not answered from the cache) per window and client IP before 429; 0 disables' },
   { key: 'renderCacheBytes', env: 'RENDER_CACHE_BYTES', kind: 'int', fallback: String(32 * 1024 * 1024), help: 'Bytes of rendered QR images each process keeps (sizes are drawn at 11 fixed steps from 64 to 2048 px); 0 keeps none' },
+  { key: 'statsPageRateLimit', env: 'STATS_PAGE_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Stats pages (/stats/<domain>) and their CSV and zip downloads per window and client IP before 429; 0 disables' },
   { key: 'headersTimeout', env: 'HEADERS_TIMEOUT', kind: 'int', fallback: '10', help: "Seconds a client has to send a request's headers before its connection is closed (408)" },
   { key: 'requestTimeout', env: 'REQUEST_TIMEOUT', kind: 'int', fallback: '120', help: 'Seconds a whole request, headers and body, may take to arrive before its connection is closed (408)' },
   { key: 'keepAliveTimeout', env: 'KEEP_ALIVE_TIMEOUT', kind: 'int', fallback: '5', help: 'Seconds an idle keep-alive connection stays open' },

@@ -10,7 +10,10 @@ import { PageAccess } from '../src/analytics/page-access.ts';
 import { customEventTally, pageviewTally, resolutionLabel } from '../src/analytics/visit-tally.ts';
 import type { Website } from '../src/analytics/websites.ts';
 import type { UserRecord } from '../src/resources/define.ts';
+import { mergeCounts, mergeCountsInTurns } from '../src/stats/counts.ts';
 import type { DayCounts } from '../src/stats/counts.ts';
+import { Turns } from '../src/turns.ts';
+import { prng } from './seeded-prng.ts';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const rules = { domain: 'example.com', exclude_params: 'fbclid' };
@@ -129,4 +132,29 @@ test('PageAccess: cookies are bound to website, grant, expiry, key hash and pass
   assert.equal(await access.check(pw, { ...site, password: 'scrypt$b' } as Website, now, users(undefined)), null);
   assert.equal(await access.check(pw, { ...site, privacy: 1 } as Website, now, users(undefined)), null);
   for (const junk of [undefined, '', 'owner', 'owner.1.2.x', `${pw}x`]) assert.equal(await access.check(junk, site, now, users(owner)), null);
+});
+
+test('topRows keeps the n largest in order (count descending, ties by value) whether it sorts all or passes once', () => {
+  const random = prng(7);
+  for (const size of [0, 5, 40, 1000]) {
+    const rows = Array.from({ length: size }, (_, i) => ({ value: `v${random.int(0, size)}-${i % 3}`, count: random.int(1, 20) }));
+    const sorted = [...rows].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+    for (const n of [1, 3, 10, size]) assert.deepEqual(topRows(rows, n), sorted.slice(0, n), `${n} of ${size}`);
+  }
+});
+
+test('mergeCountsInTurns sums as mergeCounts does and gives the event loop turns between days', async () => {
+  const days: DayCounts[] = Array.from({ length: 12 }, (_, i) => ({ pageviews: i, page: Object.assign(Object.create(null), { '/': 1, [`/p${i % 4}`]: i, ['__proto__']: 2 }) }) as DayCounts);
+  const next = Turns.prototype.next;
+  let turns = 0;
+  Turns.prototype.next = function (this: Turns) {
+    turns++;
+    return next.call(this);
+  };
+  try {
+    assert.deepEqual(await mergeCountsInTurns(days, new Turns(0)), mergeCounts(days));
+  } finally {
+    Turns.prototype.next = next;
+  }
+  assert.equal(turns, 12, 'a turn before each day');
 });

@@ -347,6 +347,21 @@ test('the QR image answers documented responses when its render queue or its cli
   }
 });
 
+test('the stats page and its downloads answer documented responses past STATS_PAGE_RATE_LIMIT', async () => {
+  const t = await testApp({ statsPageRateLimit: 1, analyticsRateLimit: 0 });
+  const made = await t.call('POST', '/api/v1/websites', { body: { domain: 'limited.example.org' } });
+  assert.equal(made.status, 201, made.text);
+  const range = 'from=2026-11-01&to=2026-11-21';
+  for (const [id, path] of [['getStatsPage', ''], ['getStatsPageCsv', `/csv?name=page&${range}`], ['getStatsPageExport', `/export?${range}`]] as const) {
+    const reply = await t.call('GET', `/stats/limited.example.org${path}`, { key: null });
+    contract.check(byId(id), reply, 'over the limit');
+    assert.equal(reply.status, id === 'getStatsPage' ? 200 : 429, id);
+  }
+  const again = await t.call('GET', '/stats/limited.example.org', { key: null });
+  contract.check(byId('getStatsPage'), again, 'over the limit');
+  assert.equal(again.status, 429);
+});
+
 test('the dashboard in its states answers documented responses', async () => {
   const w = await world();
   let cookie = '';

@@ -143,3 +143,22 @@ test('downloads refuse what the page never links to, and a www spelling redirect
   const property = await get(`/stats/public.example.com/csv?name=event_property&event=Signup&property=plan&${RANGE}`);
   assert.deepEqual([property.status, await property.text()], [200, 'value,count\r\n']);
 });
+
+test('STATS_PAGE_RATE_LIMIT: page views and downloads count per client IP, past it 429 with Retry-After; the realtime line and other clients go on', async () => {
+  const app = await testApp({ trustProxy: true, analyticsRateLimit: 0, rateLimit: 0, statsPageRateLimit: 3 });
+  const alice = await app.makeUser('alice');
+  const made = await app.call('POST', '/api/v1/websites', { key: alice.key, body: { domain: 'busy.example.com' } });
+  assert.equal(made.status, 201, made.text);
+  const from = (ip: string, path: string, headers: Record<string, string> = {}) => app.app.request(path, { headers: { 'x-forwarded-for': ip, ...headers } });
+  for (const path of ['/stats/busy.example.com', `/stats/busy.example.com/csv?name=page&${RANGE}`, `/stats/busy.example.com/export?${RANGE}`]) {
+    assert.equal((await from('192.0.2.10', path)).status, 200, path);
+  }
+  for (const path of ['/stats/busy.example.com', `/stats/busy.example.com/export?${RANGE}`]) {
+    const refused = await from('192.0.2.10', path);
+    assert.equal(refused.status, 429, path);
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.match(await refused.text(), /too often/);
+  }
+  assert.equal((await from('192.0.2.10', '/stats/busy.example.com/realtime', { 'sec-fetch-dest': 'empty' })).status, 200, 'the page\'s own poll is not counted');
+  assert.equal((await from('192.0.2.11', '/stats/busy.example.com')).status, 200, 'another client has its own count');
+});

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { StatRow } from './metrics.ts';
-import { labelsOfDimension, mergeCounts } from '../stats/counts.ts';
+import { mergeCounts, sumDimension } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
 import { propertyDimension, propertyOf } from '../store/property-dimensions.ts';
 
@@ -53,14 +53,16 @@ export function propertyLabels(event: string, properties: Readonly<Record<string
  * each came. Unsorted.
  */
 export function propertyRows(days: readonly { day: string; counts: DayCounts }[], event: string, property: string | undefined): StatRow[] {
-  const sum = mergeCounts(days.map((d) => d.counts));
-  if (property !== undefined) return Object.entries(labelsOfDimension(sum, propertyDimension(event, property))).map(([value, count]) => ({ value, count }));
-  const rows: StatRow[] = [];
-  for (const [name, labels] of Object.entries(sum)) {
-    const pair = typeof labels === 'object' ? propertyOf(name) : null;
-    if (pair?.event === event) rows.push({ value: pair.property, count: Object.values(labels as Record<string, number>).reduce((a, b) => a + b, 0) });
+  // Only the event's dimensions are read, day by day: merging whole days summed every other dimension too.
+  if (property !== undefined) return [...sumDimension(days, propertyDimension(event, property))].map(([value, count]) => ({ value, count }));
+  const byName = new Map<string, number>();
+  for (const d of days) {
+    for (const [name, labels] of Object.entries(d.counts)) {
+      const pair = typeof labels === 'object' ? propertyOf(name) : null;
+      if (pair?.event === event) byName.set(pair.property, (byName.get(pair.property) ?? 0) + Object.values(labels as Record<string, number>).reduce((a, b) => a + b, 0));
+    }
   }
-  return rows;
+  return [...byName].map(([value, count]) => ({ value, count }));
 }
 
 /** Every (event, property, value) counted over some days, for exports: count descending, then by event, property and value. */

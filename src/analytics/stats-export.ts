@@ -1,8 +1,10 @@
 import { csvOf, statRowsCsv } from '../export/csv.ts';
 import { zipOf } from '../export/zip.ts';
+import { Turns } from '../turns.ts';
+import { mergeCountsInTurns } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
 import { allPropertyRows } from './event-properties.ts';
-import { METRICS, metricRows, topRows } from './metrics.ts';
+import { BY_DATE, METRICS, metricRows, topRows } from './metrics.ts';
 import type { Metric, StatRow } from './metrics.ts';
 
 // Metrics whose values are days or hours: listed in time order, as a chart reads them.
@@ -21,10 +23,18 @@ function exportRows(days: readonly { day: string; counts: DayCounts }[], metric:
  * for the custom events' properties when `names` has event_property. Every file is there, empty but
  * for its header when nothing was counted.
  */
-export function statsExport(days: readonly { day: string; counts: DayCounts }[], at: number, names: readonly Metric[] = METRICS): Buffer {
-  const files = names.filter((m) => m !== 'event_property').map((m) => ({ name: `${m}.csv`, data: statRowsCsv(exportRows(days, m)) }));
+export async function statsExport(days: readonly { day: string; counts: DayCounts }[], at: number, names: readonly Metric[] = METRICS): Promise<Buffer> {
+  // The days summed once, in turns of the event loop; every file but the per-day ones reads that sum.
+  const summed = [{ day: '', counts: await mergeCountsInTurns(days.map((d) => d.counts)) }];
+  const turns = new Turns();
+  const files: { name: string; data: string }[] = [];
+  for (const m of names) {
+    if (m === 'event_property') continue;
+    if (turns.due()) await turns.next();
+    files.push({ name: `${m}.csv`, data: statRowsCsv(exportRows(BY_DATE.has(m) ? days : summed, m)) });
+  }
   if (names.includes('event_property')) {
-    const properties = allPropertyRows(days).map((r) => [r.event, r.property, r.value, r.count] as const);
+    const properties = allPropertyRows(summed).map((r) => [r.event, r.property, r.value, r.count] as const);
     files.push({ name: 'event_property.csv', data: csvOf(['event', 'property', 'value', 'count'], properties) });
   }
   return zipOf(files, at);

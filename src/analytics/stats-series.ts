@@ -1,4 +1,4 @@
-import { labelsOfDimension, mergeCounts, totalOf } from '../stats/counts.ts';
+import { labelsOfDimension, totalOf } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
 import { daysOf, intervalOf } from './stats-range.ts';
 import type { DayRange, Interval } from './stats-range.ts';
@@ -47,7 +47,7 @@ export function chartSeries(days: StoredDays, range: DayRange, nowMs: number): S
   const all = daysOf(range);
   if (interval === 'day') return { interval, labels: all, pageviews: all.map((d) => total(d, 'pageviews')), visitors: all.map((d) => total(d, 'visitors')) };
   const months = [...new Set(all.map((d) => d.slice(0, 7)))];
-  const sumOf = (month: string, name: string) => totalOf(mergeCounts(days.filter((d) => d.day.startsWith(month)).map((d) => d.counts)), name);
+  const sumOf = (month: string, name: string) => days.reduce((sum, d) => (d.day.startsWith(month) ? sum + totalOf(d.counts, name) : sum), 0);
   return { interval, labels: months.map(monthName), pageviews: months.map((m) => sumOf(m, 'pageviews')), visitors: months.map((m) => sumOf(m, 'visitors')) };
 }
 

@@ -1,4 +1,4 @@
-import { mergeCounts } from '../stats/counts.ts';
+import { mergeCountsInTurns } from '../stats/counts.ts';
 import type { StoredDays } from './stats-series.ts';
 import { chartSeries, headlineOf } from './stats-series.ts';
 import type { PageQuery } from './stats-links.ts';
@@ -41,7 +41,7 @@ export async function statsView(source: StatsSource, id: number, domain: string,
   const event = query.event !== undefined && query.event.length <= EVENT_MAX ? query.event : undefined;
   const property = event !== undefined && query.property !== undefined && query.property.length <= PROPERTY_NAME_MAX ? query.property : undefined;
   // The range's days summed once: each panel then reads one set of counts, not a year of them.
-  const summed = [{ day: range.to, counts: mergeCounts(inRange.map((d) => d.counts)) }];
+  const summed = [{ day: range.to, counts: await mergeCountsInTurns(inRange.map((d) => d.counts)) }];
   return {
     domain,
     query,

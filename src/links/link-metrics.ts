@@ -1,5 +1,5 @@
 import type { StatRow } from '../analytics/metrics.ts';
-import { labelsOfDimension, mergeCounts, totalOf } from '../stats/counts.ts';
+import { sumDimension, totalOf } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
 
 /** The names of `GET /api/url/:id/stats`: clicks per day, and the breakdowns a click is counted in. */
@@ -36,8 +36,7 @@ const BY_DAY: Partial<Record<LinkMetric, string>> = { clicks: 'clicks', unique_c
 export function linkMetricRows(days: readonly { day: string; counts: DayCounts }[], metric: LinkMetric): StatRow[] {
   const total = BY_DAY[metric];
   if (total) return days.map((d) => ({ value: d.day, count: totalOf(d.counts, total) })).filter((r) => r.count > 0);
-  const labels = labelsOfDimension(mergeCounts(days.map((d) => d.counts)), metric);
-  return Object.entries(labels)
+  return [...sumDimension(days, metric)]
     .map(([value, count]) => ({ value, count }))
     .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
 }

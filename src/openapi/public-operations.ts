@@ -51,7 +51,7 @@ export function trackingOperations(c: Components): OpSpec[] {
     open(tag, 'getTrackerScript', 'get', '/js/script.js', 'The tracking script', { '200': { description: 'The script.', type: 'application/javascript' } }, {
       description: 'Add `<script defer src="BASE_URL/js/script.js"></script>` to the tracked site.',
     }),
-    open(tag, 'getStatsPage', 'get', '/stats/:domain', 'The statistics page of a website', { '200': page('The page.'), '401': page('The sign-in form.'), ...domainPage }, {
+    open(tag, 'getStatsPage', 'get', '/stats/:domain', 'The statistics page of a website', { '200': page('The page.'), '401': page('The sign-in form.'), '429': retryPage('This client IP has opened STATS_PAGE_RATE_LIMIT stats pages and downloads in this window.'), ...domainPage }, {
       description:
         'Public for privacy 0; the owner (privacy 1) or anyone with the page password (privacy 2) sign in through the POST of the same path. Works without JavaScript: presets, tabs and events are links, the custom range a GET form; a range the page cannot use shows the last 30 days with a notice.',
       query: STATS_PAGE_QUERY,

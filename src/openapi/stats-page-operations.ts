@@ -2,12 +2,14 @@ import * as v from 'valibot';
 import { PAGE_METRICS, PANELS } from '../analytics/stats-panels.ts';
 import { MAX_DAYS, PERIODS } from '../analytics/stats-range.ts';
 import { REALTIME_REFRESH_MS } from '../analytics/realtime-script.ts';
+import { headerRef } from './components.ts';
 import type { Components } from './components.ts';
 import { shapeSchema } from './json-schema.ts';
 import type { OpSpec, Param, Reply } from './operation.ts';
 
 const page = (description: string): Reply => ({ description, type: 'text/html' });
 const moved: Reply = { description: 'To the stored spelling of the domain (the query kept).', headers: { Location: { description: 'Where to go.', schema: { type: 'string' } } } };
+const tooOften: Reply = { ...page('This client IP has opened STATS_PAGE_RATE_LIMIT stats pages and downloads in this window.'), headers: { 'Retry-After': headerRef('Retry-After') } };
 const str = { type: 'string' } as const;
 
 /** The query parameters of the stats page (`GET /stats/{domain}`): its range and the state of its panels. */
@@ -47,7 +49,7 @@ export function statsPageOperations(c: Components): OpSpec[] {
         { name: 'event', description: 'The event, for `event_property` (required there).', schema: str },
         { name: 'property', description: 'With `event_property`: that property\'s values rather than the event\'s property names.', schema: str },
       ],
-      responses: { '200': { description: 'The CSV, as an attachment.', type: 'text/csv' }, '301': moved, '400': page('A name the page does not show, or a bad range.'), '401': refused, '404': missing },
+      responses: { '200': { description: 'The CSV, as an attachment.', type: 'text/csv' }, '301': moved, '400': page('A name the page does not show, or a bad range.'), '401': refused, '404': missing, '429': tooOften },
     },
     {
       ...common,
@@ -56,7 +58,7 @@ export function statsPageOperations(c: Components): OpSpec[] {
       summary: 'What a statistics page shows, as CSV files in a zip',
       description: `As \`GET /api/v1/stats/{id}/export\`, for the names the page shows: pageviews, visitors and their hours, and each panel's names (with \`event_property.csv\`). ${ACCESS}`,
       query: range(dates),
-      responses: { '200': { description: 'The zip, as an attachment.', type: 'application/zip' }, '301': moved, '400': page('A bad range.'), '401': refused, '404': missing },
+      responses: { '200': { description: 'The zip, as an attachment.', type: 'application/zip' }, '301': moved, '400': page('A bad range.'), '401': refused, '404': missing, '429': tooOften },
     },
     {
       ...common,

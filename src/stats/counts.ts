@@ -1,3 +1,4 @@
+import { Turns } from '../turns.ts';
 import { admitPropertyDimension, isPropertyDimension, propertyDimensionsOf } from '../store/property-dimensions.ts';
 import type { DayCounts, Labels } from '../store/store.ts';
 
@@ -72,24 +73,54 @@ export function foldTally(counts: DayCounts, tally: Tally, maxLabels = Infinity)
 /** The sum of several days' counts: totals added, label maps merged. */
 export function mergeCounts(days: readonly DayCounts[]): DayCounts {
   const out = emptyCounts();
+  for (const day of days) addDay(out, day);
+  return out;
+}
+
+/**
+ * mergeCounts of many days (a year of a busy website's: millions of labels), given to the event
+ * loop in turns between days (turns.ts): a public stats page or export must not hold every other
+ * request for the seconds it takes.
+ */
+export async function mergeCountsInTurns(days: readonly DayCounts[], turns = new Turns()): Promise<DayCounts> {
+  const out = emptyCounts();
   for (const day of days) {
-    for (const [key, value] of Object.entries(day)) {
-      if (typeof value === 'number') {
-        const existing = out[key];
-        out[key] = (typeof existing === 'number' ? existing : 0) + value;
-        continue;
-      }
-      const labels = labelsOf(out, key);
-      for (const [label, n] of Object.entries(value)) labels[label] = (labels[label] ?? 0) + n;
-    }
+    if (turns.due()) await turns.next();
+    addDay(out, day);
   }
   return out;
+}
+
+function addDay(out: DayCounts, day: DayCounts): void {
+  for (const [key, value] of Object.entries(day)) {
+    if (typeof value === 'number') {
+      const existing = out[key];
+      out[key] = (typeof existing === 'number' ? existing : 0) + value;
+      continue;
+    }
+    const labels = labelsOf(out, key);
+    for (const [label, n] of Object.entries(value)) labels[label] = (labels[label] ?? 0) + n;
+  }
 }
 
 /** A total of `counts`, 0 when absent. */
 export function totalOf(counts: DayCounts, name: string): number {
   const value = counts[name];
   return typeof value === 'number' ? value : 0;
+}
+
+/**
+ * One dimension's labels summed over some days: only that dimension is read (a whole-day merge
+ * would sum every other dimension too, and a stats export asks for twenty).
+ */
+export function sumDimension(days: readonly { counts: DayCounts }[], name: string): Map<string, number> {
+  const sum = new Map<string, number>();
+  for (const d of days) {
+    const value = d.counts[name];
+    if (typeof value !== 'object') continue;
+    for (const [label, n] of Object.entries(value)) sum.set(label, (sum.get(label) ?? 0) + n);
+  }
+  return sum;
 }
 
 /** A dimension of `counts` as a label map, empty when absent. */

@@ -47,7 +47,8 @@ export function statsPageDownloadRoutes(s: Services, gate: StatsPageGate): Hono<
   const open = async (c: Context<AppEnv>, rest: string): Promise<Website | Response> => {
     const website = await gate.find(c, rest);
     if (website instanceof Response) return website;
-    return (await gate.allowsPage(c, website)) ? website : refusedPage(c);
+    if (!(await gate.allowsPage(c, website))) return refusedPage(c);
+    return (await gate.admit(c)) ?? website;
   };
 
   routes.get('/stats/:domain/csv', async (c) => {
@@ -72,7 +73,7 @@ export function statsPageDownloadRoutes(s: Services, gate: StatsPageGate): Hono<
     const range = rangeOf(c);
     if (range === null) return badRequest(c, RANGE_TEXT);
     const days = await s.counters.days(websiteSubject(website.id), range.from, range.to);
-    const response = zipDownload(c, statsExport(days, s.clock.now(), ZIP_METRICS), `${website.domain}-stats-${range.from}-${range.to}.zip`);
+    const response = zipDownload(c, await statsExport(days, s.clock.now(), ZIP_METRICS), `${website.domain}-stats-${range.from}-${range.to}.zip`);
     for (const [header, value] of Object.entries(fileHeaders())) response.headers.set(header, value);
     return response;
   });

@@ -4,7 +4,9 @@ import { getCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { cookieKey } from '../../auth/cookie-secret.ts';
 import type { AppEnv } from '../../http/app-env.ts';
+import { clientIp } from '../../http/client-ip.ts';
 import { headerSafeLocation } from '../../http/location.ts';
+import { clientBucket, retryAfter } from '../../http/rate-limit.ts';
 import { isPageLoad, pageHeaders } from '../../html/page-headers.ts';
 import type { Page } from '../../html/page.ts';
 import type { Services, UserRecord } from '../../resources/define.ts';
@@ -34,12 +36,25 @@ export class StatsPageGate {
   readonly access: PageAccess;
   private readonly tokenKey: Buffer;
 
+  /** Page views and downloads per client (STATS_PAGE_RATE_LIMIT): each sums up to a year of a website's statistics, and asks for no key. */
+  private readonly views: ReturnType<Services['limits']>;
+
   constructor(
     private readonly s: Services,
     private readonly websites: WebsiteIndex,
   ) {
     this.access = new PageAccess(cookieKey(s.secret, 'stats page'));
     this.tokenKey = cookieKey(s.secret, 'stats page script');
+    this.views = s.limits('stats-page', s.config.statsPageRateLimit, s.config.rateLimitWindow * 1000);
+  }
+
+  /** Counts a page view or download against its client: null when it may go on, else the 429 (or 503) page to answer. */
+  async admit(c: Context<AppEnv>): Promise<Response | null> {
+    const decision = await this.views?.hit(clientBucket(clientIp(c, this.s.config.trustProxy)));
+    if (!decision || decision.allowed) return null;
+    const headers = { 'retry-after': String(retryAfter(decision.reset, this.s.clock.now())) };
+    if (decision.uncounted) return pageAnswer(c, messagePage('Please try again', 'The server cannot count page views now. Please try again in a moment.'), 503, headers);
+    return pageAnswer(c, messagePage('Too many requests', 'This address has opened these statistics too often. Please try again later.'), 429, headers);
   }
 
   private userOf = (id: number) => this.s.store.get<UserRecord>('users', id);

@@ -33,6 +33,8 @@ export function statsPageRoutes(s: Services, websites: WebsiteIndex, attempts: P
   routes.get('/stats/:domain', async (c) => {
     const website = await gate.find(c);
     if (website instanceof Response) return website;
+    const refused = await gate.admit(c);
+    if (refused) return refused;
     const cookie = getCookie(c, accessCookieName(website));
     // The cookie opens the page only to a page load, never to a script of another page of the
     // origin (a user's pixel) that fetches or frames it with the visitor's cookie.

@@ -70,7 +70,7 @@ export function statsRoutes(s: Services): Hono<AppEnv> {
     throwIfAny(errors);
     const { from, to } = q!;
     const days = await s.counters.days(websiteSubject(website.id), from, to);
-    return zipDownload(c, statsExport(days, s.clock.now()), `${website.domain}-stats-${from}-${to}.zip`);
+    return zipDownload(c, await statsExport(days, s.clock.now()), `${website.domain}-stats-${from}-${to}.zip`);
   });
   return routes;
 }
