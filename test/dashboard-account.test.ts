@@ -206,8 +206,8 @@ test('an API key made on the page is shown once, works, lists with its scopes, a
   ]);
 });
 
-test('a session opened with a narrow key cannot make a wider key, nor change the account', async () => {
-  const { t, u } = await world();
+test('a session opened with a narrow key cannot make a wider key, nor see or change the account, nor sign out other sessions', async () => {
+  const { t, u, browser } = await world();
   const made = await t.call('POST', '/api/keys', { key: u.key, body: { name: 'keys only', scopes: ['keys:*', 'links:read'] } });
   const narrow = new DashClient(t.app);
   await narrow.get('/app/login');
@@ -220,6 +220,15 @@ test('a session opened with a narrow key cannot make a wider key, nor change the
   assert.equal(email.status, 403);
   assert.equal((await t.store.find('api_keys', { owner: u.id })).total, 1);
   assert.equal((await t.store.get<UserRecord>('users', u.id))!.email, 'user_acct@example.com');
+  // The account page (email, plan, every session with its address) is GET /api/account's: account:read.
+  const account = await narrow.get('/app/account');
+  assert.equal(account.status, 403);
+  assert.match(account.text, /lacks the scope account:read/);
+  assert.doesNotMatch(account.text, /user_acct@example\.com/);
+  const everywhere = await narrow.post('/app/account/sessions/revoke-all', {});
+  assert.equal(everywhere.status, 403);
+  assert.match(everywhere.text, /lacks the scope account:write/);
+  assert.equal((await browser.get('/app/account')).status, 200, 'the full session is still signed in');
 });
 
 test("a webhook made on the page shows its secret once, sends a test event and is deleted; another user's answers 404", async () => {

@@ -3,12 +3,15 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../../http/app-env.ts';
 import { pathId } from '../../http/validate.ts';
-import { chromeOf, screen } from '../guard.ts';
+import { allows, chromeOf, lacking, screen } from '../guard.ts';
 import type { Dashboard } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { changeProfile, DONE, ProfileCards } from './profile.tsx';
 import type { ProfileState } from './profile.tsx';
+
+const READ = 'account:read';
+const WRITE = 'account:write';
 
 const METHODS = { password: 'password', key: 'API key', link: 'sign-in link', admin: 'an admin\'s "sign in as"' } as const;
 
@@ -81,6 +84,8 @@ export function accountRoutes(d: Dashboard): Hono<AppEnv> {
   routes.get(
     '/app/account',
     screen(d, async (c, who) => {
+      // The account's email, plan and sessions are what GET /api/account answers: a key's scope decides, as there.
+      if (!allows(who, READ)) return lacking(c, who, READ);
       const done = c.req.query('done');
       return page(c, who, done && done in DONE ? { done: DONE[done as keyof typeof DONE] } : {});
     }),
@@ -99,6 +104,7 @@ export function accountRoutes(d: Dashboard): Hono<AppEnv> {
   routes.post(
     '/app/account/sessions/revoke-all',
     screen(d, async (c, who) => {
+      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
       await d.sessions.revokeAll(who.user.id);
       d.sessions.clearCookie(c);
       return c.redirect('/app/login', 303);
@@ -110,6 +116,8 @@ export function accountRoutes(d: Dashboard): Hono<AppEnv> {
     screen(d, async (c, who) => {
       const id = pathId(c.req.param('id'));
       // Another user's session answers as a missing one does.
+      // Signing this session out is anyone's; another one is the account's to end.
+      if (id !== who.session.id && !allows(who, WRITE)) return lacking(c, who, WRITE);
       if (id === null || !(await d.sessions.revoke(who.user.id, id))) return messagePage(c, 404, 'Not found', 'There is no such session.', chromeOf(who));
       if (id === who.session.id) {
         d.sessions.clearCookie(c);
