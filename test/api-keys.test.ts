@@ -161,7 +161,7 @@ test('a revoked key stops working at once; only its owner can revoke it or see i
   assert.equal((await call('DELETE', `/api/keys/${key.id}`, { key: alice.key })).status, 404);
 });
 
-test('a key can only make keys within itself: its scopes, its expiry, its addresses', async () => {
+test('a key can only make and revoke keys within itself: its scopes, its expiry, its addresses', async () => {
   const { call, store, alice, from } = await keysApp();
   const maker = await makeKey(call, alice.key, { scopes: ['keys:*', 'links:read', 'qr:*'], expires: '2027-01-01', ips: ['203.0.113.0/24'] });
   const make = (body: Record<string, unknown>) => call('POST', '/api/keys', { key: maker.apikey, headers: from('203.0.113.5'), body: { name: 'child', expires: '2026-12-31', ips: ['203.0.113.128/25'], ...body } });
@@ -184,7 +184,16 @@ test('a key can only make keys within itself: its scopes, its expiry, its addres
   assert.equal(child.status, 200, child.text);
   assert.deepEqual(child.body.data.scopes, ['links:read', 'qr:write']);
   // The account key gives any scope.
-  assert.equal((await call('POST', '/api/keys', { key: alice.key, body: { name: 'wide', scopes: ['*'] } })).status, 200);
+  const wide = await call('POST', '/api/keys', { key: alice.key, body: { name: 'wide', scopes: ['*'] } });
+  assert.equal(wide.status, 200);
+  // And it revokes within itself only: not the wider key, but the child it could have made.
+  const revokeWide = await call('DELETE', `/api/keys/${wide.body.id}`, { key: maker.apikey, headers: from('203.0.113.5') });
+  assert.deepEqual([revokeWide.status, revokeWide.body], [403, { error: 1, message: 'This API key cannot revoke a key with the scope *: it does not hold it.' }]);
+  assert.ok(await store.get(API_KEYS, wide.body.id), 'the wide key stays');
+  assert.equal((await call('GET', '/api/keys', { key: wide.body.apikey })).status, 200);
+  const revokeChild = await call('DELETE', `/api/keys/${child.body.id}`, { key: maker.apikey, headers: from('203.0.113.5') });
+  assert.equal(revokeChild.status, 200, revokeChild.text);
+  assert.equal(await store.get(API_KEYS, child.body.id), undefined);
 });
 
 test('last_used is noted per request but written at most once a flush (a minute), all keys in one write', async () => {

@@ -94,6 +94,11 @@ export const apiKeys = defineResource<typeof apiKeyFields, ApiKeyRecord>({
     const apikey = generateApiKey();
     return { fields: { name: input.name, scopes, expires, ips, keyHash: hashApiKey(apikey), hint: apikey.slice(-4), lastUsed: null }, extra: { apikey } };
   },
+  // A scoped key revokes only keys within its own scopes: a narrow key with keys:write must not end wider ones.
+  onDelete(_tx, record, ctx) {
+    const beyond = ctx.apiKey && record.scopes.find((scope) => !covers(ctx.apiKey!.scopes, scope));
+    if (beyond) throw new ApiError(403, `This API key cannot revoke a key with the scope ${beyond}: it does not hold it.`);
+  },
   // Answered only once no process sharing the store can still trust the key (key-index.ts): refused everywhere from the answer on.
   deleted: (_record, ctx) => (ctx.store.shared ? sleep(SCOPED_KEY_TRUST_MS) : undefined),
   created(record, ctx, extra) {
