@@ -14,6 +14,7 @@ import type { AppEnv } from './http/app-env.ts';
 import { authenticator, guarded } from './http/auth.ts';
 import { BODY_METHODS, requestBodyLimit } from './http/body-limit.ts';
 import { idempotencyKeys } from './http/idempotency.ts';
+import { withWorkMarks } from './store/work-marks.ts';
 import { ANSWERS_WITH_SECRETS } from './idempotency/keys.ts';
 import { crudRoutes } from './routes/crud.ts';
 import { isAnalyticsPath, isApiPath, methodNotAllowed, renderError, toApiError } from './http/error-body.ts';
@@ -125,8 +126,9 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
   const renderer = parts.renderer ?? sharedRenderer(parts.config);
   const proofs = parts.proofs ?? new OwnershipProofs(parts.store);
   const resources = parts.resources ?? RESOURCES;
-  // Every write through the app appends the events of what it changed, in its own transaction.
-  const store = withEvents(parts.store, resources, { config: parts.config, clock });
+  // Every write through the app appends the events of what it changed, in its own transaction, and
+  // marks the Idempotency-Key its request holds as taken effect (work-marks.ts).
+  const store = withWorkMarks(withEvents(parts.store, resources, { config: parts.config, clock }));
   const webhooks = parts.webhooks ?? new WebhookDispatcher({ store, config: parts.config, clock, log });
   const streams = parts.streams ?? new EventStreams(store, { perUser: parts.config.eventStreamsPerUser, databaseMs: Math.round(parts.config.databaseTimeout * 1000) });
   const geo = parts.geo ?? countryGeolocator(parts.config);

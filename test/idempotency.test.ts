@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fingerprint, secondStoreOf } from './backend.ts';
 import { ADMIN_KEY, allOf, eventually, openTestStore, testApp } from './helpers.ts';
 import { collectionsOf, RESOURCES } from '../src/resources/table.ts';
-import { ABANDONED_MS, IDEMPOTENCY_COLLECTION, KEEP_MS, holdsSecret } from '../src/idempotency/keys.ts';
+import { ABANDONED_MS, IDEMPOTENCY_COLLECTION, KEEP_MS, LOST_AFTER_MS, holdsSecret } from '../src/idempotency/keys.ts';
 import { StoreUnavailableError } from '../src/store/store.ts';
 import { runExportAll } from '../src/cli/move-data.ts';
 import type { Store, Tx } from '../src/store/store.ts';
@@ -184,14 +184,16 @@ test('Idempotency-Key: a request still running is a 409; one cut off long ago, o
     assert.equal(await first.store.count('links'), 200);
   });
 
-  await t.test('a key marked running for longer than ABANDONED_MS is taken over; a younger one is a 409', async () => {
+  await t.test('a key marked running for longer than ABANDONED_MS, with nothing committed, is taken over; a younger one is a 409', async () => {
     const { call, store, clock, makeUser } = await testApp({ rateLimit: 1000 });
     const alice = await makeUser('alice');
     const request = async (key: string) => call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/cut-off' }, headers: { [KEY]: key } });
-    // What a request leaves when its process dies mid-way: the claim, no answer (the hash is the one this request gets).
+    // What a request leaves when its process dies before its write commits: the claim, no answer, no
+    // mark of a commit (the hash is the one this request gets).
     const first = await request('cut-off');
     const kept = (await allOf(store, IDEMPOTENCY_COLLECTION)).find((r) => r.key === 'cut-off')!;
-    await store.transaction((tx) => tx.update(IDEMPOTENCY_COLLECTION, kept.id, { answer: null, created: clock.now() - ABANDONED_MS + 60_000 }));
+    assert.equal(kept.committedAt, clock.now(), 'the create marked the key as it committed');
+    await store.transaction((tx) => tx.update(IDEMPOTENCY_COLLECTION, kept.id, { answer: null, committedAt: null, created: clock.now() - ABANDONED_MS + 60_000 }));
     assert.equal((await request('cut-off')).status, 409);
     clock.advance(61_000);
     const taken = await request('cut-off');
@@ -199,6 +201,51 @@ test('Idempotency-Key: a request still running is a 409; one cut off long ago, o
     assert.equal(taken.headers.get('idempotent-replayed'), null);
     assert.equal(taken.body.id, first.body.id, 'it ran again (the same link, by the create-or-return rule)');
     assert.equal((await request('cut-off')).headers.get('idempotent-replayed'), 'true');
+  });
+
+  await t.test('a request whose write committed but whose answer was lost (a crash between the two) never runs again: 409 busy, then the lost-answer 409 for good', async () => {
+    const { call, store, clock, makeUser } = await testApp({ rateLimit: 1000 });
+    const alice = await makeUser('alice');
+    const request = () => call('POST', '/api/qr/add', { key: alice.key, body: { type: 'text', data: 'made once' }, headers: { [KEY]: 'lost-answer' } });
+    assert.equal((await request()).status, 200);
+    const kept = (await allOf(store, IDEMPOTENCY_COLLECTION)).find((r) => r.key === 'lost-answer')!;
+    assert.equal(typeof kept.committedAt, 'number');
+    // What kill -9 after the commit and before the answer was kept leaves: the mark, no answer.
+    await store.transaction((tx) => tx.update(IDEMPOTENCY_COLLECTION, kept.id, { answer: null }));
+    const soon = await request();
+    assert.equal(soon.status, 409);
+    assert.match(soon.body.message, /still in progress/);
+    clock.advance(LOST_AFTER_MS);
+    const lost = await request();
+    assert.equal(lost.status, 409, lost.text);
+    assert.match(lost.body.message, /was carried out, but its answer was not kept/);
+    assert.equal(lost.headers.get('idempotent-replayed'), 'true');
+    clock.advance(ABANDONED_MS);
+    assert.match((await request()).body.message, /was carried out/, 'for good, past ABANDONED_MS too');
+    assert.equal((await allOf(store, 'qrs')).length, 1, 'the QR code was made once');
+  });
+
+  await t.test('a webhook\'s creation, whose answer shows its secret, is not kept nor run again: a retry is told so', async () => {
+    const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
+    const alice = await makeUser('alice');
+    const request = () => call('POST', '/api/webhooks', { key: alice.key, body: { url: 'https://hooks.example.com/once', events: ['link.created'] }, headers: { [KEY]: 'hook-once' } });
+    const first = await request();
+    assert.equal(first.status, 200, first.text);
+    const secret = first.body.secret as string;
+    const again = await request();
+    assert.equal(again.status, 409, again.text);
+    assert.match(again.body.message, /showed a secret once, and is not kept: it is not run again/);
+    assert.equal((await allOf(store, 'webhooks')).length, 1);
+    assert.ok(!JSON.stringify(await allOf(store, IDEMPOTENCY_COLLECTION)).includes(secret));
+  });
+
+  await t.test('a refused request wrote nothing and marks nothing', async () => {
+    const { call, store, makeUser } = await testApp({ rateLimit: 1000 });
+    const alice = await makeUser('alice');
+    const made = await call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/refused', custom: 'x' }, headers: { [KEY]: 'refused' } });
+    assert.equal(made.status, 400, made.text);
+    const kept = (await allOf(store, IDEMPOTENCY_COLLECTION)).find((r) => r.key === 'refused')!;
+    assert.equal(kept.committedAt ?? null, null, 'a refused create wrote nothing');
   });
 
   await t.test('an answer of 5xx is not kept: the retry with the key runs again', async () => {

@@ -32,7 +32,7 @@ const BOTH_BACKENDS = [
   'analytics-ingest', 'analytics-websites', 'bios', 'campaigns', 'channels', 'compat-users-campaigns', 'domains', 'hostile-strings',
   'isolation', 'links', 'openapi-contract', 'qrs', 'redirects', 'resources', 'users', 'click-stats',
   'visitor-ledger-restart', 'compat-link-responses', 'cli-import', 'cli-data', 'files', 'qr-images', 'domain-ownership', 'website-ownership',
-  'api-keys', 'key-scopes', 'audit', 'bulk', 'bulk-alias-clash', 'idempotency',
+  'api-keys', 'key-scopes', 'audit', 'bulk', 'bulk-alias-clash', 'idempotency', 'work-marks',
   'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention', 'link-imports', 'import-jobs', 'analytics-geo', 'click-sources', 'stats-page-view', 'stats-page-access',
   'webhooks', 'webhook-delivery', 'event-stream', 'links-list-order', 'rate-window-batches', 'rate-slices', 'dashboard-sessions', 'dashboard-links', 'dashboard-account', 'dashboard-admin', 'dashboard-websites', 'dashboard-resources', 'user-disable', 'dashboard-limit',
   'dashboard-qrs', 'dashboard-bios-files', 'pg-domain-takeover',

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError } from '../errors.ts';
-import { claimKey, holdsSecret, keepAnswer, pruneKeys, releaseKey } from '../idempotency/keys.ts';
+import { claimKey, holdsSecret, IDEMPOTENCY_COLLECTION, keepAnswer, pruneKeys, releaseKey, SECRET_NOT_KEPT } from '../idempotency/keys.ts';
+import { withWorkMark } from '../store/work-marks.ts';
 import type { KeptAnswer } from '../idempotency/keys.ts';
 import type { Services } from '../resources/define.ts';
 import type { AppEnv } from './app-env.ts';
@@ -77,16 +78,20 @@ export function idempotencyKeys(s: Services): <H extends Handler<AppEnv> | Middl
       throw new ApiError(409, IDEMPOTENCY_MESSAGES.busy);
     }
     let answered: Response | void;
+    // Each write the request commits marks the key in the same transaction, so a retry after a crash
+    // between that commit and keeping the answer never runs it again (keys.ts, LOST_AFTER_MS).
+    const mark = { collection: IDEMPOTENCY_COLLECTION, id: claim.id, fields: () => ({ committedAt: s.clock.now() }), open: true };
     try {
-      answered = await handler(c, next);
+      answered = await withWorkMark(mark, async () => handler(c, next));
     } catch (err) {
       await settle(s, claim.id, err instanceof ApiError && err.status < 500 ? { error: { status: err.status, message: err.message, fields: err.fields, extra: err.extra } } : null);
       throw err;
     }
     const res = answered ?? c.res;
     const body = res.status < 500 ? await res.clone().text() : '';
-    // A secret shown once is never kept in plain text: the key is let go, and a retry runs again.
-    await settle(s, claim.id, res.status < 500 && !holdsSecret(body) ? { status: res.status, body, type: res.headers.get('content-type') ?? 'application/json' } : null);
+    // A secret shown once is never kept in plain text: a retry is told so, and does not run again.
+    const kept = holdsSecret(body) ? SECRET_NOT_KEPT : { status: res.status, body, type: res.headers.get('content-type') ?? 'application/json' };
+    await settle(s, claim.id, res.status < 500 ? kept : null);
     return answered;
   }) as H;
 }

@@ -20,6 +20,30 @@ export const KEEP_MS = 24 * 60 * 60 * 1000;
  */
 export const ABANDONED_MS = 5 * 60 * 1000;
 
+/**
+ * A request whose write committed (its transaction marked the key: committedAt) but whose answer is
+ * still not kept after this long was cut off between the two (its process died): it is not run
+ * again, and the key answers LOST_ANSWER from then on. Its answer is kept milliseconds after the
+ * commit, unless the request still had work after it (a revoked key's wait).
+ */
+export const LOST_AFTER_MS = 60 * 1000;
+
+/** What a key answers when its request took effect but its answer was lost (see LOST_AFTER_MS). */
+export const LOST_ANSWER: KeptAnswer = {
+  error: {
+    status: 409,
+    message: 'The first request with this Idempotency-Key was carried out, but its answer was not kept (the server failed or stopped first): it is not run again. Look up what it did (a list, or the record), or use a new key for a new request.',
+  },
+};
+
+/** What a key answers after a request whose answer showed a secret once (never kept: holdsSecret). */
+export const SECRET_NOT_KEPT: KeptAnswer = {
+  error: {
+    status: 409,
+    message: 'The first request with this Idempotency-Key was carried out; its answer showed a secret once, and is not kept: it is not run again. Look up what it made, or use a new key for a new request.',
+  },
+};
+
 /** The first answer as it is replayed: a response (status, body text, content type), or the ApiError a handler threw. */
 export type KeptAnswer =
   | { status: number; body: string; type: string }
@@ -35,6 +59,8 @@ export interface IdempotencyRecord extends StoredRecord {
   /** Unix ms after which the key is forgotten (pruneKeys). */
   expires: number;
   answer: KeptAnswer | null;
+  /** Unix ms when a transaction of its request committed a write (work-marks.ts), if one did. */
+  committedAt?: number | null;
 }
 
 /** What claiming a key found: a fresh claim (the request runs), the first answer, another request still running, or another request under the key. */
@@ -47,13 +73,19 @@ export type Claim = { kind: 'run'; id: number } | { kind: 'replay'; answer: Kept
  * claiming at once: the unique index lets one in, the other is busy.
  */
 export async function claimKey(store: Store, userId: number, key: string, request: string, now: number): Promise<Claim> {
-  const fresh = { created: now, expires: now + KEEP_MS, answer: null };
+  const fresh = { created: now, expires: now + KEEP_MS, answer: null, committedAt: null };
   try {
     return await store.transaction(async (tx): Promise<Claim> => {
       const held = await tx.lookup<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, 'key', `${userId}:${key}`);
       if (held && held.expires > now) {
         if (held.request !== request) return { kind: 'mismatch' };
         if (held.answer) return { kind: 'replay', answer: held.answer };
+        if (typeof held.committedAt === 'number') {
+          // Its write took effect: never run again; once its answer is surely lost, say so for good.
+          if (now - held.committedAt < LOST_AFTER_MS) return { kind: 'busy' };
+          await tx.update(IDEMPOTENCY_COLLECTION, held.id, { answer: LOST_ANSWER });
+          return { kind: 'replay', answer: LOST_ANSWER };
+        }
         if (now - held.created < ABANDONED_MS) return { kind: 'busy' };
         await tx.update(IDEMPOTENCY_COLLECTION, held.id, fresh);
         return { kind: 'run', id: held.id };
@@ -73,9 +105,17 @@ export async function keepAnswer(store: Store, id: number, answer: KeptAnswer): 
   await store.transaction((tx) => tx.update(IDEMPOTENCY_COLLECTION, id, { answer }));
 }
 
-/** Forgets a claimed key whose request failed on the server's side (5xx): a retry with it runs again. */
+/**
+ * Forgets a claimed key whose request failed on the server's side (5xx): a retry with it runs
+ * again; unless a write of the request had committed already, which must not happen twice: then
+ * the key answers LOST_ANSWER.
+ */
 export async function releaseKey(store: Store, id: number): Promise<void> {
-  await store.transaction((tx) => tx.remove(IDEMPOTENCY_COLLECTION, id));
+  await store.transaction(async (tx) => {
+    const held = await tx.get<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, id);
+    if (typeof held?.committedAt === 'number') await tx.update(IDEMPOTENCY_COLLECTION, id, { answer: LOST_ANSWER });
+    else await tx.remove(IDEMPOTENCY_COLLECTION, id);
+  });
 }
 
 /** Removes every expired key; how many. */

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { StoreUnavailableError } from './store.ts';
+import { outsideWorkMark } from './work-marks.ts';
 
 /**
  * How long a caller will wait for the store: a moment (Unix ms) carried with the work it starts
@@ -43,7 +44,8 @@ export function withStoreDeadlineAt<R>(at: number | undefined, fn: () => R): R {
  * request's own to wait for (a timer's flush, a group commit's runner, a fold).
  */
 export function outsideStoreDeadline<R>(fn: () => R): R {
-  return honoured ? deadlines.exit(fn) : fn();
+  // Nor is it the request's to mark as its own writes (work-marks.ts).
+  return outsideWorkMark(() => (honoured ? deadlines.exit(fn) : fn()));
 }
 
 /** The deadline of the work under way (Unix ms), or undefined. */
