@@ -80,6 +80,9 @@ test("the API's messages are shown beside their fields, the form keeps what was 
     const shown = c.field === 'form' ? /<p class="err" role="alert">([^<]*)/.exec(res.text) : new RegExp(`id="${c.field}-error">([^<]*)`).exec(res.text);
     assert.ok(shown, `${c.name}: a message at ${c.field}`);
     assert.match(shown[1]!, c.message, c.name);
+    // Once, and without the API's path before it (the field says which it is).
+    assert.equal(res.text.split(shown[1]!).length - 1, 1, `${c.name}: shown once`);
+    assert.doesNotMatch(shown[1]!, /^data[.:_]/, c.name);
   }
   const kept = await browser.post('/app/qrs', { type: 'sms', data_phone: 'call me', data_message: 'kept <text>' });
   assert.match(kept.text, /kept &lt;text&gt;<\/textarea>/);

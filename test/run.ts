@@ -41,7 +41,7 @@ const BOTH_BACKENDS = [
 // Started first, longest first (the runner starts files in the order given, a few at a time): a long
 // file started last would leave one lane running alone at the end. Order from coverage/test-times.tsv of a full run.
 const LONGEST = [
-  'openapi-contract', 'browser-pages', 'browser-stats-page', 'browser-dashboard', 'browser-dashboard-resources', 'browser-dashboard-qrbio', 'hostile-strings', 'silent-network', 'cli-data', 'cli-move', 'qr-images', 'postgres-server', 'import-crash', 'fuzz',
+  'openapi-contract', 'browser-pages', 'browser-stats-page', 'browser-dashboard', 'browser-dashboard-resources', 'browser-dashboard-qrbio', 'browser-long-text', 'hostile-strings', 'silent-network', 'cli-data', 'cli-move', 'qr-images', 'postgres-server', 'import-crash', 'fuzz',
   'global-limits', 'pg-replicas', 'instances', 'webhooks-process', 'store-lock', 'connections', 'process', 'crash', 'cluster', 'docs-examples', 'keys-instances', 'docker', 'fake-package', 'demo', 'start-up',
 ];
 const weight = (file: string) => {

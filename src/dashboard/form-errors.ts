@@ -22,5 +22,7 @@ export function errorsByField(err: ApiError, known: readonly string[]): Record<s
   const path = refusedPath(err, known);
   const whole = path.replace(/\./g, '_');
   const field = known.includes(whole) ? whole : known.find((name) => name === path.split('.')[0]) ?? 'form';
-  return { [field]: err.message };
+  // Beside its own field, the API's `data.x: ` (QR data) says nothing the field does not.
+  const message = field !== 'form' && path !== '' && err.message.startsWith(`${path}: `) ? err.message.slice(path.length + 2) : err.message;
+  return { [field]: message };
 }

@@ -16,7 +16,8 @@ form.stack{display:block}.field{display:flex;flex-direction:column;gap:4px;margi
 .alert{border-color:var(--down)}.ok{border-color:var(--up)}button.danger{background:#cf222e;border-color:#cf222e;color:#fff}button.plain,.plain{background:none;border:none;color:var(--link);padding:0;text-decoration:underline;cursor:pointer}
 button.secondary,.btn.secondary{background:var(--card);color:var(--text);border-color:var(--line)}
 .scroll{overflow-x:auto;max-width:100%}.links{table-layout:auto;min-width:0}.links td,.links th{padding:6px 8px 6px 0;vertical-align:top}.links .pick{width:2em}
-.toolbar{display:flex;flex-wrap:wrap;gap:8px;align-items:end;margin:0 0 12px}.toolbar label{font-size:13px}.pages{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:12px 0 0}
+.toolbar{display:flex;flex-wrap:wrap;gap:8px;align-items:end;margin:0 0 12px}.toolbar label{font-size:13px}.toolbar>*{min-width:0;max-width:100%}.toolbar select{display:block;max-width:100%}
+main p{overflow-wrap:anywhere}.pages{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:12px 0 0}
 .qr{display:block;width:200px;max-width:100%;height:auto;background:#fff;border:1px solid var(--line);border-radius:8px}.short{font-weight:600;overflow-wrap:anywhere}
 fieldset>label{flex-direction:row;gap:6px;align-items:center;font-size:14px}[hidden]{display:none!important}
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:4px 12px;font-size:14px}.checks label{display:flex;gap:6px;align-items:center}

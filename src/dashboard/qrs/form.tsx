@@ -76,7 +76,7 @@ export function QrForm(props: { action: string; csrf: string; values: QrFormValu
         {DATA_FIELDS[v.type].map((f) => (
           <DataBox f={f} value={v.data[dataName(f)] ?? ''} errors={errors} />
         ))}
-        {errors.data && (
+        {errors.data && !DATA_FIELDS[v.type].some((f) => dataName(f) === 'data') && (
           <p class="err" id="data-error">
             {errors.data}
           </p>
