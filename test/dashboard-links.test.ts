@@ -117,8 +117,15 @@ test('edit keeps the stored password unless a new one is typed or its removal as
   const events = (await t.store.find('events', { owner: u.id })).items.map((e) => e.type);
   assert.equal(events.filter((e) => e === 'link.updated').length, 2);
 
-  await browser.get(`/app/links/${id}`);
-  const gone = await browser.post(`/app/links/${id}/delete`);
+  const page = await browser.get(`/app/links/${id}`);
+  assert.match(page.text, /<input type="hidden" name="confirmed" value=""\/?>/, 'the script confirms in the form');
+  // Without the script's question, the server asks on a page first, and deletes nothing yet.
+  const asked = await browser.post(`/app/links/${id}/delete`);
+  assert.equal(asked.status, 200);
+  assert.match(asked.text, /<h1>Delete http:\/\/sho\.rt\/edit-me\?<\/h1>/);
+  assert.match(asked.text, /<input type="hidden" name="confirmed" value="yes"\/?>/);
+  assert.ok(await t.store.get('links', id), 'not deleted before it is confirmed');
+  const gone = await browser.post(`/app/links/${id}/delete`, { confirmed: 'yes' });
   assert.equal(gone.location, '/app/links?done=deleted');
   assert.equal(await t.store.get('links', id), undefined);
   assert.ok((await t.store.find('events', { owner: u.id })).items.some((e) => e.type === 'link.deleted'));
@@ -132,7 +139,8 @@ test("another user's link answers 404 on every screen and action, and is left as
   for (const path of [`/app/links/${theirs}`, `/app/links/${theirs}/edit`, `/app/links/${theirs}/qr?format=png`]) assert.equal((await browser.get(path)).status, 404, path);
   assert.equal((await browser.post(`/app/links/${theirs}/edit`, { url: 'https://evil.example/' })).status, 404);
   assert.equal((await browser.post(`/app/links/${theirs}/delete`)).status, 404);
-  assert.equal((await browser.post('/app/links/bulk', { action: 'delete', ids: [String(theirs)] })).status, 404);
+  assert.equal((await browser.post(`/app/links/${theirs}/delete`, { confirmed: 'yes' })).status, 404);
+  assert.equal((await browser.post('/app/links/bulk', { action: 'delete', ids: [String(theirs)], confirmed: 'yes' })).status, 404);
   const link = (await t.store.get<Link>('links', theirs))!;
   assert.equal(link.url, 'https://example.com/theirs');
   const list = await browser.get('/app/links');
@@ -164,7 +172,12 @@ test('the list searches, filters by campaign, domain and channel, orders and pag
   assert.deepEqual((await linksOf(t, u.id)).filter((l) => l.campaign === campaign).map((l) => l.id), ids.slice(0, 3));
   assert.equal(((await browser.get(`/app/links?campaign=${campaign}`)).text.match(/name="ids"/g) ?? []).length, 3);
 
-  const deleted = await browser.post('/app/links/bulk', { action: 'delete', ids: ids.slice(0, 5).map(String) });
+  const asked = await browser.post('/app/links/bulk', { action: 'delete', ids: ids.slice(0, 5).map(String), back: '/app/links?q=item' });
+  assert.equal(asked.status, 200, 'asked first, without the script');
+  assert.match(asked.text, /<h1>Delete the 5 selected links\?<\/h1>/);
+  assert.equal((asked.text.match(/name="ids"/g) ?? []).length, 5);
+  assert.equal((await linksOf(t, u.id)).length, 30);
+  const deleted = await browser.post('/app/links/bulk', { action: 'delete', ids: ids.slice(0, 5).map(String), confirmed: 'yes' });
   assert.equal(deleted.status, 303);
   assert.equal((await linksOf(t, u.id)).length, 25);
   await t.audit.flush();

@@ -1,5 +1,6 @@
 import { countText } from '../../html/count-text.ts';
 import type { Condition, ListQuery, Sort } from '../../store/store.ts';
+import { ConfirmedField } from './confirm-delete.tsx';
 import { Csrf } from '../layout.tsx';
 import type { Choice } from './options.ts';
 
@@ -145,6 +146,7 @@ export function LinkTable(props: { p: ListParams; items: ListedLink[]; total: nu
   return (
     <form class="stack" method="post" action="/app/links/bulk">
       <Csrf token={props.csrf} />
+      <ConfirmedField />
       <input type="hidden" name="back" value={listHref(p)} />
       {props.canWrite && (
         <div class="toolbar">

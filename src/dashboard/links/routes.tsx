@@ -14,6 +14,7 @@ import type { Dashboard } from '../guard.ts';
 import type { SignedIn } from '../sessions.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import { QrPreview } from '../qr-image.tsx';
+import { CONFIRMED, ConfirmedField, confirmDeletePage } from './confirm-delete.tsx';
 import { bodyOfValues, errorsOf, keepsPassword, LinkForm, valuesOfForm, valuesOfLink } from './form.tsx';
 import type { LinkFormValues } from './form.tsx';
 import { LinkTable, ListFilters, listHref, listParams, listStoreQuery } from './list.tsx';
@@ -172,6 +173,7 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
               {allows(who, WRITE) && (
                 <form method="post" action={`/app/links/${link.id}/delete`} data-confirm="Delete this link and its statistics?">
                   <Csrf token={who.csrf} />
+                  <ConfirmedField />
                   <button type="submit" class="danger">
                     Delete
                   </button>
@@ -238,10 +240,14 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.post(
     '/app/links/:id/delete',
-    screen(d, async (c, who) => {
+    screen(d, async (c, who, form) => {
       if (!allows(who, WRITE)) return lacking(c, who, WRITE);
       const link = await find(c, who);
       if (!link) return notFound(c, who);
+      if (field(form, CONFIRMED) !== 'yes') {
+        const short = `${await originOf(link, s)}/${link.alias}`;
+        return confirmDeletePage(c, who, { action: `/app/links/${link.id}/delete`, question: `Delete ${short}?`, button: 'Delete the link', hidden: {}, back: `/app/links/${link.id}` });
+      }
       await removeRecord(s, links, hookContext(s, c), link);
       audit(d, c, who, '/app/links/:id/delete', 'links', link.id, 200);
       return c.redirect('/app/links?done=deleted', 303);
@@ -256,6 +262,10 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
       const back = listHref(listParams(Object.fromEntries(new URL(field(form, 'back') || '/app/links', 'http://x').searchParams)));
       const action = field(form, 'action');
       if (ids.length === 0) return messagePage(c, 400, 'Nothing selected', 'Select the links first, then the action.', chromeOf(who, '/app/links'));
+      if (action === 'delete' && field(form, CONFIRMED) !== 'yes') {
+        const n = ids.length === 1 ? 'the selected link' : `the ${ids.length} selected links`;
+        return confirmDeletePage(c, who, { action: '/app/links/bulk', question: `Delete ${n}?`, button: 'Delete them', hidden: { action: 'delete', ids, back }, back });
+      }
       if (action === 'delete') {
         // All or none, as an atomic bulk delete of the API: a link not the user's deletes nothing.
         const outcomes = await removeMany(s, links, hookContext(s, c), ids, true);
