@@ -171,7 +171,21 @@ test('an API key made on the page is shown once, works, lists with its scopes, a
   assert.match(past.text, /id="expires-error">The expiry date must be later than now/);
   assert.equal((await keysOf(u.id)).length, 0);
 
-  const made = await browser.post('/app/account/keys', { name: 'Deploy <b>', scopes: ['links:read', 'qr:*'], expires: '2027-06-01T12:00', ips: '203.0.113.0/24\n198.51.100.7' });
+  const posted = await browser.post('/app/account/keys', { name: 'Deploy <b>', scopes: ['links:read', 'qr:*'], expires: '2027-06-01T12:00', ips: '203.0.113.0/24\n198.51.100.7' });
+  // Post, redirect, get: the page that shows the key can be reloaded without making a second one.
+  assert.equal(posted.status, 303);
+  assert.equal(posted.location, '/app/account/keys?done=made');
+  assert.doesNotMatch(posted.location ?? '', /sk_/);
+  const cookie = posted.res.headers.getSetCookie().find((l) => l.startsWith('shown_once='));
+  assert.match(cookie ?? '', /HttpOnly/i);
+  assert.match(cookie ?? '', /Path=\/app\/account\/keys/);
+  assert.doesNotMatch(cookie ?? '', /sk_/, 'the key is sealed in the cookie');
+  // Sealed for its session: the same cookie in another session of the account opens nothing.
+  const second = new DashClient(t.app);
+  assert.equal((await second.signIn('user_acct', 'secret-pw')).status, 303);
+  second.cookies.set('shown_once', browser.cookies.get('shown_once')!);
+  assert.doesNotMatch((await second.get('/app/account/keys?done=made')).text, /<code class="secret">/);
+  const made = await browser.get('/app/account/keys?done=made');
   assert.equal(made.status, 200);
   const apikey = /<code class="secret">([^<]+)<\/code>/.exec(made.text)?.[1];
   assert.ok(apikey);
@@ -183,6 +197,10 @@ test('an API key made on the page is shown once, works, lists with its scopes, a
   assert.deepEqual(stored.ips, ['203.0.113.0/24', '198.51.100.7']);
   assert.equal(stored.expires, '2027-06-01 12:00:00');
 
+  const reloaded = await browser.get('/app/account/keys?done=made');
+  assert.ok(!reloaded.text.includes(apikey), 'a reload shows the key no more');
+  assert.match(reloaded.text, /The key was made\. Its secret was shown once/);
+  assert.equal((await keysOf(u.id)).length, 1, 'and makes no second key');
   const again = await browser.get('/app/account/keys');
   assert.ok(!again.text.includes(apikey), 'the key is never shown again');
   assert.match(again.text, /links:read, qr:\*/);
@@ -244,13 +262,19 @@ test("a webhook made on the page shows its secret once, sends a test event and i
   assert.match(none.text, /value="https:\/\/hooks.example.com\/x"/);
   assert.equal((await hooksOf(u.id)).length, 0);
 
-  const made = await browser.post('/app/account/webhooks', { url: 'https://hooks.example.com/x', events: ['link.created', 'link.deleted'] });
+  const posted = await browser.post('/app/account/webhooks', { url: 'https://hooks.example.com/x', events: ['link.created', 'link.deleted'] });
+  assert.deepEqual([posted.status, posted.location], [303, '/app/account/webhooks?done=made']);
+  const made = await browser.get('/app/account/webhooks?done=made');
   assert.equal(made.status, 200);
   const secret = /<code class="secret">([^<]+)<\/code>/.exec(made.text)?.[1];
   const [hook] = await hooksOf(u.id);
   assert.ok(hook && secret);
   assert.equal(hook.secret, secret);
   assert.deepEqual(hook.events, ['link.created', 'link.deleted']);
+  const reloaded = await browser.get('/app/account/webhooks?done=made');
+  assert.ok(!reloaded.text.includes(secret), 'a reload shows the secret no more');
+  assert.match(reloaded.text, /Its secret was shown once/);
+  assert.equal((await hooksOf(u.id)).length, 1, 'and makes no second webhook');
   assert.ok(!(await browser.get('/app/account/webhooks')).text.includes(secret), 'the secret is never shown again');
 
   const tested = await browser.post(`/app/account/webhooks/${hook.id}/test`);

@@ -43,11 +43,16 @@ test('the admin lists users with search and pages, makes one (key shown once) an
   assert.match(short.text, /id="password-error">Password must be at least 5/);
   assert.equal((await t.store.count('users')), 29);
 
-  const made = await admin.post('/app/admin/users', { username: 'carol', email: 'carol@example.com', password: 'carol-pw' });
+  const posted = await admin.post('/app/admin/users', { username: 'carol', email: 'carol@example.com', password: 'carol-pw' });
+  assert.deepEqual([posted.status, posted.location], [303, '/app/admin/users?done=made']);
+  const made = await admin.get('/app/admin/users?done=made');
   assert.equal(made.status, 200);
   const apikey = /<code class="secret">([^<]+)<\/code>/.exec(made.text)?.[1];
   assert.ok(apikey);
   assert.equal((await t.call('GET', '/api/account', { key: apikey })).status, 200);
+  const reloaded = await admin.get('/app/admin/users?done=made');
+  assert.ok(!reloaded.text.includes(apikey), 'a reload shows the key no more');
+  assert.match(reloaded.text, /The user was made\./);
   assert.ok(!(await admin.get('/app/admin/users?q=carol')).text.includes(apikey), 'the key is never shown again');
 
   const deleted = await admin.post(`/app/admin/users/${alice.id}/delete`);
@@ -76,7 +81,7 @@ test('"sign in as" opens a session as the user, audited under the admin, says so
   assert.equal((await admin.get('/app/admin/users')).status, 404);
   // What is done is done as the user.
   await admin.get('/app/account/keys');
-  assert.equal((await admin.post('/app/account/keys', { name: 'made as alice', scopes: ['links:read'] })).status, 200);
+  assert.equal((await admin.post('/app/account/keys', { name: 'made as alice', scopes: ['links:read'] })).status, 303);
   assert.equal((await t.store.find('api_keys', { owner: alice.id })).total, 1);
   assert.deepEqual((await auditOf(adminId)).at(-1), ['/app/admin/users/:id/sign-in-as', alice.id, 200]);
 

@@ -401,8 +401,10 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardSaveLink', `${link}/edit`, { url: 'not a URL' }, 400);
   await at('dashboardSaveLink', '/app/links/999999/edit', { url: 'https://example.com/' }, 404);
   await at('dashboardDeleteLink', '/app/links/999999/delete', {}, 404);
+  await at('dashboardDeleteLink', `${link}/delete`, {}, 200);
   await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete' }, 400);
-  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999' }, 404);
+  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999' }, 200);
+  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999', confirmed: 'yes' }, 404);
   await at('dashboardRevokeSession', '/app/account/sessions/999999/revoke', {}, 404);
   await at('dashboardChangeEmail', '/app/account/email', { email: 'not-an-email', current_password: 'secret-pw' }, 400);
   await at('dashboardChangeEmail', '/app/account/email', { email: 'alice2@example.com', current_password: 'wrong-pw' }, 401);
@@ -410,11 +412,11 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardChangePassword', '/app/account/password', { current_password: 'wrong-pw', password: 'a-secret', password_again: 'a-secret' }, 401);
   await at('dashboardKeys', '/app/account/keys', null, 200);
   await at('dashboardCreateKey', '/app/account/keys', { name: 'probe' }, 400);
-  await at('dashboardCreateKey', '/app/account/keys', { name: 'probe', scopes: 'links:read' }, 200);
+  await at('dashboardCreateKey', '/app/account/keys', { name: 'probe', scopes: 'links:read' }, 303);
   await at('dashboardRevokeKey', '/app/account/keys/999999/revoke', {}, 404);
   await at('dashboardWebhooks', '/app/account/webhooks', null, 200);
   await at('dashboardCreateWebhook', '/app/account/webhooks', { url: 'https://hooks.example.com/probe' }, 400);
-  await at('dashboardCreateWebhook', '/app/account/webhooks', { url: 'https://hooks.example.com/probe', events: '*' }, 200);
+  await at('dashboardCreateWebhook', '/app/account/webhooks', { url: 'https://hooks.example.com/probe', events: '*' }, 303);
   await at('dashboardTestWebhook', '/app/account/webhooks/999999/test', {}, 404);
   await at('dashboardDeleteWebhook', '/app/account/webhooks/999999/delete', {}, 404);
   await at('dashboardWebsites', '/app/websites', null, 200);
@@ -533,7 +535,7 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardLogin', '/app/login', { apikey: ADMIN_KEY }, 303);
   await at('dashboardUsers', '/app/admin/users', null, 200);
   await at('dashboardCreateUser', '/app/admin/users', { username: 'probe_user', email: 'not-an-email', password: 'secret-pw' }, 400);
-  await at('dashboardCreateUser', '/app/admin/users', { username: 'probe_user', email: 'probe_user@example.com', password: 'secret-pw' }, 200);
+  await at('dashboardCreateUser', '/app/admin/users', { username: 'probe_user', email: 'probe_user@example.com', password: 'secret-pw' }, 303);
   const adminId = (await w.call('GET', '/api/account', { key: ADMIN_KEY })).body.data.id as number;
   await at('dashboardDeleteUser', `/app/admin/users/${adminId}/delete`, {}, 400);
   await at('dashboardDeleteUser', '/app/admin/users/999999/delete', {}, 404);

@@ -16,6 +16,11 @@ export const form = (fields: Record<string, string>, example: Record<string, str
 export const signIn = { '302': redirect('No session: to /app/login.') };
 /** The answers of every post of a signed-in page. */
 export const posted = { '303': redirect('Done (or no session: to /app/login).'), '403': page('The form token is missing or wrong, the form came from another site, or the session\'s API key lacks the scope.') };
+// What a form that makes a secret hands the page its redirect opens (dashboard/shown-once.ts).
+const ONCE = 'the form redirects here with it sealed in the shown_once cookie of this path and session, which this page reads and deletes';
+// A delete without `confirmed=yes` asks on a page first (the script asks in a box, and sets it).
+const ASKS = 'Not confirmed yet: the page that asks, with the same form confirmed.';
+const CONFIRMED_FIELD = 'yes once the person confirmed the delete; anything else answers the page that asks.';
 const mine = { '404': page('No such link among the user\'s (another user\'s answers the same).') };
 /** The form token field of every signed-in form. */
 export const CSRF = { csrf: 'The form token of the page the form is on.' };
@@ -101,9 +106,9 @@ export function dashboardOperations(config: Config): OpSpec[] {
     }),
     screen('dashboardEditLink', 'get', '/app/links/:id/edit', 'The form of a link', { '200': page('The form.'), ...signIn, ...mine }),
     screen('dashboardSaveLink', 'post', '/app/links/:id/edit', 'Save a link', { ...posted, ...mine, '400': page("The form again, with the API's message beside the field.") }, { body: form(LINK_FIELDS, { csrf: 'token', url: 'https://example.com/' }) }),
-    screen('dashboardDeleteLink', 'post', '/app/links/:id/delete', 'Delete a link', { ...posted, ...mine }, { body: form(CSRF, { csrf: 'token' }) }),
-    screen('dashboardBulkLinks', 'post', '/app/links/bulk', 'Delete several links, or move them to a campaign', { ...posted, ...mine, '400': page('Nothing selected, or an unknown action.') }, {
-      body: form({ ...CSRF, action: 'delete or move.', ids: 'Link ids (repeated).', campaign: 'The campaign id (move).' }, { csrf: 'token', action: 'delete', ids: '1' }),
+    screen('dashboardDeleteLink', 'post', '/app/links/:id/delete', 'Delete a link', { ...posted, ...mine, '200': page(ASKS) }, { body: form({ ...CSRF, confirmed: CONFIRMED_FIELD }, { csrf: 'token', confirmed: 'yes' }) }),
+    screen('dashboardBulkLinks', 'post', '/app/links/bulk', 'Delete several links, or move them to a campaign', { ...posted, ...mine, '200': page(ASKS), '400': page('Nothing selected, or an unknown action.') }, {
+      body: form({ ...CSRF, action: 'delete or move.', ids: 'Link ids (repeated).', campaign: 'The campaign id (move).', confirmed: CONFIRMED_FIELD }, { csrf: 'token', action: 'delete', ids: '1', confirmed: 'yes' }),
     }),
     ...accountOperations(),
     ...adminOperations(),
@@ -148,13 +153,13 @@ function accountOperations(): OpSpec[] {
     screen('dashboardChangePassword', 'post', '/app/account/password', 'Set or change the password (the current one when there is one)', profile, {
       body: form({ ...CSRF, current_password: 'The current password (when the account has one).', password: 'The new password.', password_again: 'The new password again.' }, { csrf: 'token', password: 'new-secret', password_again: 'new-secret' }),
     }),
-    screen('dashboardKeys', 'get', '/app/account/keys', "The account's API keys", { '200': page('The page.'), ...signIn }),
-    screen('dashboardCreateKey', 'post', '/app/account/keys', 'Make an API key', { '200': page('The page with the new key, shown once.'), ...posted, ...refused("the API's message") }, {
+    screen('dashboardKeys', 'get', '/app/account/keys', "The account's API keys", { '200': page(`The page; right after a key was made, the key, shown once (${ONCE}).`), ...signIn }),
+    screen('dashboardCreateKey', 'post', '/app/account/keys', 'Make an API key', { ...posted, ...refused("the API's message") }, {
       body: form({ ...CSRF, name: 'The name.', scopes: 'Scopes (repeated).', expires: 'When it expires, YYYY-MM-DDTHH:MM UTC (optional).', ips: 'Allowed addresses or CIDR ranges, one a line (optional).' }, { csrf: 'token', name: 'Deploy', scopes: 'links:read' }),
     }),
     screen('dashboardRevokeKey', 'post', '/app/account/keys/:id/revoke', 'Revoke an API key', { ...posted, ...none('key') }, { body: token }),
-    screen('dashboardWebhooks', 'get', '/app/account/webhooks', "The account's webhooks", { '200': page('The page.'), ...signIn }),
-    screen('dashboardCreateWebhook', 'post', '/app/account/webhooks', 'Make a webhook', { '200': page('The page with the signing secret, shown once.'), ...posted, ...refused("the API's message") }, {
+    screen('dashboardWebhooks', 'get', '/app/account/webhooks', "The account's webhooks", { '200': page(`The page; right after a webhook was made, its signing secret, shown once (${ONCE}).`), ...signIn }),
+    screen('dashboardCreateWebhook', 'post', '/app/account/webhooks', 'Make a webhook', { ...posted, ...refused("the API's message") }, {
       body: form({ ...CSRF, url: 'Where events are sent.', events: 'Event types (repeated), or *.' }, { csrf: 'token', url: 'https://hooks.example.com/in', events: '*' }),
     }),
     screen('dashboardTestWebhook', 'post', '/app/account/webhooks/:id/test', 'Send a test event to a webhook', { ...posted, ...none('webhook') }, { body: token }),
@@ -166,13 +171,13 @@ function accountOperations(): OpSpec[] {
 function adminOperations(): OpSpec[] {
   const onlyAdmin = { '404': page('Not the admin (or no such user).') };
   return [
-    screen('dashboardUsers', 'get', '/app/admin/users', 'The users (admin)', { '200': page('The page.'), ...signIn, ...onlyAdmin }, {
+    screen('dashboardUsers', 'get', '/app/admin/users', 'The users (admin)', { '200': page(`The page; right after a user was made, their API key, shown once (${ONCE}).`), ...signIn, ...onlyAdmin }, {
       query: [
         { name: 'q', description: 'Search in usernames and emails.', schema: { type: 'string' }, lenient: true },
         { name: 'page', schema: { type: 'integer', minimum: 1, default: 1 }, lenient: true },
       ],
     }),
-    screen('dashboardCreateUser', 'post', '/app/admin/users', 'Make a user (admin)', { '200': page("The page with the user's API key, shown once."), ...posted, ...onlyAdmin, ...refused("the API's message") }, {
+    screen('dashboardCreateUser', 'post', '/app/admin/users', 'Make a user (admin)', { ...posted, ...onlyAdmin, ...refused("the API's message") }, {
       body: form({ ...CSRF, username: 'Username.', email: 'Email.', password: 'Password.' }, { csrf: 'token', username: 'carol', email: 'carol@example.com', password: 'secret' }),
     }),
     screen('dashboardDeleteUser', 'post', '/app/admin/users/:id/delete', 'Delete a user and what they own (admin)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, { body: token }),

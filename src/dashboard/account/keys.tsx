@@ -11,11 +11,13 @@ import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
+import { ShownOnce } from '../shown-once.ts';
 
 const READ = 'keys:read';
 const WRITE = 'keys:write';
 /** Keys listed on the page at most (newest first). */
 const LISTED = 200;
+const KEYS_PATH = '/app/account/keys';
 
 interface KeyEntry {
   id: number;
@@ -62,6 +64,7 @@ function keyBody(form: Form): Record<string, unknown> {
 export function keyScreens(d: Dashboard): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const { s } = d;
+  const once = new ShownOnce(s);
 
   const page = async (c: Context<AppEnv>, who: SignedIn, state: KeyFormState, status: ContentfulStatusCode = 200) => {
     const ctx = hookContext(s, c);
@@ -184,7 +187,13 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.get(
     '/app/account/keys',
-    screen(d, async (c, who) => (allows(who, READ) ? page(c, who, c.req.query('done') === 'revoked' ? { done: 'The key was revoked.' } : {}) : lacking(c, who, READ))),
+    screen(d, async (c, who) => {
+      if (!allows(who, READ)) return lacking(c, who, READ);
+      const made = once.take(c, who, KEYS_PATH);
+      if (made?.apikey) return page(c, who, { made: { name: made.name ?? '', apikey: made.apikey } });
+      const done = c.req.query('done');
+      return page(c, who, done === 'revoked' ? { done: 'The key was revoked.' } : done === 'made' ? { done: 'The key was made. Its secret was shown once, on the page that followed its form.' } : {});
+    }),
   );
 
   routes.post(
@@ -194,8 +203,9 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
       try {
         const made = await createBody(s, apiKeys, hookContext(s, c), keyBody(form));
         audit(d, c, who, '/app/account/keys', apiKeys.collection, Number(made.id), 200);
-        // The key goes in this answer only (not a redirect's URL); the page is never cached.
-        return page(c, who, { made: { name: field(form, 'name').trim(), apikey: String(made.apikey) } });
+        // The key goes to the page the redirect opens, once (shown-once.ts): a reload of it sends no form again.
+        once.hand(c, who, KEYS_PATH, { name: field(form, 'name').trim(), apikey: String(made.apikey) });
+        return c.redirect(`${KEYS_PATH}?done=made`, 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
         audit(d, c, who, '/app/account/keys', apiKeys.collection, null, err.status);

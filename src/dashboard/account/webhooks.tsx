@@ -12,6 +12,7 @@ import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
+import { ShownOnce } from '../shown-once.ts';
 
 const READ = 'webhooks:read';
 const WRITE = 'webhooks:write';
@@ -24,7 +25,8 @@ interface HookFormState {
   done?: string;
 }
 
-const DONE: Record<string, string> = { deleted: 'The webhook was deleted.', tested: 'The test event is on its way: its outcome is in the delivery log (GET /api/webhooks/:id/deliveries).' };
+const HOOKS_PATH = '/app/account/webhooks';
+const DONE: Record<string, string> = { made: 'The webhook was made. Its secret was shown once, on the page that followed its form.', deleted: 'The webhook was deleted.', tested: 'The test event is on its way: its outcome is in the delivery log (GET /api/webhooks/:id/deliveries).' };
 
 /** The form field a webhook error is about. */
 const hookErrorField = (err: ApiError): string => (/^Invalid events/.test(err.message) ? 'events' : /url|address|host/i.test(err.message) ? 'url' : 'form');
@@ -37,6 +39,7 @@ const hookErrorField = (err: ApiError): string => (/^Invalid events/.test(err.me
 export function webhookScreens(d: Dashboard): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const { s } = d;
+  const once = new ShownOnce(s);
   const notFound = (c: Context, who: SignedIn) => messagePage(c, 404, 'Not found', 'There is no such webhook among yours.', chromeOf(who, '/app/account'));
 
   const page = async (c: Context<AppEnv>, who: SignedIn, state: HookFormState, status: ContentfulStatusCode = 200) => {
@@ -154,7 +157,12 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.get(
     '/app/account/webhooks',
-    screen(d, async (c, who) => (allows(who, READ) ? page(c, who, { done: DONE[c.req.query('done') ?? ''] }) : lacking(c, who, READ))),
+    screen(d, async (c, who) => {
+      if (!allows(who, READ)) return lacking(c, who, READ);
+      const made = once.take(c, who, HOOKS_PATH);
+      if (made?.secret) return page(c, who, { made: { url: made.url ?? '', secret: made.secret } });
+      return page(c, who, { done: DONE[c.req.query('done') ?? ''] });
+    }),
   );
 
   routes.post(
@@ -164,8 +172,9 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
       try {
         const made = await createBody(s, webhooks, hookContext(s, c), { url: field(form, 'url'), events: fields(form, 'events') });
         audit(d, c, who, '/app/account/webhooks', webhooks.collection, Number(made.id), 200);
-        // The secret goes in this answer only (not a redirect's URL); the page is never cached.
-        return page(c, who, { made: { url: field(form, 'url').trim(), secret: String(made.secret) } });
+        // The secret goes to the page the redirect opens, once (shown-once.ts): a reload of it sends no form again.
+        once.hand(c, who, HOOKS_PATH, { url: field(form, 'url').trim(), secret: String(made.secret) });
+        return c.redirect(`${HOOKS_PATH}?done=made`, 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
         audit(d, c, who, '/app/account/webhooks', webhooks.collection, null, err.status);

@@ -17,9 +17,11 @@ import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx'
 import { Field } from '../links/form.tsx';
 import { SESSION_COOKIE, ADMIN_COOKIE } from '../sessions.ts';
 import type { SignedIn } from '../sessions.ts';
+import { ShownOnce } from '../shown-once.ts';
 
 /** Users a page of the list shows. */
 const PER_PAGE = 25;
+const USERS_PATH = '/app/admin/users';
 
 interface UsersState {
   values?: Form;
@@ -29,6 +31,7 @@ interface UsersState {
 }
 
 const DONE: Record<string, string> = {
+  made: 'The user was made. Their API key was shown once, on the page that followed the form.',
   deleted: 'The user was deleted, with everything they had.',
   back: 'You are back in your own account.',
   disabled: 'The user was disabled: their keys, sessions and links stopped.',
@@ -46,6 +49,7 @@ const isAdmin = (who: SignedIn): boolean => who.user.admin && who.by === null &&
 export function adminScreens(d: Dashboard): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const { s } = d;
+  const once = new ShownOnce(s);
   const adminOnly = (handler: Screen) =>
     screen(d, async (c, who, form, files) => (isAdmin(who) ? handler(c, who, form, files) : messagePage(c, 404, 'Not found', 'There is no such page.', chromeOf(who))));
   const notFound = (c: Context, who: SignedIn) => messagePage(c, 404, 'Not found', 'There is no such user.', chromeOf(who, '/app/admin/users'));
@@ -195,7 +199,11 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.get(
     '/app/admin/users',
-    adminOnly(async (c, who) => page(c, who, { done: DONE[c.req.query('done') ?? ''] })),
+    adminOnly(async (c, who) => {
+      const made = once.take(c, who, USERS_PATH);
+      if (made?.apikey) return page(c, who, { made: { username: made.username ?? '', apikey: made.apikey } });
+      return page(c, who, { done: DONE[c.req.query('done') ?? ''] });
+    }),
   );
 
   routes.post(
@@ -205,7 +213,9 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
       try {
         const made = (await createBody(s, users, hookContext(s, c), body)) as { data: { id: number; username: string; apikey: string } };
         audit(d, c, who, '/app/admin/users', 'users', made.data.id, 200);
-        return page(c, who, { made: { username: made.data.username, apikey: made.data.apikey } });
+        // The key goes to the page the redirect opens, once (shown-once.ts): a reload of it sends no form again.
+        once.hand(c, who, USERS_PATH, { username: made.data.username, apikey: made.data.apikey });
+        return c.redirect(`${USERS_PATH}?done=made`, 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
         audit(d, c, who, '/app/admin/users', 'users', null, err.status);
