@@ -174,33 +174,39 @@ test('an API key made on the page is shown once, works, lists with its scopes, a
   const posted = await browser.post('/app/account/keys', { name: 'Deploy <b>', scopes: ['links:read', 'qr:*'], expires: '2027-06-01T12:00', ips: '203.0.113.0/24\n198.51.100.7' });
   // Post, redirect, get: the page that shows the key can be reloaded without making a second one.
   assert.equal(posted.status, 303);
-  assert.equal(posted.location, '/app/account/keys?done=made');
-  assert.doesNotMatch(posted.location ?? '', /sk_/);
-  const cookie = posted.res.headers.getSetCookie().find((l) => l.startsWith('shown_once='));
+  assert.match(posted.location ?? '', /^\/app\/account\/keys\?made=[0-9a-f]{16}$/);
+  const nonce = posted.location!.split('=')[1]!;
+  const cookie = posted.res.headers.getSetCookie().find((l) => l.startsWith(`shown_once_${nonce}=`));
   assert.match(cookie ?? '', /HttpOnly/i);
   assert.match(cookie ?? '', /Path=\/app\/account\/keys/);
   assert.doesNotMatch(cookie ?? '', /sk_/, 'the key is sealed in the cookie');
   // Sealed for its session: the same cookie in another session of the account opens nothing.
   const second = new DashClient(t.app);
   assert.equal((await second.signIn('user_acct', 'secret-pw')).status, 303);
-  second.cookies.set('shown_once', browser.cookies.get('shown_once')!);
-  assert.doesNotMatch((await second.get('/app/account/keys?done=made')).text, /<code class="secret">/);
-  const made = await browser.get('/app/account/keys?done=made');
+  second.cookies.set(`shown_once_${nonce}`, browser.cookies.get(`shown_once_${nonce}`)!);
+  assert.doesNotMatch((await second.get(posted.location!)).text, /<code class="secret">/);
+  // A second form in another tab has a cookie of its own: each page shows its own key.
+  const otherTab = await browser.post('/app/account/keys', { name: 'Other tab', scopes: ['links:read'] });
+  const otherKey = /<code class="secret">([^<]+)<\/code>/.exec((await browser.get(otherTab.location!)).text)?.[1];
+  assert.ok(otherKey);
+  const made = await browser.get(posted.location!);
   assert.equal(made.status, 200);
   const apikey = /<code class="secret">([^<]+)<\/code>/.exec(made.text)?.[1];
   assert.ok(apikey);
   assert.match(made.text, /Deploy &lt;b&gt;/, 'stored text is escaped');
-  const [stored] = await keysOf(u.id);
+  const stored = (await keysOf(u.id)).find((k) => k.name === 'Deploy <b>');
   assert.ok(stored);
   assert.equal(stored.keyHash, hashApiKey(apikey));
   assert.deepEqual(stored.scopes, ['links:read', 'qr:*']);
   assert.deepEqual(stored.ips, ['203.0.113.0/24', '198.51.100.7']);
   assert.equal(stored.expires, '2027-06-01 12:00:00');
 
-  const reloaded = await browser.get('/app/account/keys?done=made');
+  assert.notEqual(otherKey, apikey);
+  const reloaded = await browser.get(posted.location!);
   assert.ok(!reloaded.text.includes(apikey), 'a reload shows the key no more');
-  assert.match(reloaded.text, /The key was made\. Its secret was shown once/);
-  assert.equal((await keysOf(u.id)).length, 1, 'and makes no second key');
+  assert.match(reloaded.text, /The key was made\. It was shown once, on the page that followed its form, and is not shown again/);
+  assert.equal((await keysOf(u.id)).length, 2, 'and makes no third key');
+  await t.call('DELETE', `/api/keys/${(await keysOf(u.id)).find((k) => k.name === 'Other tab')!.id}`, { key: u.key });
   const again = await browser.get('/app/account/keys');
   assert.ok(!again.text.includes(apikey), 'the key is never shown again');
   assert.match(again.text, /links:read, qr:\*/);
@@ -220,6 +226,7 @@ test('an API key made on the page is shown once, works, lists with its scopes, a
     ['/app/account/keys', 'api_keys', 400],
     ['/app/account/keys', 'api_keys', 400],
     ['/app/account/keys', 'api_keys', 200],
+    ['/app/account/keys', 'api_keys', 200],
     ['/app/account/keys/:id/revoke', 'api_keys', 200],
   ]);
 });
@@ -231,6 +238,14 @@ test('a session opened with a narrow key cannot make a wider key, nor see or cha
   await narrow.get('/app/login');
   assert.equal((await narrow.post('/app/login', { apikey: made.body.apikey })).status, 303);
   await narrow.get('/app/account/keys');
+  // Nor revoke a wider key: the API's refusal, on a page.
+  const wide = await t.call('POST', '/api/keys', { key: u.key, body: { name: 'wide', scopes: ['*'] } });
+  const revoke = await narrow.post(`/app/account/keys/${wide.body.id}/revoke`);
+  assert.equal(revoke.status, 403);
+  assert.match(revoke.res.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(revoke.text, /cannot revoke a key with the scope \*/);
+  assert.ok(await t.store.get('api_keys', wide.body.id), 'the wide key stays');
+  await t.call('DELETE', `/api/keys/${wide.body.id}`, { key: u.key });
   const wider = await narrow.post('/app/account/keys', { name: 'wider', scopes: ['*'] });
   assert.equal(wider.status, 400);
   assert.match(wider.text, /cannot give the scope \*/);
@@ -249,6 +264,24 @@ test('a session opened with a narrow key cannot make a wider key, nor see or cha
   assert.equal((await browser.get('/app/account')).status, 200, 'the full session is still signed in');
 });
 
+test('a session whose key may make keys but not read them sees the key it made, and no list', async () => {
+  const { t, u } = await world();
+  const made = await t.call('POST', '/api/keys', { key: u.key, body: { name: 'maker', scopes: ['keys:write'] } });
+  const maker = new DashClient(t.app);
+  await maker.get('/app/login');
+  assert.equal((await maker.post('/app/login', { apikey: made.body.apikey })).status, 303);
+  await maker.get('/app/links');
+  assert.equal((await maker.get('/app/account/keys')).status, 403, 'no list without keys:read');
+  const posted = await maker.post('/app/account/keys', { name: 'child', scopes: ['keys:write'] }, { csrf: /name="csrf" value="([^"]+)"/.exec((await maker.get('/app/links')).text)?.[1] ?? null });
+  assert.equal(posted.status, 303, posted.text);
+  const shown = await maker.get(posted.location!);
+  assert.equal(shown.status, 200);
+  const child = /<code class="secret">([^<]+)<\/code>/.exec(shown.text)?.[1];
+  assert.ok(child, 'the key it made is shown');
+  assert.doesNotMatch(shown.text, /id="keys-h"/, 'and not the list');
+  assert.equal((await t.call('GET', '/api/keys', { key: u.key })).body.data.keys.length, 2);
+});
+
 test("a webhook made on the page shows its secret once, sends a test event and is deleted; another user's answers 404", async () => {
   const { t, u, other, browser, auditOf } = await world();
   const hooksOf = async (owner: number) => (await t.store.find('webhooks', { owner })).items;
@@ -263,17 +296,18 @@ test("a webhook made on the page shows its secret once, sends a test event and i
   assert.equal((await hooksOf(u.id)).length, 0);
 
   const posted = await browser.post('/app/account/webhooks', { url: 'https://hooks.example.com/x', events: ['link.created', 'link.deleted'] });
-  assert.deepEqual([posted.status, posted.location], [303, '/app/account/webhooks?done=made']);
-  const made = await browser.get('/app/account/webhooks?done=made');
+  assert.equal(posted.status, 303);
+  assert.match(posted.location ?? '', /^\/app\/account\/webhooks\?made=[0-9a-f]{16}$/);
+  const made = await browser.get(posted.location!);
   assert.equal(made.status, 200);
   const secret = /<code class="secret">([^<]+)<\/code>/.exec(made.text)?.[1];
   const [hook] = await hooksOf(u.id);
   assert.ok(hook && secret);
   assert.equal(hook.secret, secret);
   assert.deepEqual(hook.events, ['link.created', 'link.deleted']);
-  const reloaded = await browser.get('/app/account/webhooks?done=made');
+  const reloaded = await browser.get(posted.location!);
   assert.ok(!reloaded.text.includes(secret), 'a reload shows the secret no more');
-  assert.match(reloaded.text, /Its secret was shown once/);
+  assert.match(reloaded.text, /Its secret was shown once, on the page that followed its form, and is not shown again/);
   assert.equal((await hooksOf(u.id)).length, 1, 'and makes no second webhook');
   assert.ok(!(await browser.get('/app/account/webhooks')).text.includes(secret), 'the secret is never shown again');
 

@@ -75,6 +75,7 @@ test('refused webhooks store nothing, and another user\'s webhook is answered as
     ['localhost', { url: 'http://localhost:3000/hook', events: ['*'] }, /localhost is a private/],
     ['localhost written absolute', { url: 'http://LOCALHOST.:3000/hook', events: ['*'] }, /localhost\. is a private/],
     ['a subdomain of localhost written absolute', { url: 'http://a.localhost./hook', events: ['*'] }, /private or loopback/],
+    ['localhost with two dots', { url: 'http://localhost../hook', events: ['*'] }, /private or loopback/],
     ['link-local (cloud metadata)', { url: 'http://169.254.169.254/latest', events: ['*'] }, /private or loopback/],
   ];
   const before = await snapshotOf(w.store, 'webhooks');

@@ -22,9 +22,8 @@ export const ABANDONED_MS = 5 * 60 * 1000;
 
 /**
  * A request whose write committed (its transaction marked the key: committedAt) but whose answer is
- * still not kept after this long was cut off between the two (its process died): it is not run
- * again, and the key answers LOST_ANSWER from then on. Its answer is kept milliseconds after the
- * commit, unless the request still had work after it (a revoked key's wait).
+ * still not kept this long after that commit, and ABANDONED_MS after it began, was cut off between
+ * the two (its process died): it is not run again, and the key answers LOST_ANSWER from then on.
  */
 export const LOST_AFTER_MS = 60 * 1000;
 
@@ -76,13 +75,16 @@ export async function claimKey(store: Store, userId: number, key: string, reques
   const fresh = { created: now, expires: now + KEEP_MS, answer: null, committedAt: null };
   try {
     return await store.transaction(async (tx): Promise<Claim> => {
-      const held = await tx.lookup<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, 'key', `${userId}:${key}`);
+      const found = await tx.lookup<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, 'key', `${userId}:${key}`);
+      // Locked, as read again: a takeover must not wipe the mark of a commit the first request makes meanwhile.
+      const held = found && (await tx.getForUpdate<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, found.id));
       if (held && held.expires > now) {
         if (held.request !== request) return { kind: 'mismatch' };
         if (held.answer) return { kind: 'replay', answer: held.answer };
         if (typeof held.committedAt === 'number') {
-          // Its write took effect: never run again; once its answer is surely lost, say so for good.
-          if (now - held.committedAt < LOST_AFTER_MS) return { kind: 'busy' };
+          // Its write took effect: never run again; once its answer is surely lost (the request would
+          // have kept it by now, however long it runs), say so for good.
+          if (now - held.committedAt < LOST_AFTER_MS || now - held.created < ABANDONED_MS) return { kind: 'busy' };
           await tx.update(IDEMPOTENCY_COLLECTION, held.id, { answer: LOST_ANSWER });
           return { kind: 'replay', answer: LOST_ANSWER };
         }

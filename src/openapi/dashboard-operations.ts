@@ -17,7 +17,7 @@ export const signIn = { '302': redirect('No session: to /app/login.') };
 /** The answers of every post of a signed-in page. */
 export const posted = { '303': redirect('Done (or no session: to /app/login).'), '403': page('The form token is missing or wrong, the form came from another site, or the session\'s API key lacks the scope.') };
 // What a form that makes a secret hands the page its redirect opens (dashboard/shown-once.ts).
-const ONCE = 'the form redirects here with it sealed in the shown_once cookie of this path and session, which this page reads and deletes';
+const ONCE = 'the form redirects here with ?made=<nonce> and the secret sealed for this session in the cookie shown_once_<nonce> of this path, which this page reads and deletes';
 // A delete without `confirmed=yes` asks on a page first (the script asks in a box, and sets it).
 const ASKS = 'Not confirmed yet: the page that asks, with the same form confirmed.';
 const CONFIRMED_FIELD = 'yes once the person confirmed the delete; anything else answers the page that asks.';

@@ -14,8 +14,8 @@ export function hostOf(url: URL): string {
 export function refusedTarget(url: string, allowPrivate: boolean): string | null {
   if (allowPrivate) return null;
   const host = hostOf(new URL(url));
-  // `localhost.` is the same name written absolute (the root's dot).
-  const name = host.replace(/\.$/, '');
+  // `localhost.` is the same name written absolute (the root's dot; the resolver takes more than one too).
+  const name = host.replace(/\.+$/, '');
   const local = name === 'localhost' || name.endsWith('.localhost');
   if (!local && (isIP(host) === 0 || isPublicAddress(host))) return null;
   return `Invalid url: ${host} is a private or loopback address; webhooks go to public addresses only (WEBHOOK_PRIVATE_TARGETS=on allows private ones).`;

@@ -18,6 +18,7 @@ const WRITE = 'keys:write';
 /** Keys listed on the page at most (newest first). */
 const LISTED = 200;
 const KEYS_PATH = '/app/account/keys';
+const NOT_SHOWN_AGAIN = 'The key was made. It was shown once, on the page that followed its form, and is not shown again: if you did not copy it, revoke it and make another.';
 
 interface KeyEntry {
   id: number;
@@ -68,7 +69,9 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
 
   const page = async (c: Context<AppEnv>, who: SignedIn, state: KeyFormState, status: ContentfulStatusCode = 200) => {
     const ctx = hookContext(s, c);
-    const found = await s.store.find(apiKeys.collection, { ...listQueryOf(apiKeys, ctx, {}), sort: { field: 'id', direction: 'desc' }, limit: LISTED });
+    // A session whose key may make keys but not read them sees the key it made, not the list.
+    const canRead = allows(who, READ);
+    const found = canRead ? await s.store.find(apiKeys.collection, { ...listQueryOf(apiKeys, ctx, {}), sort: { field: 'id', direction: 'desc' }, limit: LISTED }) : { items: [] };
     const keys = (await entriesOf(apiKeys, found.items, ctx)) as unknown as KeyEntry[];
     const errors = state.errors ?? {};
     const picked = new Set(state.values ? fields(state.values, 'scopes') : []);
@@ -96,6 +99,7 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
             {state.done}
           </p>
         )}
+        {canRead && (
         <section class="card" aria-labelledby="keys-h">
           <h1 id="keys-h">API keys</h1>
           <p class="muted">Besides the account key, each of these keys can do what its scopes allow, until it expires, from the addresses it lists.</p>
@@ -144,6 +148,7 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
             </table>
           </div>
         </section>
+        )}
         {canWrite && (
           <section class="card" aria-labelledby="new-key-h">
             <h2 id="new-key-h">New API key</h2>
@@ -188,11 +193,11 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
   routes.get(
     '/app/account/keys',
     screen(d, async (c, who) => {
-      if (!allows(who, READ)) return lacking(c, who, READ);
-      const made = once.take(c, who, KEYS_PATH);
+      const made = once.take(c, who, KEYS_PATH, c.req.query('made'));
       if (made?.apikey) return page(c, who, { made: { name: made.name ?? '', apikey: made.apikey } });
-      const done = c.req.query('done');
-      return page(c, who, done === 'revoked' ? { done: 'The key was revoked.' } : done === 'made' ? { done: 'The key was made. Its secret was shown once, on the page that followed its form.' } : {});
+      if (!allows(who, READ)) return lacking(c, who, READ);
+      if (c.req.query('made') !== undefined) return page(c, who, { done: NOT_SHOWN_AGAIN });
+      return page(c, who, c.req.query('done') === 'revoked' ? { done: 'The key was revoked.' } : {});
     }),
   );
 
@@ -204,8 +209,8 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
         const made = await createBody(s, apiKeys, hookContext(s, c), keyBody(form));
         audit(d, c, who, '/app/account/keys', apiKeys.collection, Number(made.id), 200);
         // The key goes to the page the redirect opens, once (shown-once.ts): a reload of it sends no form again.
-        once.hand(c, who, KEYS_PATH, { name: field(form, 'name').trim(), apikey: String(made.apikey) });
-        return c.redirect(`${KEYS_PATH}?done=made`, 303);
+        const nonce = once.hand(c, who, KEYS_PATH, { name: field(form, 'name').trim(), apikey: String(made.apikey) });
+        return c.redirect(`${KEYS_PATH}?made=${nonce}`, 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
         audit(d, c, who, '/app/account/keys', apiKeys.collection, null, err.status);
@@ -221,7 +226,14 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
       const ctx = hookContext(s, c);
       const key = await ownRecord(d, apiKeys, c, who);
       if (!key) return messagePage(c, 404, 'Not found', 'There is no such key among yours.', chromeOf(who, '/app/account'));
-      await removeRecord(s, apiKeys, ctx, key);
+      try {
+        await removeRecord(s, apiKeys, ctx, key);
+      } catch (err) {
+        // A narrow session's key revoking a wider one (api-keys.ts): the API's message, on a page.
+        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        audit(d, c, who, '/app/account/keys/:id/revoke', apiKeys.collection, key.id, err.status);
+        return messagePage(c, err.status === 403 ? 403 : 400, 'Not revoked', err.message, chromeOf(who, '/app/account'));
+      }
       audit(d, c, who, '/app/account/keys/:id/revoke', apiKeys.collection, key.id, 200);
       return c.redirect('/app/account/keys?done=revoked', 303);
     }),

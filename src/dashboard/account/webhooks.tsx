@@ -26,7 +26,7 @@ interface HookFormState {
 }
 
 const HOOKS_PATH = '/app/account/webhooks';
-const DONE: Record<string, string> = { made: 'The webhook was made. Its secret was shown once, on the page that followed its form.', deleted: 'The webhook was deleted.', tested: 'The test event is on its way: its outcome is in the delivery log (GET /api/webhooks/:id/deliveries).' };
+const DONE: Record<string, string> = { made: 'The webhook was made. Its secret was shown once, on the page that followed its form, and is not shown again: if you did not copy it, delete the webhook and make another.', deleted: 'The webhook was deleted.', tested: 'The test event is on its way: its outcome is in the delivery log (GET /api/webhooks/:id/deliveries).' };
 
 /** The form field a webhook error is about. */
 const hookErrorField = (err: ApiError): string => (/^Invalid events/.test(err.message) ? 'events' : /url|address|host/i.test(err.message) ? 'url' : 'form');
@@ -44,7 +44,9 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
 
   const page = async (c: Context<AppEnv>, who: SignedIn, state: HookFormState, status: ContentfulStatusCode = 200) => {
     const ctx = hookContext(s, c);
-    const hooks = (await s.store.find<Webhook>(webhooks.collection, { ...listQueryOf(webhooks, ctx, {}), sort: { field: 'id', direction: 'asc' } })).items;
+    // A session whose key may make webhooks but not read them sees the secret it made, not the list.
+    const canRead = allows(who, READ);
+    const hooks = canRead ? (await s.store.find<Webhook>(webhooks.collection, { ...listQueryOf(webhooks, ctx, {}), sort: { field: 'id', direction: 'asc' } })).items : [];
     const errors = state.errors ?? {};
     const picked = new Set(state.values ? fields(state.values, 'events') : []);
     const canWrite = allows(who, WRITE);
@@ -71,6 +73,7 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
             {state.done}
           </p>
         )}
+        {canRead && (
         <section class="card" aria-labelledby="hooks-h">
           <h1 id="hooks-h">Webhooks</h1>
           <div class="scroll">
@@ -120,6 +123,7 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
             </table>
           </div>
         </section>
+        )}
         {canWrite && (
           <section class="card" aria-labelledby="new-hook-h">
             <h2 id="new-hook-h">New webhook</h2>
@@ -158,10 +162,10 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
   routes.get(
     '/app/account/webhooks',
     screen(d, async (c, who) => {
-      if (!allows(who, READ)) return lacking(c, who, READ);
-      const made = once.take(c, who, HOOKS_PATH);
+      const made = once.take(c, who, HOOKS_PATH, c.req.query('made'));
       if (made?.secret) return page(c, who, { made: { url: made.url ?? '', secret: made.secret } });
-      return page(c, who, { done: DONE[c.req.query('done') ?? ''] });
+      if (!allows(who, READ)) return lacking(c, who, READ);
+      return page(c, who, { done: c.req.query('made') !== undefined ? DONE.made : DONE[c.req.query('done') ?? ''] });
     }),
   );
 
@@ -173,8 +177,8 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
         const made = await createBody(s, webhooks, hookContext(s, c), { url: field(form, 'url'), events: fields(form, 'events') });
         audit(d, c, who, '/app/account/webhooks', webhooks.collection, Number(made.id), 200);
         // The secret goes to the page the redirect opens, once (shown-once.ts): a reload of it sends no form again.
-        once.hand(c, who, HOOKS_PATH, { url: field(form, 'url').trim(), secret: String(made.secret) });
-        return c.redirect(`${HOOKS_PATH}?done=made`, 303);
+        const nonce = once.hand(c, who, HOOKS_PATH, { url: field(form, 'url').trim(), secret: String(made.secret) });
+        return c.redirect(`${HOOKS_PATH}?made=${nonce}`, 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
         audit(d, c, who, '/app/account/webhooks', webhooks.collection, null, err.status);

@@ -31,7 +31,7 @@ interface UsersState {
 }
 
 const DONE: Record<string, string> = {
-  made: 'The user was made. Their API key was shown once, on the page that followed the form.',
+  made: 'The user was made. Their API key was shown once, on the page that followed the form, and is not shown again: if it was not copied, rotate it (POST /api/user/:id/rotate-key).',
   deleted: 'The user was deleted, with everything they had.',
   back: 'You are back in your own account.',
   disabled: 'The user was disabled: their keys, sessions and links stopped.',
@@ -200,9 +200,9 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
   routes.get(
     '/app/admin/users',
     adminOnly(async (c, who) => {
-      const made = once.take(c, who, USERS_PATH);
+      const made = once.take(c, who, USERS_PATH, c.req.query('made'));
       if (made?.apikey) return page(c, who, { made: { username: made.username ?? '', apikey: made.apikey } });
-      return page(c, who, { done: DONE[c.req.query('done') ?? ''] });
+      return page(c, who, { done: c.req.query('made') !== undefined ? DONE.made : DONE[c.req.query('done') ?? ''] });
     }),
   );
 
@@ -214,8 +214,8 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
         const made = (await createBody(s, users, hookContext(s, c), body)) as { data: { id: number; username: string; apikey: string } };
         audit(d, c, who, '/app/admin/users', 'users', made.data.id, 200);
         // The key goes to the page the redirect opens, once (shown-once.ts): a reload of it sends no form again.
-        once.hand(c, who, USERS_PATH, { username: made.data.username, apikey: made.data.apikey });
-        return c.redirect(`${USERS_PATH}?done=made`, 303);
+        const nonce = once.hand(c, who, USERS_PATH, { username: made.data.username, apikey: made.data.apikey });
+        return c.redirect(`${USERS_PATH}?made=${nonce}`, 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
         audit(d, c, who, '/app/admin/users', 'users', null, err.status);
