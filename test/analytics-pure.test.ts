@@ -5,7 +5,7 @@ import { escapeHtml, lineChart, yTicks } from '../src/analytics/chart.ts';
 import { continentLabel } from '../src/analytics/continents.ts';
 import { booleanField, choiceField } from '../src/analytics/form-fields.ts';
 import { laravelPage } from '../src/analytics/list-page.ts';
-import { metricRows, topRows } from '../src/analytics/metrics.ts';
+import { metricRows, topLabels, topRows } from '../src/analytics/metrics.ts';
 import { PageAccess } from '../src/analytics/page-access.ts';
 import { customEventTally, pageviewTally, resolutionLabel } from '../src/analytics/visit-tally.ts';
 import type { Website } from '../src/analytics/websites.ts';
@@ -140,6 +140,11 @@ test('topRows keeps the n largest in order (count descending, ties by value) whe
     const rows = Array.from({ length: size }, (_, i) => ({ value: `v${random.int(0, size)}-${i % 3}`, count: random.int(1, 20) }));
     const sorted = [...rows].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
     for (const n of [1, 3, 10, size]) assert.deepEqual(topRows(rows, n), sorted.slice(0, n), `${n} of ${size}`);
+    // The same from a label map (distinct values: the map keeps the last count of a value).
+    const labels: Record<string, number> = Object.create(null);
+    for (const r of rows) labels[r.value] = r.count;
+    const fromMap = Object.entries(labels).map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+    for (const n of [0, 1, 3, 10, size]) assert.deepEqual(topLabels(labels, n), fromMap.slice(0, n), `labels: ${n} of ${size}`);
   }
 });
 

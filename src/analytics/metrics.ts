@@ -65,12 +65,27 @@ export function topRows(rows: readonly StatRow[], n: number): StatRow[] {
   if (n * 8 >= rows.length) return [...rows].sort(byCountThenValue).slice(0, n);
   // A panel's ten of a year's hundreds of thousands of labels: one pass keeping the best n, not a sort of all.
   const best: StatRow[] = [];
-  for (const row of rows) {
-    if (best.length === n && byCountThenValue(row, best[n - 1]!) >= 0) continue;
-    let at = best.length;
-    while (at > 0 && byCountThenValue(row, best[at - 1]!) < 0) at--;
-    best.splice(at, 0, row);
-    if (best.length > n) best.pop();
+  for (const row of rows) keepBest(best, row, n);
+  return best;
+}
+
+/** topRows of one label map's labels, made rows only for those that may be kept (a merged year of a busy site's pages). */
+export function topLabels(labels: Readonly<Record<string, number>>, n: number): StatRow[] {
+  const best: StatRow[] = [];
+  for (const value in labels) {
+    const count = labels[value]!;
+    const worst = best.length === n ? best[n - 1]! : undefined;
+    if (worst && (count < worst.count || (count === worst.count && value > worst.value))) continue;
+    keepBest(best, { value, count }, n);
   }
   return best;
+}
+
+// Puts `row` in its place among the `n` best so far (sorted), if it belongs there.
+function keepBest(best: StatRow[], row: StatRow, n: number): void {
+  if (n <= 0 || (best.length === n && byCountThenValue(row, best[n - 1]!) >= 0)) return;
+  let at = best.length;
+  while (at > 0 && byCountThenValue(row, best[at - 1]!) < 0) at--;
+  best.splice(at, 0, row);
+  if (best.length > n) best.pop();
 }

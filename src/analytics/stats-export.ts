@@ -1,5 +1,5 @@
 import { csvOf, statRowsCsv } from '../export/csv.ts';
-import { zipOf } from '../export/zip.ts';
+import { zipOffLoop } from '../export/zip.ts';
 import { Turns } from '../turns.ts';
 import { mergeCountsInTurns } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
@@ -37,7 +37,7 @@ export async function statsExport(days: readonly { day: string; counts: DayCount
     const properties = allPropertyRows(summed).map((r) => [r.event, r.property, r.value, r.count] as const);
     files.push({ name: 'event_property.csv', data: csvOf(['event', 'property', 'value', 'count'], properties) });
   }
-  return zipOf(files, at);
+  return zipOffLoop(files, at);
 }
 
 /** The rows of one stats name over some days as its CSV file lists them (see statsExport): a stats page's CSV link. */

@@ -1,5 +1,6 @@
 import { propertyRows } from './event-properties.ts';
-import { metricRows, topRows } from './metrics.ts';
+import { BY_DATE, metricRows, topLabels, topRows } from './metrics.ts';
+import { labelsOfDimension } from '../stats/counts.ts';
 import type { Metric, StatRow } from './metrics.ts';
 import type { StoredDays } from './stats-series.ts';
 
@@ -62,6 +63,8 @@ export function chosenTab(spec: PanelSpec, value: string | undefined): PanelTab 
 
 /** The top rows of a panel's tab over some days. */
 export function panelRows(days: StoredDays, metric: Metric): StatRow[] {
+  // One summed day (the page's): its labels as they are, no row made for those past the top.
+  if (days.length === 1 && !BY_DATE.has(metric)) return topLabels(labelsOfDimension(days[0]!.counts, metric), PANEL_ROWS);
   return topRows(metricRows(days, metric), PANEL_ROWS);
 }
 

@@ -7,6 +7,7 @@ import { previousRange, statsRange } from './stats-range.ts';
 import type { StatsView } from './stats-page.ts';
 import { PROPERTY_NAME_MAX } from './event-properties.ts';
 import { websiteSubject } from './website-subject.ts';
+import { propertyOf } from '../store/property-dimensions.ts';
 
 /** What the stats page reads its numbers from: the statistics counters. */
 export interface StatsSource {
@@ -40,8 +41,12 @@ export async function statsView(source: StatsSource, id: number, domain: string,
   const before = all.filter((d) => d.day >= previous.from && d.day <= previous.to);
   const event = query.event !== undefined && query.event.length <= EVENT_MAX ? query.event : undefined;
   const property = event !== undefined && query.property !== undefined && query.property.length <= PROPERTY_NAME_MAX ? query.property : undefined;
-  // The range's days summed once: each panel then reads one set of counts, not a year of them.
-  const summed = [{ day: range.to, counts: await mergeCountsInTurns(inRange.map((d) => d.counts)) }];
+  // The range's days summed once, only the dimensions shown (each panel's chosen tab, the events and
+  // the chosen event's properties): each panel then reads one set of counts, not a year of them.
+  const tabs = PANELS.map((spec) => ({ spec, tab: chosenTab(spec, query[spec.param]) }));
+  const shown = new Set<string>([...tabs.map((t) => t.tab.metric), 'event']);
+  const keep = (dimension: string) => shown.has(dimension) || (event !== undefined && propertyOf(dimension)?.event === event);
+  const summed = [{ day: range.to, counts: await mergeCountsInTurns(inRange.map((d) => d.counts), undefined, keep) }];
   return {
     domain,
     query,
@@ -50,10 +55,7 @@ export async function statsView(source: StatsSource, id: number, domain: string,
     headline: headlineOf(inRange),
     previousHeadline: headlineOf(before),
     series: chartSeries(inRange, range, settings.nowMs),
-    panels: PANELS.map((spec) => {
-      const tab = chosenTab(spec, query[spec.param]);
-      return { spec, tab, rows: panelRows(summed, tab.metric) };
-    }),
+    panels: tabs.map(({ spec, tab }) => ({ spec, tab, rows: panelRows(summed, tab.metric) })),
     events: eventsPanel(summed, event, property),
     realtime: live.visitors,
     hourlyDays: settings.hourlyDays,

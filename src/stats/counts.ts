@@ -80,24 +80,26 @@ export function mergeCounts(days: readonly DayCounts[]): DayCounts {
 /**
  * mergeCounts of many days (a year of a busy website's: millions of labels), given to the event
  * loop in turns between days (turns.ts): a public stats page or export must not hold every other
- * request for the seconds it takes.
+ * request for the seconds it takes. `keep`: only those dimensions (the page reads a few).
  */
-export async function mergeCountsInTurns(days: readonly DayCounts[], turns = new Turns()): Promise<DayCounts> {
+export async function mergeCountsInTurns(days: readonly DayCounts[], turns = new Turns(), keep?: (dimension: string) => boolean): Promise<DayCounts> {
   const out = emptyCounts();
   for (const day of days) {
     if (turns.due()) await turns.next();
-    addDay(out, day);
+    addDay(out, day, keep);
   }
   return out;
 }
 
-function addDay(out: DayCounts, day: DayCounts): void {
+// Adds a day's totals, and its dimensions `keep` keeps (all without it).
+function addDay(out: DayCounts, day: DayCounts, keep?: (dimension: string) => boolean): void {
   for (const [key, value] of Object.entries(day)) {
     if (typeof value === 'number') {
       const existing = out[key];
       out[key] = (typeof existing === 'number' ? existing : 0) + value;
       continue;
     }
+    if (keep && !keep(key)) continue;
     const labels = labelsOf(out, key);
     for (const [label, n] of Object.entries(value)) labels[label] = (labels[label] ?? 0) + n;
   }
