@@ -41,6 +41,8 @@ export class DashClient {
     const token = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (token !== null) body.append('csrf', token);
     for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+    // As a browser whose script answers OK to a form's question (ask-first.tsx); `confirmed: ''` posts as without the script.
+    if (!('confirmed' in fields)) body.append('confirmed', 'yes');
     const res = await this.app.request(path, { method: 'POST', headers: { ...this.headers, ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...opts.headers }, body: body.toString() });
     this.take(res);
     const text = await res.text();

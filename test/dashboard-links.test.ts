@@ -120,7 +120,7 @@ test('edit keeps the stored password unless a new one is typed or its removal as
   const page = await browser.get(`/app/links/${id}`);
   assert.match(page.text, /<input type="hidden" name="confirmed" value=""\/?>/, 'the script confirms in the form');
   // Without the script's question, the server asks on a page first, and deletes nothing yet.
-  const asked = await browser.post(`/app/links/${id}/delete`);
+  const asked = await browser.post(`/app/links/${id}/delete`, { confirmed: '' });
   assert.equal(asked.status, 200);
   assert.match(asked.text, /<h1>Delete http:\/\/sho\.rt\/edit-me\?<\/h1>/);
   assert.match(asked.text, /<input type="hidden" name="confirmed" value="yes"\/?>/);
@@ -138,7 +138,7 @@ test("another user's link answers 404 on every screen and action, and is left as
   await browser.get('/app/links');
   for (const path of [`/app/links/${theirs}`, `/app/links/${theirs}/edit`, `/app/links/${theirs}/qr?format=png`]) assert.equal((await browser.get(path)).status, 404, path);
   assert.equal((await browser.post(`/app/links/${theirs}/edit`, { url: 'https://evil.example/' })).status, 404);
-  assert.equal((await browser.post(`/app/links/${theirs}/delete`)).status, 404);
+  assert.equal((await browser.post(`/app/links/${theirs}/delete`, { confirmed: '' })).status, 404);
   assert.equal((await browser.post(`/app/links/${theirs}/delete`, { confirmed: 'yes' })).status, 404);
   assert.equal((await browser.post('/app/links/bulk', { action: 'delete', ids: [String(theirs)], confirmed: 'yes' })).status, 404);
   const link = (await t.store.get<Link>('links', theirs))!;
@@ -172,7 +172,7 @@ test('the list searches, filters by campaign, domain and channel, orders and pag
   assert.deepEqual((await linksOf(t, u.id)).filter((l) => l.campaign === campaign).map((l) => l.id), ids.slice(0, 3));
   assert.equal(((await browser.get(`/app/links?campaign=${campaign}`)).text.match(/name="ids"/g) ?? []).length, 3);
 
-  const asked = await browser.post('/app/links/bulk', { action: 'delete', ids: ids.slice(0, 5).map(String), back: '/app/links?q=item' });
+  const asked = await browser.post('/app/links/bulk', { action: 'delete', ids: ids.slice(0, 5).map(String), back: '/app/links?q=item', confirmed: '' });
   assert.equal(asked.status, 200, 'asked first, without the script');
   assert.match(asked.text, /<h1>Delete the 5 selected links\?<\/h1>/);
   assert.equal((asked.text.match(/name="ids"/g) ?? []).length, 5);

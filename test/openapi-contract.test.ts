@@ -369,7 +369,8 @@ test('the dashboard in its states answers documented responses', async () => {
   // One browser: its cookies, and the form token of the last page it opened.
   const at = async (id: string, url: string, fields: Record<string, string> | null, expected: number | null, token: string | null = csrf) => {
     const o = byId(id);
-    const body = fields === null ? {} : { raw: new URLSearchParams({ ...(token === null ? {} : { csrf: token }), ...fields }).toString() };
+    // As a browser whose script confirms a form's question (ask-first.tsx); `confirmed: ''` as one without it.
+    const body = fields === null ? {} : { raw: new URLSearchParams({ ...(token === null ? {} : { csrf: token }), confirmed: 'yes', ...fields }).toString() };
     const reply = await w.call(o.method.toUpperCase(), url, { key: null, ...body, headers: { ...(cookie ? { cookie } : {}), ...(fields === null ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) } });
     contract.check(o, reply, 'dashboard');
     if (expected !== null) assert.equal(reply.status, expected, `${id} ${url}: ${reply.text.slice(0, 200)}`);
@@ -401,10 +402,23 @@ test('the dashboard in its states answers documented responses', async () => {
   await at('dashboardSaveLink', `${link}/edit`, { url: 'not a URL' }, 400);
   await at('dashboardSaveLink', '/app/links/999999/edit', { url: 'https://example.com/' }, 404);
   await at('dashboardDeleteLink', '/app/links/999999/delete', {}, 404);
-  await at('dashboardDeleteLink', `${link}/delete`, {}, 200);
+  await at('dashboardDeleteLink', `${link}/delete`, { confirmed: '' }, 200);
   await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete' }, 400);
-  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999' }, 200);
-  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999', confirmed: 'yes' }, 404);
+  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999', confirmed: '' }, 200);
+  await at('dashboardBulkLinks', '/app/links/bulk', { action: 'delete', ids: '999999' }, 404);
+  // Every form that asks first, unconfirmed: the page that asks (nothing is done; the ids need not exist).
+  for (const [id, url] of [
+    ['dashboardRevokeKey', '/app/account/keys/999999/revoke'],
+    ['dashboardDeleteWebhook', '/app/account/webhooks/999999/delete'],
+    ['dashboardDeleteWebsite', '/app/websites/999999/delete'],
+    ['dashboardDeleteQr', '/app/qrs/999999/delete'],
+    ['dashboardDeleteBio', '/app/bios/999999/delete'],
+    ['dashboardDeleteFile', '/app/files/999999/delete'],
+    ['dashboardSignOutEverywhere', '/app/account/sessions/revoke-all'],
+    ...RESOURCE_SCREENS.map((spec) => [`dashboardDelete${spec.path.charAt(0).toUpperCase() + spec.path.slice(1)}`, `/app/${spec.path}/999999/delete`]),
+  ] as const) {
+    await at(id, url, { confirmed: '' }, 200);
+  }
   await at('dashboardRevokeSession', '/app/account/sessions/999999/revoke', {}, 404);
   await at('dashboardChangeEmail', '/app/account/email', { email: 'not-an-email', current_password: 'secret-pw' }, 400);
   await at('dashboardChangeEmail', '/app/account/email', { email: 'alice2@example.com', current_password: 'wrong-pw' }, 401);
@@ -539,6 +553,8 @@ test('the dashboard in its states answers documented responses', async () => {
   const adminId = (await w.call('GET', '/api/account', { key: ADMIN_KEY })).body.data.id as number;
   await at('dashboardDeleteUser', `/app/admin/users/${adminId}/delete`, {}, 400);
   await at('dashboardDeleteUser', '/app/admin/users/999999/delete', {}, 404);
+  await at('dashboardDeleteUser', '/app/admin/users/999999/delete', { confirmed: '' }, 200);
+  await at('dashboardDisableUser', '/app/admin/users/999999/disable', { confirmed: '' }, 200);
   const probeUser = (await w.store.lookup<StoredRecord>('users', 'email', 'probe_user@example.com'))!.id;
   await at('dashboardSignInAs', `/app/admin/users/${probeUser}/sign-in-as`, {}, 303);
   await at('dashboardAccount', '/app/account', null, 200);

@@ -35,7 +35,7 @@ const BOTH_BACKENDS = [
   'api-keys', 'key-scopes', 'audit', 'bulk', 'bulk-alias-clash', 'idempotency', 'work-marks',
   'event-properties', 'stats-export', 'analytics-realtime', 'stats-retention', 'link-imports', 'import-jobs', 'analytics-geo', 'click-sources', 'stats-page-view', 'stats-page-access',
   'webhooks', 'webhook-delivery', 'event-stream', 'links-list-order', 'rate-window-batches', 'rate-slices', 'dashboard-sessions', 'dashboard-links', 'dashboard-account', 'dashboard-admin', 'dashboard-websites', 'dashboard-resources', 'user-disable', 'dashboard-limit',
-  'dashboard-qrs', 'dashboard-bios-files', 'pg-domain-takeover',
+  'dashboard-qrs', 'dashboard-bios-files', 'dashboard-ask-first', 'pg-domain-takeover',
 ];
 
 // Started first, longest first (the runner starts files in the order given, a few at a time): a long

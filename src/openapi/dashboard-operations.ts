@@ -21,9 +21,13 @@ const ONCE = 'the form redirects here with ?made=<nonce> and the secret sealed f
 // A delete without `confirmed=yes` asks on a page first (the script asks in a box, and sets it).
 const ASKS = 'Not confirmed yet: the page that asks, with the same form confirmed.';
 const CONFIRMED_FIELD = 'yes once the person confirmed the delete; anything else answers the page that asks.';
+/** The answer of a form that asks first (ask-first.tsx) before it is confirmed, and its body: the form token and `confirmed`. */
+export const ASKING = { '200': page(ASKS) };
 const mine = { '404': page('No such link among the user\'s (another user\'s answers the same).') };
 /** The form token field of every signed-in form. */
 export const CSRF = { csrf: 'The form token of the page the form is on.' };
+/** The body of a form that asks first: its form token and `confirmed`. */
+export const CONFIRMED_BODY = form({ ...CSRF, confirmed: CONFIRMED_FIELD }, { csrf: 'token', confirmed: 'yes' });
 
 /**
  * Screens not counted against RATE_LIMIT (src/dashboard/guard.ts): those that only end sessions
@@ -92,7 +96,7 @@ export function dashboardOperations(config: Config): OpSpec[] {
     ),
     screen('dashboardLogout', 'post', '/app/logout', 'Sign out', posted, { body: form(CSRF, { csrf: 'token' }) }),
     screen('dashboardAccount', 'get', '/app/account', 'The account page: plan, email and password forms, the sessions of the account', { '200': page('The page.'), ...signIn }),
-    screen('dashboardSignOutEverywhere', 'post', '/app/account/sessions/revoke-all', 'Sign out everywhere', posted, { body: form(CSRF, { csrf: 'token' }) }),
+    screen('dashboardSignOutEverywhere', 'post', '/app/account/sessions/revoke-all', 'Sign out everywhere', { ...posted, ...ASKING }, { body: CONFIRMED_BODY }),
     screen('dashboardRevokeSession', 'post', '/app/account/sessions/:id/revoke', 'End one session', { ...posted, '404': page('No such session of the user.') }, { body: form(CSRF, { csrf: 'token' }) }),
     screen('dashboardLinks', 'get', '/app/links', 'The list of links', { '200': page('The page.'), ...signIn }, { query: list }),
     screen('dashboardNewLink', 'get', '/app/links/new', 'The form of a new link', { '200': page('The form.'), ...signIn }),
@@ -106,7 +110,7 @@ export function dashboardOperations(config: Config): OpSpec[] {
     }),
     screen('dashboardEditLink', 'get', '/app/links/:id/edit', 'The form of a link', { '200': page('The form.'), ...signIn, ...mine }),
     screen('dashboardSaveLink', 'post', '/app/links/:id/edit', 'Save a link', { ...posted, ...mine, '400': page("The form again, with the API's message beside the field.") }, { body: form(LINK_FIELDS, { csrf: 'token', url: 'https://example.com/' }) }),
-    screen('dashboardDeleteLink', 'post', '/app/links/:id/delete', 'Delete a link', { ...posted, ...mine, '200': page(ASKS) }, { body: form({ ...CSRF, confirmed: CONFIRMED_FIELD }, { csrf: 'token', confirmed: 'yes' }) }),
+    screen('dashboardDeleteLink', 'post', '/app/links/:id/delete', 'Delete a link', { ...posted, ...mine, ...ASKING }, { body: CONFIRMED_BODY }),
     screen('dashboardBulkLinks', 'post', '/app/links/bulk', 'Delete several links, or move them to a campaign', { ...posted, ...mine, '200': page(ASKS), '400': page('Nothing selected, or an unknown action.') }, {
       body: form({ ...CSRF, action: 'delete or move.', ids: 'Link ids (repeated).', campaign: 'The campaign id (move).', confirmed: CONFIRMED_FIELD }, { csrf: 'token', action: 'delete', ids: '1', confirmed: 'yes' }),
     }),
@@ -157,13 +161,13 @@ function accountOperations(): OpSpec[] {
     screen('dashboardCreateKey', 'post', '/app/account/keys', 'Make an API key', { ...posted, ...refused("the API's message") }, {
       body: form({ ...CSRF, name: 'The name.', scopes: 'Scopes (repeated).', expires: 'When it expires, YYYY-MM-DDTHH:MM UTC (optional).', ips: 'Allowed addresses or CIDR ranges, one a line (optional).' }, { csrf: 'token', name: 'Deploy', scopes: 'links:read' }),
     }),
-    screen('dashboardRevokeKey', 'post', '/app/account/keys/:id/revoke', 'Revoke an API key', { ...posted, ...none('key') }, { body: token }),
+    screen('dashboardRevokeKey', 'post', '/app/account/keys/:id/revoke', 'Revoke an API key', { ...posted, ...none('key'), ...ASKING, '403': page('The session\'s key lacks keys:write, or the key revoked has a scope it does not hold.') }, { body: CONFIRMED_BODY }),
     screen('dashboardWebhooks', 'get', '/app/account/webhooks', "The account's webhooks", { '200': page(`The page; right after a webhook was made, its signing secret, shown once (${ONCE}).`), ...signIn }),
     screen('dashboardCreateWebhook', 'post', '/app/account/webhooks', 'Make a webhook', { ...posted, ...refused("the API's message") }, {
       body: form({ ...CSRF, url: 'Where events are sent.', events: 'Event types (repeated), or *.' }, { csrf: 'token', url: 'https://hooks.example.com/in', events: '*' }),
     }),
     screen('dashboardTestWebhook', 'post', '/app/account/webhooks/:id/test', 'Send a test event to a webhook', { ...posted, ...none('webhook') }, { body: token }),
-    screen('dashboardDeleteWebhook', 'post', '/app/account/webhooks/:id/delete', 'Delete a webhook', { ...posted, ...none('webhook') }, { body: token }),
+    screen('dashboardDeleteWebhook', 'post', '/app/account/webhooks/:id/delete', 'Delete a webhook', { ...posted, ...none('webhook'), ...ASKING }, { body: CONFIRMED_BODY }),
   ];
 }
 
@@ -180,9 +184,9 @@ function adminOperations(): OpSpec[] {
     screen('dashboardCreateUser', 'post', '/app/admin/users', 'Make a user (admin)', { ...posted, ...onlyAdmin, ...refused("the API's message") }, {
       body: form({ ...CSRF, username: 'Username.', email: 'Email.', password: 'Password.' }, { csrf: 'token', username: 'carol', email: 'carol@example.com', password: 'secret' }),
     }),
-    screen('dashboardDeleteUser', 'post', '/app/admin/users/:id/delete', 'Delete a user and what they own (admin)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, { body: token }),
-    screen('dashboardDisableUser', 'post', '/app/admin/users/:id/disable', 'Disable a user: their keys, sessions and links stop (admin; audited)', { ...posted, ...onlyAdmin, '400': page('The admin\'s own account.') }, {
-      body: form({ ...CSRF, reason: 'Why (optional; shown to admins only).' }, { csrf: 'token', reason: 'Spam links' }),
+    screen('dashboardDeleteUser', 'post', '/app/admin/users/:id/delete', 'Delete a user and what they own (admin)', { ...posted, ...onlyAdmin, ...ASKING, '400': page('The admin\'s own account.') }, { body: CONFIRMED_BODY }),
+    screen('dashboardDisableUser', 'post', '/app/admin/users/:id/disable', 'Disable a user: their keys, sessions and links stop (admin; audited)', { ...posted, ...onlyAdmin, ...ASKING, '400': page('The admin\'s own account.') }, {
+      body: form({ ...CSRF, reason: 'Why (optional; shown to admins only).', confirmed: CONFIRMED_FIELD }, { csrf: 'token', reason: 'Spam links', confirmed: 'yes' }),
     }),
     screen('dashboardEnableUser', 'post', '/app/admin/users/:id/enable', 'Enable a disabled user again (admin; audited)', { ...posted, ...onlyAdmin }, { body: token }),
     screen('dashboardSignInAs', 'post', '/app/admin/users/:id/sign-in-as', 'Open a session as a user (admin; audited)', { ...posted, ...onlyAdmin, '400': page('The user is disabled.') }, { body: token }),
@@ -203,6 +207,6 @@ function websiteOperations(): OpSpec[] {
     screen('dashboardWebsiteSettings', 'post', '/app/websites/:id/settings', "Save a website's settings", { ...posted, ...none('website'), ...refused("the API's messages") }, {
       body: form({ ...CSRF, privacy: '0, 1 or 2.', password: 'A new page password; empty keeps it.', exclude_bots: '1: leave out bots.', exclude_params: 'Query parameters, one a line.', exclude_ips: 'Addresses or ranges, one a line.' }, { csrf: 'token', privacy: '0' }),
     }),
-    screen('dashboardDeleteWebsite', 'post', '/app/websites/:id/delete', 'Delete a website and its statistics', { ...posted, ...none('website') }, { body: token }),
+    screen('dashboardDeleteWebsite', 'post', '/app/websites/:id/delete', 'Delete a website and its statistics', { ...posted, ...none('website'), ...ASKING }, { body: CONFIRMED_BODY }),
   ];
 }

@@ -1,11 +1,10 @@
 import type { Config } from '../config.ts';
-import { CSRF, form, page, posted, redirect, screen, signIn } from './dashboard-operations.ts';
+import { ASKING, CONFIRMED_BODY, CSRF, form, page, posted, redirect, screen, signIn } from './dashboard-operations.ts';
 import type { Body, OpSpec, Param, Reply } from './operation.ts';
 
 const none = (what: string) => ({ '404': page(`No such ${what} among the user's (another user's answers the same).`) });
 const refused = { '400': page("The form again, with the API's message beside the field; nothing stored.") };
 const scopeless = { '403': page("The session's API key lacks the area's write scope.") };
-const token = form(CSRF, { csrf: 'token' });
 const listQuery: readonly Param[] = [
   { name: 'q', description: 'Search.', schema: { type: 'string' }, lenient: true },
   { name: 'page', schema: { type: 'integer', minimum: 1, default: 1 }, lenient: true },
@@ -59,15 +58,15 @@ export function qrBioFileScreenOperations(config: Config): OpSpec[] {
       query: [{ name: 'type', description: 'Show the boxes of another type.', schema: { type: 'string' }, lenient: true }],
     }),
     screen('dashboardSaveQr', 'post', '/app/qrs/:id/edit', 'Save a QR code', { ...posted, ...none('QR code'), ...refused }, { body: QR_FORM }),
-    screen('dashboardDeleteQr', 'post', '/app/qrs/:id/delete', 'Delete a QR code', { ...posted, ...none('QR code') }, { body: token }),
+    screen('dashboardDeleteQr', 'post', '/app/qrs/:id/delete', 'Delete a QR code', { ...posted, ...none('QR code'), ...ASKING }, { body: CONFIRMED_BODY }),
     screen('dashboardBios', 'get', '/app/bios', "The user's bio pages with their public addresses", listed('bio pages'), { query: listQuery }),
     screen('dashboardNewBio', 'get', '/app/bios/new', 'The form of a new bio page', { '200': page('The form.'), ...signIn, ...scopeless }),
     screen('dashboardCreateBio', 'post', '/app/bios', 'Create a bio page', { ...posted, ...refused }, { body: BIO_FORM }),
     screen('dashboardEditBio', 'get', '/app/bios/:id/edit', 'The form of a bio page, with its public address', { '200': page('The form.'), ...signIn, ...none('bio page') }),
     screen('dashboardSaveBio', 'post', '/app/bios/:id/edit', 'Save a bio page', { ...posted, ...none('bio page'), ...refused }, { body: BIO_FORM }),
-    screen('dashboardDeleteBio', 'post', '/app/bios/:id/delete', 'Delete a bio page', { ...posted, ...none('bio page') }, { body: token }),
+    screen('dashboardDeleteBio', 'post', '/app/bios/:id/delete', 'Delete a bio page', { ...posted, ...none('bio page'), ...ASKING }, { body: CONFIRMED_BODY }),
     screen('dashboardFiles', 'get', '/app/files', "The user's files and the upload form", listed('files'), { query: listQuery }),
     screen('dashboardUploadFile', 'post', '/app/files/upload', 'Upload a file', { ...posted, ...refused, '413': { description: "The body is larger than FILE_MAX_BYTES and the multipart allowance: refused before it is read (a page to a browser's page load, else the API's error body).", type: ['text/html', 'application/json'] }, '303': redirect('Uploaded: to /app/files (or no session: to /app/login).') }, { body: UPLOAD_FORM }),
-    screen('dashboardDeleteFile', 'post', '/app/files/:id/delete', 'Delete a file', { ...posted, ...none('file') }, { body: token }),
+    screen('dashboardDeleteFile', 'post', '/app/files/:id/delete', 'Delete a file', { ...posted, ...none('file'), ...ASKING }, { body: CONFIRMED_BODY }),
   ];
 }

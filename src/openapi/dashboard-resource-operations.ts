@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import { inputsOf } from '../dashboard/resources/inputs.ts';
 import { RESOURCE_SCREENS } from '../dashboard/resources/rows.ts';
 import type { ResourceScreen } from '../dashboard/resources/screen.ts';
-import { CSRF, form, page, posted, screen, signIn } from './dashboard-operations.ts';
+import { ASKING, CONFIRMED_BODY, CSRF, form, page, posted, screen, signIn } from './dashboard-operations.ts';
 import type { OpSpec } from './operation.ts';
 
 // An operation id's part for a screen: "pixels" → "Pixels", "splash" → "Splash".
@@ -33,8 +33,7 @@ export function resourceScreenOperations(config: Config): OpSpec[] {
     const base = `/app/${spec.path}`;
     const none = { '404': page(`No such ${spec.one} among the user's (another user's answers the same).`) };
     const refused = { '400': page(`The form again, with the API's message beside the field; nothing stored.`) };
-    const token = form(CSRF, { csrf: 'token' });
-    ops.push(
+        ops.push(
       screen(`dashboard${id}`, 'get', base, `The list of ${spec.title.toLowerCase()}`, { '200': page('The page.'), ...signIn }, {
         query: [
           { name: 'q', description: 'Search, as the API list searches.', schema: { type: 'string' }, lenient: true },
@@ -46,7 +45,7 @@ export function resourceScreenOperations(config: Config): OpSpec[] {
       screen(`dashboard${id}Page`, 'get', `${base}/:id`, `A ${spec.one}'s page and its edit form`, { '200': page('The page.'), ...signIn, ...none }),
       screen(`dashboardSave${id}`, 'post', `${base}/:id/edit`, `Save a ${spec.one}`, { ...posted, ...none, ...refused }, { body: form(formFields(spec, 'update'), formExample(spec)) }),
       screen(`dashboardConfirmDelete${id}`, 'get', `${base}/:id/delete`, `The question before a ${spec.one} is deleted`, { '200': page('The page.'), ...signIn, ...none }),
-      screen(`dashboardDelete${id}`, 'post', `${base}/:id/delete`, `Delete a ${spec.one}`, { ...posted, ...none }, { body: token }),
+      screen(`dashboardDelete${id}`, 'post', `${base}/:id/delete`, `Delete a ${spec.one}`, { ...posted, ...none, ...ASKING }, { body: CONFIRMED_BODY }),
     );
   }
   ops.push(

@@ -9,6 +9,7 @@ import { createBody, entriesOf, hookContext, listQueryOf, removeRecord } from '.
 import { allows, audit, chromeOf, field, fields, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
+import { askFirst, ConfirmedField } from '../ask-first.tsx';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { ShownOnce } from '../shown-once.ts';
@@ -135,6 +136,7 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
                     <td>
                       {canWrite && (
                         <form method="post" action={`/app/account/keys/${k.id}/revoke`} data-confirm={`Revoke the key ${k.name}? What uses it stops working.`}>
+                          <ConfirmedField />
                           <Csrf token={who.csrf} />
                           <button type="submit" class="danger">
                             Revoke<span class="sr"> {k.name}</span>
@@ -221,7 +223,7 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.post(
     '/app/account/keys/:id/revoke',
-    screen(d, async (c, who) => {
+    screen(d, askFirst(() => ({ question: 'Revoke this key?', detail: 'What uses it stops working, for good.', button: 'Revoke the key', back: KEYS_PATH }), async (c, who) => {
       if (!allows(who, WRITE)) return lacking(c, who, WRITE);
       const ctx = hookContext(s, c);
       const key = await ownRecord(d, apiKeys, c, who);
@@ -236,7 +238,7 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
       }
       audit(d, c, who, '/app/account/keys/:id/revoke', apiKeys.collection, key.id, 200);
       return c.redirect('/app/account/keys?done=revoked', 303);
-    }),
+    })),
   );
   return routes;
 }

@@ -6,6 +6,7 @@ import { pathId } from '../../http/validate.ts';
 import { allows, chromeOf, lacking, screen } from '../guard.ts';
 import type { Dashboard } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { askFirst, ConfirmedField } from '../ask-first.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { changeProfile, DONE, ProfileCards } from './profile.tsx';
 import type { ProfileState } from './profile.tsx';
@@ -69,6 +70,7 @@ export function accountRoutes(d: Dashboard): Hono<AppEnv> {
             </div>
             <form method="post" action="/app/account/sessions/revoke-all" data-confirm="Sign out of every browser, this one included?">
               <Csrf token={who.csrf} />
+              <ConfirmedField />
               <div class="actions">
                 <button type="submit" class="danger">
                   Sign out everywhere
@@ -103,12 +105,18 @@ export function accountRoutes(d: Dashboard): Hono<AppEnv> {
 
   routes.post(
     '/app/account/sessions/revoke-all',
-    screen(d, async (c, who) => {
-      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
-      await d.sessions.revokeAll(who.user.id);
-      d.sessions.clearCookie(c);
-      return c.redirect('/app/login', 303);
-    }),
+    screen(
+      d,
+      askFirst(
+        () => ({ question: 'Sign out everywhere?', detail: 'Every browser signed in to this account is signed out, this one included.', button: 'Sign out everywhere', back: '/app/account' }),
+        async (c, who) => {
+          if (!allows(who, WRITE)) return lacking(c, who, WRITE);
+          await d.sessions.revokeAll(who.user.id);
+          d.sessions.clearCookie(c);
+          return c.redirect('/app/login', 303);
+        },
+      ),
+    ),
   );
 
   routes.post(

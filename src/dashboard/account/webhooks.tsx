@@ -10,6 +10,8 @@ import { sendTestEvent } from '../../routes/link-api/webhooks.ts';
 import { allows, audit, chromeOf, field, fields, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
+import { ConfirmedField } from '../ask-first.tsx';
+import { deleteScreen } from '../removal.ts';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { ShownOnce } from '../shown-once.ts';
@@ -109,6 +111,7 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
                             </button>
                           </form>
                           <form method="post" action={`/app/account/webhooks/${h.id}/delete`} data-confirm="Delete this webhook and its delivery log?">
+                            <ConfirmedField />
                             <Csrf token={who.csrf} />
                             <button type="submit" class="danger">
                               Delete<span class="sr"> the webhook to {h.url}</span>
@@ -201,14 +204,7 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.post(
     '/app/account/webhooks/:id/delete',
-    screen(d, async (c, who) => {
-      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
-      const hook = await ownRecord<Webhook>(d, webhooks, c, who);
-      if (!hook) return notFound(c, who);
-      await removeRecord(s, webhooks, hookContext(s, c), hook);
-      audit(d, c, who, '/app/account/webhooks/:id/delete', webhooks.collection, hook.id, 200);
-      return c.redirect('/app/account/webhooks?done=deleted', 303);
-    }),
+    deleteScreen(d, webhooks, HOOKS_PATH, WRITE, notFound, { noun: 'webhook', detail: 'It is deleted for good, with its delivery log; its events stop.', listOnly: true }),
   );
   return routes;
 }

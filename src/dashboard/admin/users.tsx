@@ -14,6 +14,7 @@ import { fieldOfMessage } from '../sign-in.tsx';
 import { audit, chromeOf, field, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form, Screen } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
+import { askFirst, ConfirmedField } from '../ask-first.tsx';
 import { Field } from '../links/form.tsx';
 import { SESSION_COOKIE, ADMIN_COOKIE } from '../sessions.ts';
 import type { SignedIn } from '../sessions.ts';
@@ -144,6 +145,7 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
                             </form>
                           ) : (
                             <form method="post" action={`/app/admin/users/${u.id}/disable`} data-confirm={`Disable ${u.username}? Their keys, sessions and links stop until you enable them.`}>
+                              <ConfirmedField />
                               <Csrf token={who.csrf} />
                               <label>
                                 Reason<span class="sr"> for disabling {u.username}</span> (optional)
@@ -155,6 +157,7 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
                             </form>
                           )}
                           <form method="post" action={`/app/admin/users/${u.id}/delete`} data-confirm={`Delete ${u.username} with all their links, statistics and keys?`}>
+                            <ConfirmedField />
                             <Csrf token={who.csrf} />
                             <button type="submit" class="danger">
                               Delete<span class="sr"> {u.username}</span>
@@ -227,14 +230,14 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.post(
     '/app/admin/users/:id/delete',
-    adminOnly(async (c, who) => {
+    adminOnly(askFirst(() => ({ question: 'Delete this user?', detail: 'The user is deleted for good, with everything they own: links, statistics, keys.', button: 'Delete the user', back: USERS_PATH }), async (c, who) => {
       const target = await ownRecord<UserRecord>(d, users, c, who);
       if (!target) return notFound(c, who);
       if (target.id === who.user.id) return messagePage(c, 400, 'Not deleted', NOT_SELF_DELETE, chromeOf(who, '/app/admin/users'));
       await removeRecord(s, users, hookContext(s, c), target);
       audit(d, c, who, '/app/admin/users/:id/delete', 'users', target.id, 200);
       return c.redirect('/app/admin/users?done=deleted', 303);
-    }),
+    })),
   );
 
   // Disable (with an optional reason) and enable: the API's own service (user-disable.ts), audited as the API's calls are.
@@ -242,14 +245,19 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
     const route = `/app/admin/users/:id/${action}`;
     routes.post(
       route,
-      adminOnly(async (c, who, form) => {
-        const target = await ownRecord<UserRecord>(d, users, c, who);
-        if (!target) return notFound(c, who);
-        if (action === 'disable' && target.id === who.user.id) return messagePage(c, 400, 'Not disabled', NOT_SELF, chromeOf(who, '/app/admin/users'));
-        const reason = action === 'disable' ? field(form, 'reason').trim().slice(0, MAX_REASON) : undefined;
-        await setUserDisabled(s, target, who.user.id, reason);
-        audit(d, c, who, route, 'users', target.id, 200);
-        return c.redirect(`/app/admin/users?done=${action}d`, 303);
+      adminOnly(async (c, who, form, files) => {
+        const done: Screen = async () => {
+          const target = await ownRecord<UserRecord>(d, users, c, who);
+          if (!target) return notFound(c, who);
+          if (action === 'disable' && target.id === who.user.id) return messagePage(c, 400, 'Not disabled', NOT_SELF, chromeOf(who, '/app/admin/users'));
+          const reason = action === 'disable' ? field(form, 'reason').trim().slice(0, MAX_REASON) : undefined;
+          await setUserDisabled(s, target, who.user.id, reason);
+          audit(d, c, who, route, 'users', target.id, 200);
+          return c.redirect(`/app/admin/users?done=${action}d`, 303);
+        };
+        // Disabling stops a user's keys, sessions and links: asked first; enabling gives them back at once.
+        if (action === 'enable') return done(c, who, form, files);
+        return askFirst(() => ({ question: 'Disable this user?', detail: 'Their keys, sessions and links stop until you enable them.', button: 'Disable the user', back: USERS_PATH }), done)(c, who, form, files);
       }),
     );
   }

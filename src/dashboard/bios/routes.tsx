@@ -9,6 +9,7 @@ import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts
 import { deleteScreen } from '../removal.ts';
 import type { Dashboard } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { ConfirmedField } from '../ask-first.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { BioForm, bodyOfValues, errorsOfBio, valuesOfBio, valuesOfForm } from './form.tsx';
@@ -60,6 +61,7 @@ export function bioScreens(d: Dashboard): Hono<AppEnv> {
         {bio && (
           <section class="card">
             <form method="post" action={`${HOME}/${bio.id}/delete`} data-confirm="Delete this bio page?">
+              <ConfirmedField />
               <Csrf token={who.csrf} />
               <button type="submit" class="danger">
                 Delete the bio page
@@ -167,6 +169,6 @@ export function bioScreens(d: Dashboard): Hono<AppEnv> {
     }),
   );
 
-  routes.post(`${HOME}/:id/delete`, deleteScreen(d, bios, HOME, WRITE, notFound));
+  routes.post(`${HOME}/:id/delete`, deleteScreen(d, bios, HOME, WRITE, notFound, { noun: 'bio page' }));
   return routes;
 }

@@ -13,6 +13,7 @@ import { allows, audit, chromeOf, lacking, screen } from '../guard.ts';
 import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { ConfirmedField } from '../ask-first.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { DASHBOARD_UPLOAD_PATH, errorsOfUpload, sizeText, UploadForm, uploadFieldsOf } from './upload-form.tsx';
@@ -90,6 +91,7 @@ export function fileScreens(d: Dashboard): Hono<AppEnv> {
                       {allows(who, WRITE) && (
                         <td>
                           <form method="post" action={`${HOME}/${f.id}/delete`} data-confirm="Delete this file?">
+                            <ConfirmedField />
                             <Csrf token={who.csrf} />
                             <button type="submit" class="danger nowrap" aria-label={`Delete ${f.name}`}>
                               Delete
@@ -147,6 +149,6 @@ export function fileScreens(d: Dashboard): Hono<AppEnv> {
   );
 
   const missing = (c: Context, who: SignedIn) => messagePage(c, 404, 'Not found', 'There is no such file among yours.', chromeOf(who, HOME));
-  routes.post(`${HOME}/:id/delete`, deleteScreen(d, files, HOME, WRITE, missing));
+  routes.post(`${HOME}/:id/delete`, deleteScreen(d, files, HOME, WRITE, missing, { noun: 'file', detail: 'The file and its bytes are deleted for good; its short link stops.' }));
   return routes;
 }

@@ -1,6 +1,6 @@
 import { countText } from '../../html/count-text.ts';
 import type { Condition, ListQuery, Sort } from '../../store/store.ts';
-import { ConfirmedField } from './confirm-delete.tsx';
+import { ConfirmedField } from '../ask-first.tsx';
 import { Csrf } from '../layout.tsx';
 import type { Choice } from './options.ts';
 

@@ -14,7 +14,7 @@ import type { Dashboard } from '../guard.ts';
 import type { SignedIn } from '../sessions.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
 import { QrPreview } from '../qr-image.tsx';
-import { CONFIRMED, ConfirmedField, confirmDeletePage } from './confirm-delete.tsx';
+import { askPage, CONFIRMED, ConfirmedField } from '../ask-first.tsx';
 import { bodyOfValues, errorsOf, keepsPassword, LinkForm, valuesOfForm, valuesOfLink } from './form.tsx';
 import type { LinkFormValues } from './form.tsx';
 import { LinkTable, ListFilters, listHref, listParams, listStoreQuery } from './list.tsx';
@@ -246,7 +246,7 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
       if (!link) return notFound(c, who);
       if (field(form, CONFIRMED) !== 'yes') {
         const short = `${await originOf(link, s)}/${link.alias}`;
-        return confirmDeletePage(c, who, { action: `/app/links/${link.id}/delete`, question: `Delete ${short}?`, button: 'Delete the link', hidden: {}, back: `/app/links/${link.id}` });
+        return askPage(c, who, `/app/links/${link.id}/delete`, { question: `Delete ${short}?`, detail: 'It is deleted for good, with its statistics.', button: 'Delete the link', back: `/app/links/${link.id}` }, form);
       }
       await removeRecord(s, links, hookContext(s, c), link);
       audit(d, c, who, '/app/links/:id/delete', 'links', link.id, 200);
@@ -264,7 +264,7 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
       if (ids.length === 0) return messagePage(c, 400, 'Nothing selected', 'Select the links first, then the action.', chromeOf(who, '/app/links'));
       if (action === 'delete' && field(form, CONFIRMED) !== 'yes') {
         const n = ids.length === 1 ? 'the selected link' : `the ${ids.length} selected links`;
-        return confirmDeletePage(c, who, { action: '/app/links/bulk', question: `Delete ${n}?`, button: 'Delete them', hidden: { action: 'delete', ids, back }, back });
+        return askPage(c, who, '/app/links/bulk', { question: `Delete ${n}?`, detail: 'They are deleted for good, with their statistics.', button: 'Delete them', back }, form);
       }
       if (action === 'delete') {
         // All or none, as an atomic bulk delete of the API: a link not the user's deletes nothing.

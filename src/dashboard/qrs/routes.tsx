@@ -12,6 +12,7 @@ import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts
 import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Uploads } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { ConfirmedField } from '../ask-first.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
 import { QrPreview } from '../qr-image.tsx';
 import type { SignedIn } from '../sessions.ts';
@@ -180,6 +181,7 @@ export function qrScreens(d: Dashboard): Hono<AppEnv> {
                   Edit
                 </a>
                 <form method="post" action={`${HOME}/${qr.id}/delete`} data-confirm="Delete this QR code and its scan counts?">
+                  <ConfirmedField />
                   <Csrf token={who.csrf} />
                   <button type="submit" class="danger">
                     Delete
@@ -244,6 +246,6 @@ export function qrScreens(d: Dashboard): Hono<AppEnv> {
     ),
   );
 
-  routes.post(`${HOME}/:id/delete`, deleteScreen(d, qrs, HOME, WRITE, notFound));
+  routes.post(`${HOME}/:id/delete`, deleteScreen(d, qrs, HOME, WRITE, notFound, { noun: 'QR code', detail: 'It is deleted for good, with its scan counts.' }));
   return routes;
 }

@@ -9,6 +9,7 @@ import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts
 import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { CONFIRMED } from '../ask-first.tsx';
 import type { Choice } from '../links/options.ts';
 import { labelOf, ResourceForm } from './form.tsx';
 import { bodyOf, errorsOf, inputsOf, valuesOf } from './inputs.ts';
@@ -218,6 +219,7 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
               <p>The {spec.one} is deleted for good; what uses it stops using it.</p>
               <form method="post" action={`${base}/${record.id}/delete`} class="actions">
                 <Csrf token={who.csrf} />
+                <input type="hidden" name={CONFIRMED} value="yes" />
                 <button type="submit" class="danger">
                   Delete the {spec.one}
                 </button>
@@ -228,7 +230,7 @@ export function resourceScreens(d: Dashboard, spec: ResourceScreen): Hono<AppEnv
         );
       }),
     );
-    routes.post(`${base}/:id/delete`, deleteScreen(d, row, base, scope.write, notFound));
+    routes.post(`${base}/:id/delete`, deleteScreen(d, row, base, scope.write, notFound, { noun: spec.one }));
   }
   spec.routes?.(d, routes);
   return routes;

@@ -15,6 +15,8 @@ import { WEBSITE_RULES } from '../../routes/analytics/websites.ts';
 import { allows, audit, chromeOf, field, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
+import { ConfirmedField } from '../ask-first.tsx';
+import { deleteScreen } from '../removal.ts';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { PRIVACY, PrivacyOptions, SettingsCard } from './settings.tsx';
@@ -156,6 +158,7 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
               <a href={`/stats/${site.domain}`}>The statistics page</a>
               {allows(who, WRITE) && (
                 <form method="post" action={`/app/websites/${site.id}/delete`} data-confirm="Delete this website and its statistics?">
+                  <ConfirmedField />
                   <Csrf token={who.csrf} />
                   <button type="submit" class="danger">
                     Delete
@@ -204,14 +207,7 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
 
   routes.post(
     '/app/websites/:id/delete',
-    screen(d, async (c, who) => {
-      if (!allows(who, WRITE)) return lacking(c, who, WRITE);
-      const site = await ownRecord<Website>(d, websites, c, who);
-      if (!site) return notFound(c, who);
-      await analyticsRemove(s, websites, hookContext(s, c), site);
-      audit(d, c, who, '/app/websites/:id/delete', websites.collection, site.id, 200);
-      return c.redirect('/app/websites?done=deleted', 303);
-    }),
+    deleteScreen(d, websites, '/app/websites', WRITE, notFound, { noun: 'website', detail: 'It is deleted for good, with its statistics; its tracking script stops counting.', remove: analyticsRemove }),
   );
   return routes;
 }
