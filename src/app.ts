@@ -197,7 +197,7 @@ export function createApp(parts: AppParts): Hono<AppEnv> {
     analyticsRoutes(s, attempts),
     ...s.resources.filter((row) => row.api !== 'analytics').map((row) => crudRoutes(s, row)),
     // The dashboard (DASHBOARD on): pages under /app, signed in by sessions of their own, not API keys.
-    ...dashboardAreas(s, { attempts, keys, failures, limiter: linkLimiter }),
+    ...dashboardAreas(s, { attempts, keys, failures, limiter: linkLimiter, pageLimiter: limits('dashboard-pages', s.config.dashboardPageLimit, windowMs) }),
     // Last: `/:alias` would otherwise answer for every one-segment path above.
     faviconRoutes(),
     qrImageRoutes(s),

@@ -29,6 +29,8 @@ export interface Config {
   baseUrlExplicit: boolean;
   adminApiKey: string | undefined;
   rateLimit: number;
+  /** Dashboard pages (GET) per window and user; its forms count against rateLimit. 0 disables. */
+  dashboardPageLimit: number;
   rateLimitWindow: number;
   analyticsRateLimit: number;
   authFailureLimit: number;
@@ -159,6 +161,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'baseUrl', env: 'BASE_URL', kind: 'url', fallback: undefined, help: 'Public origin used in every URL the API returns (default http://localhost:<PORT>)' },
   { key: 'adminApiKey', env: 'ADMIN_API_KEY', kind: 'key', fallback: undefined, help: 'API key of the admin user created on first start (generated and printed once when unset)' },
   { key: 'rateLimit', env: 'RATE_LIMIT', kind: 'int', fallback: '30', help: 'Requests per window and user on the link-management API, all of its keys together; 0 disables' },
+  { key: 'dashboardPageLimit', env: 'DASHBOARD_PAGE_LIMIT', kind: 'int', fallback: '300', help: "Dashboard pages opened per window and user before its 429 page (its forms count against RATE_LIMIT, with the user's API calls); 0 disables" },
   { key: 'rateLimitWindow', env: 'RATE_LIMIT_WINDOW', kind: 'int', fallback: '60', help: 'Length of the rate-limit window, seconds' },
   { key: 'analyticsRateLimit', env: 'ANALYTICS_RATE_LIMIT', kind: 'int', fallback: '60', help: 'Requests per window and user on the analytics API, all of its keys together; 0 disables' },
   { key: 'authFailureLimit', env: 'AUTH_FAILURE_LIMIT', kind: 'int', fallback: '20', help: 'Failed authentications per window and client IP before that IP\'s bad keys get 429 (a valid key always passes); 0 disables' },

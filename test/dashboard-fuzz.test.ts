@@ -50,7 +50,7 @@ const ENDS_SESSION = /logout|sign-?out|sessions/;
 
 test('hostile form posts to every dashboard route: no 5xx, a refusal stores nothing, every page escapes what was stored', async (ctx) => {
   // The account forms' wrong current passwords count with sign-in's: a limit the fuzz never reaches, so it can sign in again.
-  const t = await testApp({ rateLimit: 0, authFailureLimit: 0, passwordAttemptLimit: 100_000, passwordAttemptLinkLimit: 100_000 });
+  const t = await testApp({ rateLimit: 0, dashboardPageLimit: 0, authFailureLimit: 0, passwordAttemptLimit: 100_000, passwordAttemptLinkLimit: 100_000 });
   const alice = await t.makeUser('fuzzalice');
   const bob = await t.makeUser('fuzzbob');
   const own = (await t.call('POST', '/api/url/add', { key: alice.key, body: { url: 'https://example.com/mine', custom: 'fuzz-mine' } })).body.id as number;

@@ -585,12 +585,13 @@ test('the dashboard in its states answers documented responses', async () => {
   assert.deepEqual(new Set(statuses), new Set([400, 429]));
 });
 
-test('every signed-in screen over RATE_LIMIT answers its documented 429 page', async () => {
-  const t = await testApp({ rateLimit: 1 });
+test('every signed-in screen over RATE_LIMIT (forms) or DASHBOARD_PAGE_LIMIT (pages) answers its documented 429 page', async () => {
+  const t = await testApp({ rateLimit: 1, dashboardPageLimit: 1 });
   await t.makeUser('alice');
   const browser = new DashClient(t.app);
   assert.equal((await browser.signIn('user_alice', 'secret-pw')).status, 303);
-  assert.equal((await browser.get('/app/links')).status, 200);
+  assert.equal((await browser.get('/app/links')).status, 200, 'the one page of the window');
+  assert.equal((await browser.post('/app/links', { url: 'not a URL' })).status, 400, 'the one form of the window');
   const screens = operations.filter((o) => o.path.startsWith('/app') && o.op.responses['429'] && !/^\/app\/(login|register)$/.test(o.path));
   assert.ok(screens.length > 30, String(screens.length));
   for (const o of screens) {

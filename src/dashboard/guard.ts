@@ -30,8 +30,10 @@ export interface Dashboard {
   failures: Limiter | null;
   /** The QR images of every screen that shows one (one render cache for the dashboard). */
   qr: DashboardQrImages;
-  /** The link API's requests per user (RATE_LIMIT), which every signed-in page counts against too; null when off. */
+  /** The link API's requests per user (RATE_LIMIT), which every signed-in form counts against too; null when off. */
   limiter: Limiter | null;
+  /** Pages opened per user (DASHBOARD_PAGE_LIMIT): a person clicks through pages faster than a client calls the API; null when off. */
+  pageLimiter: Limiter | null;
 }
 
 /** A posted form: each field's value, or its values when it came more than once (checkboxes). */
@@ -130,19 +132,23 @@ export function screen(d: Dashboard, handler: Screen, opts: { image?: boolean; f
 }
 
 /**
- * Counts a signed-in request against the user's RATE_LIMIT, as one API request with their key is
- * (the same counts: API and dashboard share one budget); the 429 page with Retry-After when over
- * (503 when the shared counts could not be reached and RATE_LIMIT_ON_ERROR is closed), else null.
+ * Counts a signed-in request: a form against the user's RATE_LIMIT, as one API request with their
+ * key is (the same counts: a write through the dashboard is no way around the API's limit), a page
+ * against DASHBOARD_PAGE_LIMIT; the 429 page with Retry-After when over (503 when the shared counts
+ * could not be reached and RATE_LIMIT_ON_ERROR is closed), else null.
  */
 async function overLimit(d: Dashboard, c: Context, who: SignedIn): Promise<Response | null> {
-  if (!d.limiter) return null;
+  const form = c.req.method === 'POST';
+  const limiter = form ? d.limiter : d.pageLimiter;
+  if (!limiter) return null;
   // A page carries no X-RateLimit headers: people read the 429 page, which says how long to wait.
-  const decision = await d.limiter.hit(String(who.user.id));
+  const decision = await limiter.hit(String(who.user.id));
   if (decision.allowed) return null;
   const wait = retryAfter(decision.reset, d.s.clock.now());
   c.header('Retry-After', String(wait));
   if (decision.uncounted) return messagePage(c, 503, 'Please try again', 'The server cannot count requests right now. Try again in a moment.', chromeOf(who));
-  return messagePage(c, 429, 'Too many requests', `You made more than ${decision.limit} requests (pages and API calls together) in a short time. Try again in ${wait} seconds.`, chromeOf(who));
+  const what = form ? `${decision.limit} changes (forms and API calls together)` : `${decision.limit} pages`;
+  return messagePage(c, 429, 'Too many requests', `You made more than ${what} in a short time. Try again in ${wait} seconds.`, chromeOf(who));
 }
 
 /** Whether the session may use `scope` (links:write): a session opened with a scoped key has only that key's scopes. */

@@ -24,7 +24,7 @@ import { websiteScreens } from './websites/routes.tsx';
  * The dashboard under /app (DASHBOARD on): one area per screen, each a route file whose loaders go
  * through the services the API's routes use. A new screen is one more area here and one NAV entry.
  */
-export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts; keys: KeyIndex; failures: Limiter | null; limiter: Limiter | null }): Hono<AppEnv>[] {
+export function dashboardAreas(s: Services, parts: { attempts: PasswordAttempts; keys: KeyIndex; failures: Limiter | null; limiter: Limiter | null; pageLimiter: Limiter | null }): Hono<AppEnv>[] {
   if (!s.config.dashboard) return [];
   const d: Dashboard = { s, sessions: new DashboardSessions(s), qr: new DashboardQrImages(s), ...parts };
   const home = new Hono<AppEnv>();
