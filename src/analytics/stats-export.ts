@@ -25,8 +25,8 @@ function exportRows(days: readonly { day: string; counts: DayCounts }[], metric:
  */
 export async function statsExport(days: readonly { day: string; counts: DayCounts }[], at: number, names: readonly Metric[] = METRICS): Promise<Buffer> {
   // The days summed once, in turns of the event loop; every file but the per-day ones reads that sum.
-  const summed = [{ day: '', counts: await mergeCountsInTurns(days.map((d) => d.counts)) }];
   const turns = new Turns();
+  const summed = [{ day: '', counts: await mergeCountsInTurns(days.map((d) => d.counts), turns) }];
   const files: { name: string; data: string }[] = [];
   for (const m of names) {
     if (m === 'event_property') continue;

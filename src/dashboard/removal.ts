@@ -8,9 +8,10 @@ import type { SignedIn } from './sessions.ts';
 import { askFirst } from './ask-first.tsx';
 
 /**
- * The post `<home>/:id/delete` of a row's screens: the session needs `scope`; a record that is
- * missing or another user's answers `missing`; the record is removed as the API's delete removes it
- * (its hooks, cascades and events), audited, and the browser goes back to the list.
+ * The post `<home>/:id/delete` of a row's screens, asked first (ask-first.tsx): the session needs
+ * `scope`; a record that is missing or another user's answers `missing`; the record is removed as
+ * the API's delete removes it (its hooks, cascades and events; `ask.remove` for the analytics API's
+ * rows), audited, and the browser goes back to the list.
  */
 export function deleteScreen(
   d: Dashboard,

@@ -98,6 +98,8 @@ const deflating = promisify(deflateRaw);
 
 /** zipOf with every entry deflated on libuv's threads rather than the event loop (an export of megabytes of CSV). */
 export async function zipOffLoop(entries: readonly ZipEntry[], at: number): Promise<Buffer> {
-  const deflated = await Promise.all(entries.map((e) => deflating(typeof e.data === 'string' ? Buffer.from(e.data, 'utf8') : e.data)));
-  return zipOf(entries, at, deflated);
+  // Each text encoded once, for both the deflating and the archive.
+  const bytes = entries.map((e) => ({ name: e.name, data: typeof e.data === 'string' ? Buffer.from(e.data, 'utf8') : e.data }));
+  const deflated = await Promise.all(bytes.map((e) => deflating(e.data)));
+  return zipOf(bytes, at, deflated);
 }

@@ -101,55 +101,55 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
           </p>
         )}
         {canRead && (
-        <section class="card" aria-labelledby="keys-h">
-          <h1 id="keys-h">API keys</h1>
-          <p class="muted">Besides the account key, each of these keys can do what its scopes allow, until it expires, from the addresses it lists.</p>
-          <div class="scroll">
-            <table class="links">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Ends</th>
-                  <th scope="col">Addresses</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span class="sr">Revoke</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.length === 0 && (
+          <section class="card" aria-labelledby="keys-h">
+            <h1 id="keys-h">API keys</h1>
+            <p class="muted">Besides the account key, each of these keys can do what its scopes allow, until it expires, from the addresses it lists.</p>
+            <div class="scroll">
+              <table class="links">
+                <thead>
                   <tr>
-                    <td colspan={6}>No keys yet.</td>
+                    <th scope="col">Name</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Ends</th>
+                    <th scope="col">Addresses</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">
+                      <span class="sr">Revoke</span>
+                    </th>
                   </tr>
-                )}
-                {keys.map((k) => (
-                  <tr>
-                    <td>
-                      {k.name} <span class="muted">{k.hint}</span>
-                    </td>
-                    <td>{k.scopes.join(', ')}</td>
-                    <td>{k.expires ?? 'never'}</td>
-                    <td>{k.ips.length ? k.ips.join(', ') : 'any'}</td>
-                    <td>{k.last_used ?? 'never'}</td>
-                    <td>
-                      {canWrite && (
-                        <form method="post" action={`/app/account/keys/${k.id}/revoke`} data-confirm={`Revoke the key ${k.name}? What uses it stops working.`}>
-                          <ConfirmedField />
-                          <Csrf token={who.csrf} />
-                          <button type="submit" class="danger">
-                            Revoke<span class="sr"> {k.name}</span>
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
+                </thead>
+                <tbody>
+                  {keys.length === 0 && (
+                    <tr>
+                      <td colspan={6}>No keys yet.</td>
+                    </tr>
+                  )}
+                  {keys.map((k) => (
+                    <tr>
+                      <td>
+                        {k.name} <span class="muted">{k.hint}</span>
+                      </td>
+                      <td>{k.scopes.join(', ')}</td>
+                      <td>{k.expires ?? 'never'}</td>
+                      <td>{k.ips.length ? k.ips.join(', ') : 'any'}</td>
+                      <td>{k.last_used ?? 'never'}</td>
+                      <td>
+                        {canWrite && (
+                          <form method="post" action={`/app/account/keys/${k.id}/revoke`} data-confirm={`Revoke the key ${k.name}? What uses it stops working.`}>
+                            <ConfirmedField />
+                            <Csrf token={who.csrf} />
+                            <button type="submit" class="danger">
+                              Revoke<span class="sr"> {k.name}</span>
+                            </button>
+                          </form>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
         )}
         {canWrite && (
           <section class="card" aria-labelledby="new-key-h">

@@ -76,56 +76,56 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
           </p>
         )}
         {canRead && (
-        <section class="card" aria-labelledby="hooks-h">
-          <h1 id="hooks-h">Webhooks</h1>
-          <div class="scroll">
-            <table class="links">
-              <thead>
-                <tr>
-                  <th scope="col">Sends to</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">State</th>
-                  <th scope="col">
-                    <span class="sr">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {hooks.length === 0 && (
+          <section class="card" aria-labelledby="hooks-h">
+            <h1 id="hooks-h">Webhooks</h1>
+            <div class="scroll">
+              <table class="links">
+                <thead>
                   <tr>
-                    <td colspan={4}>No webhooks yet.</td>
+                    <th scope="col">Sends to</th>
+                    <th scope="col">Events</th>
+                    <th scope="col">State</th>
+                    <th scope="col">
+                      <span class="sr">Actions</span>
+                    </th>
                   </tr>
-                )}
-                {hooks.map((h) => (
-                  <tr>
-                    <td class="short">{h.url}</td>
-                    <td>{h.events.join(', ')}</td>
-                    <td>{h.active !== false ? 'active' : `off: ${h.disabledReason ?? ''}`}</td>
-                    <td>
-                      {canWrite && (
-                        <div class="actions">
-                          <form method="post" action={`/app/account/webhooks/${h.id}/test`}>
-                            <Csrf token={who.csrf} />
-                            <button type="submit" class="secondary">
-                              Send a test event<span class="sr"> to {h.url}</span>
-                            </button>
-                          </form>
-                          <form method="post" action={`/app/account/webhooks/${h.id}/delete`} data-confirm="Delete this webhook and its delivery log?">
-                            <ConfirmedField />
-                            <Csrf token={who.csrf} />
-                            <button type="submit" class="danger">
-                              Delete<span class="sr"> the webhook to {h.url}</span>
-                            </button>
-                          </form>
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
+                </thead>
+                <tbody>
+                  {hooks.length === 0 && (
+                    <tr>
+                      <td colspan={4}>No webhooks yet.</td>
+                    </tr>
+                  )}
+                  {hooks.map((h) => (
+                    <tr>
+                      <td class="short">{h.url}</td>
+                      <td>{h.events.join(', ')}</td>
+                      <td>{h.active !== false ? 'active' : `off: ${h.disabledReason ?? ''}`}</td>
+                      <td>
+                        {canWrite && (
+                          <div class="actions">
+                            <form method="post" action={`/app/account/webhooks/${h.id}/test`}>
+                              <Csrf token={who.csrf} />
+                              <button type="submit" class="secondary">
+                                Send a test event<span class="sr"> to {h.url}</span>
+                              </button>
+                            </form>
+                            <form method="post" action={`/app/account/webhooks/${h.id}/delete`} data-confirm="Delete this webhook and its delivery log?">
+                              <ConfirmedField />
+                              <Csrf token={who.csrf} />
+                              <button type="submit" class="danger">
+                                Delete<span class="sr"> the webhook to {h.url}</span>
+                              </button>
+                            </form>
+                          </div>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
         )}
         {canWrite && (
           <section class="card" aria-labelledby="new-hook-h">
