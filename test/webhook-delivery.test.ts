@@ -4,7 +4,11 @@ import { silentLogger } from '../src/log.ts';
 import type { Webhook } from '../src/resources/webhooks.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import type { Delivery } from '../src/webhooks/deliveries.ts';
+import { newDelivery } from '../src/webhooks/deliveries.ts';
+import { recordRun } from '../src/webhooks/outcome.ts';
 import { webhookSender } from '../src/webhooks/send.ts';
+import type { AttemptResult, SendWebhook } from '../src/webhooks/send.ts';
+import type { StoredRecord } from '../src/store/store.ts';
 import { verifySignature } from '../src/webhooks/signature.ts';
 import { allOf, eventually, openTestStore, testApp } from './helpers.ts';
 import { receiverAccepts, startReceiver } from './webhook-receiver.ts';
@@ -229,4 +233,126 @@ test('a slow receiver holds up no request, and deliveries in flight are bounded'
   assert.ok(await eventually(() => slow.received.length === 3 * 4, 15_000), `${slow.received.length} of 12 delivered`);
   assert.equal(most, 2, 'at most WEBHOOK_CONCURRENCY in flight');
   await w.webhooks.stop();
+});
+
+/** A dispatcher of `w`'s store whose sends go to `send` (each answered 200 unless it says otherwise). */
+function dispatcherOf(w: Awaited<ReturnType<typeof world>>, send: SendWebhook) {
+  return new WebhookDispatcher({ store: w.store, config: w.config, clock: w.clock, log: silentLogger, send });
+}
+const ok: AttemptResult = { ok: true, status: 200, error: null, body: 'ok', ms: 1 };
+const aliasOf = (body: string) => JSON.parse(body).data.alias as string;
+
+test('a backlog goes out in runs of its queue: claimed a hundred at a time, in order, each delivered once', async () => {
+  const w = await world();
+  await w.hook('http://127.0.0.1:9/in', ['link.created']);
+  const made = await w.call('POST', '/api/url/bulk', { body: { urls: Array.from({ length: 250 }, (_, n) => ({ url: `https://example.com/${n}`, custom: `run-${n}` })) } });
+  assert.equal(made.status, 200, made.text);
+  const claimed: number[] = [];
+  const claim = w.store.outbox.claimDeliveries.bind(w.store.outbox);
+  w.store.outbox.claimDeliveries = async (...args) => {
+    const got = await claim(...args);
+    if (got.length > 0) claimed.push(got.length);
+    return got;
+  };
+  const sent: string[] = [];
+  await dispatcherOf(w, async (_url, body) => {
+    sent.push(aliasOf(body));
+    return ok;
+  }).drain();
+  assert.deepEqual(sent, Array.from({ length: 250 }, (_, n) => `run-${n}`));
+  assert.deepEqual(claimed, [100, 100, 50], 'three claims for 250 deliveries, not one each');
+  const stored = await allOf<Delivery>(w.store, 'deliveries');
+  assert.equal(stored.length, 250);
+  assert.ok(stored.every((d) => d.state === 'delivered' && d.attempts === 1 && !d.lease), 'each kept delivered, once, its lease cleared');
+});
+
+test('a run starts no attempt after a second: its outcomes are kept before the rest of the queue is claimed again', async () => {
+  const w = await world({ webhookTimeout: 5 });
+  await w.hook('http://127.0.0.1:9/in', ['link.created']);
+  for (let n = 1; n <= 5; n++) await w.link(n);
+  let claims = 0;
+  const claim = w.store.outbox.claimDeliveries.bind(w.store.outbox);
+  w.store.outbox.claimDeliveries = async (...args) => {
+    const got = await claim(...args);
+    if (got.length > 0) claims++;
+    return got;
+  };
+  // Each attempt takes 400 ms: five of them cannot fit in one run.
+  const sent: { alias: string; claim: number; stored: string[] }[] = [];
+  await dispatcherOf(w, async (_url, body) => {
+    sent.push({ alias: aliasOf(body), claim: claims, stored: (await allOf<Delivery>(w.store, 'deliveries')).map((d) => d.state) });
+    await new Promise((r) => setTimeout(r, 400));
+    return ok;
+  }).drain();
+  assert.deepEqual(sent.map((s) => s.alias), ['link-1', 'link-2', 'link-3', 'link-4', 'link-5']);
+  assert.ok(claims >= 2, `the run was cut (${claims} claims)`);
+  // What the first run sent is kept delivered by the time the second run sends.
+  const firstRun = sent.filter((s) => s.claim === 1).length;
+  assert.ok(firstRun >= 1 && firstRun < 5);
+  const second = sent.find((s) => s.claim === 2)!;
+  assert.deepEqual(second.stored.slice(0, firstRun), Array(firstRun).fill('delivered'));
+  assert.ok(second.stored.slice(firstRun).every((s) => s === 'pending'));
+  assert.ok((await allOf<Delivery>(w.store, 'deliveries')).every((d) => d.state === 'delivered' && d.attempts === 1));
+});
+
+test('stopped during a run, the dispatcher keeps what it sent and gives back the rest at once, in order', async () => {
+  const w = await world();
+  await w.hook('http://127.0.0.1:9/in', ['link.created']);
+  for (let n = 1; n <= 4; n++) await w.link(n);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const first: string[] = [];
+  const stopping = dispatcherOf(w, async (_url, body) => {
+    first.push(aliasOf(body));
+    await gate;
+    return ok;
+  });
+  const draining = stopping.drain();
+  assert.ok(await eventually(() => first.length === 1, 3000));
+  const stopped = stopping.stop();
+  release();
+  await stopped;
+  await draining;
+  assert.deepEqual(first, ['link-1'], 'no attempt starts once stopping');
+  const stored = await allOf<Delivery>(w.store, 'deliveries');
+  assert.deepEqual(stored.map((d) => [d.state, d.lease ?? null]), [['delivered', null], ['pending', null], ['pending', null], ['pending', null]], 'the rest given back, not leased until their lease would end');
+  const next: string[] = [];
+  await dispatcherOf(w, async (_url, body) => {
+    next.push(aliasOf(body));
+    return ok;
+  }).drain();
+  assert.deepEqual(next, ['link-2', 'link-3', 'link-4']);
+});
+
+test('a claim leases a queue\'s head with the due deliveries behind it; a run\'s outcomes are kept only while its lease holds', async () => {
+  const w = await world();
+  const { id: hook } = await w.hook('http://127.0.0.1:9/in', ['link.created']);
+  const { id: other } = await w.hook('http://127.0.0.1:9/other', ['link.created']);
+  const event = (n: number) => ({ id: `evt_run_${n}`, type: 'link.created', created: new Date(w.clock.now()).toISOString(), data: { n } });
+  const at = w.clock.now();
+  await w.store.transaction(async (tx) => {
+    for (const [n, due] of [[1, at], [2, at], [3, at + 60_000], [4, at]] as const) await tx.insert('deliveries', newDelivery(1, hook, event(n), due));
+    await tx.insert('deliveries', newDelivery(1, other, event(5), at));
+  });
+  const ids = (ds: readonly StoredRecord[]) => ds.map((d) => (d as Delivery).event.id);
+  // The third is not due: the run stops before it (the fourth waits behind it). The other webhook's queue has its own run.
+  const run = (await w.store.outbox.claimDeliveries(at, 60_000, 10, 100)) as Delivery[];
+  assert.deepEqual(ids(run), ['evt_run_1', 'evt_run_2', 'evt_run_5']);
+  assert.equal(new Set(run.map((d) => d.lease)).size, 1, 'one lease');
+  assert.deepEqual(await w.store.outbox.claimDeliveries(at, 60_000, 10, 100), [], 'leased: not claimed again');
+
+  // A lease that ran out is taken over (here with a shorter run); the first run's outcomes then change nothing.
+  const short = (await w.store.outbox.claimDeliveries(at, 1, 1, 1)) as Delivery[];
+  assert.deepEqual(short, []);
+  await w.store.transaction(async (tx) => {
+    for (const d of run) await tx.update('deliveries', d.id, { leaseUntil: 1 });
+  });
+  const taken = (await w.store.outbox.claimDeliveries(at, 60_000, 1, 1)) as Delivery[];
+  assert.deepEqual(ids(taken), ['evt_run_1']);
+  await recordRun({ store: w.store, clock: w.clock, log: silentLogger }, run.filter((d) => d.webhookId === hook).map((d) => ({ d, result: ok })), false);
+  const after = new Map((await allOf<Delivery>(w.store, 'deliveries')).map((d) => [d.event.id, d]));
+  assert.equal(after.get('evt_run_1')!.state, 'pending');
+  assert.equal(after.get('evt_run_1')!.lease, taken[0]!.lease);
+  assert.equal(after.get('evt_run_2')!.state, 'pending', 'what follows a delivery taken over is not kept either');
+  assert.equal(after.get('evt_run_2')!.attempts, 0);
 });

@@ -315,12 +315,14 @@ export interface Outbox {
    */
   route(limit: number, fn: (tx: Tx, events: readonly EventRecord[]) => Promise<void>): Promise<number | null>;
   /**
-   * Leases up to `limit` deliveries due at `now` (epoch ms of the app's clock): the first pending
-   * one of each queue, whose webhook is active (a manual one: whatever its webhook), not leased
-   * already. Each comes back with `lease`, a token the delivery's result must present; a lease ends
-   * after `leaseMs` (real time), so a delivery whose process died is taken up again.
+   * Leases the due heads of up to `limit` queues (due at `now`, epoch ms of the app's clock): the
+   * first pending delivery of each queue, whose webhook is active (a manual one: whatever its
+   * webhook), not leased already; each with up to `run - 1` of the pending deliveries behind it in
+   * its queue, due too (a run, sent in id order). All come back in id order with `lease`, a token
+   * the result of each must present; a lease ends after `leaseMs` (real time), so a delivery whose
+   * process died is taken up again.
    */
-  claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]>;
+  claimDeliveries(now: number, leaseMs: number, limit: number, run?: number): Promise<StoredRecord[]>;
   /** Removes events and deliveries created before `before` (ISO 8601), delivered or not; writes nothing when there are none. */
   prune(before: string): Promise<void>;
 }

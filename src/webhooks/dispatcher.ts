@@ -9,7 +9,8 @@ import { outsideStoreDeadline, withStoreDeadline } from '../store/deadline.ts';
 import { DELIVERIES_COLLECTION } from '../store/store.ts';
 import type { EventRecord, Store, Tx } from '../store/store.ts';
 import { newDelivery } from './deliveries.ts';
-import { recordOutcome } from './outcome.ts';
+import { recordRun } from './outcome.ts';
+import type { RunEntry } from './outcome.ts';
 import type { Delivery } from './deliveries.ts';
 import { webhookSender } from './send.ts';
 import type { AttemptResult, SendWebhook } from './send.ts';
@@ -34,13 +35,22 @@ export interface DispatcherOptions {
 
 /** Events routed per transaction. */
 const ROUTE_BATCH = 500;
+/**
+ * Deliveries of one queue claimed together (its head and those behind it), sent one after another
+ * and their outcomes kept in one transaction: a backlog drains at the receiver's pace, not at one
+ * claim and one commit per delivery. A run stops at its first failure (the rest wait, in order).
+ */
+const RUN = 100;
+/** A run starts no attempt after this long (ms, or WEBHOOK_TIMEOUT if shorter): its lease must outlast its last attempt and the outcomes' write. */
+const RUN_MS = 1000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 /**
  * Delivers the outbox to webhooks, off the request path, in every process: routes new events into
  * deliveries (one per event and subscribed webhook, in one transaction with the routing's progress),
- * claims the due ones (each queue's first, so a webhook gets its events in order; one process each:
- * store.outbox), sends them signed, at most WEBHOOK_CONCURRENCY at once, and records the outcome:
+ * claims the due ones (each queue's first with up to RUN behind it, sent one after another, so a
+ * webhook gets its events in order; one process each: store.outbox), sends them signed, at most
+ * WEBHOOK_CONCURRENCY queues at once, and records the outcomes:
  * delivered, retried with backoff, or failed after 24 hours, which turns the webhook off with the reason.
  * A delivery whose process died mid-way is taken up again when its lease runs out (at least once).
  */
@@ -154,11 +164,18 @@ export class WebhookDispatcher {
     while ((await bounded(() => store.outbox.route(ROUTE_BATCH, (tx, events) => this.fanOut(tx, events)))) === ROUTE_BATCH);
     const free = config.webhookConcurrency - this.inFlight.size;
     if (free <= 0 || this.stopped) return 0;
-    const claimed = (await bounded(() => store.outbox.claimDeliveries(clock.now(), this.leaseMs, free))) as Delivery[];
+    const claimed = (await bounded(() => store.outbox.claimDeliveries(clock.now(), this.leaseMs, free, RUN))) as Delivery[];
+    const claimedAt = Date.now();
     this.attemptsStarted += claimed.length;
+    const runs = new Map<string, Delivery[]>();
     for (const d of claimed) {
-      const attempt: Promise<void> = this.attempt(d)
-        .catch((err: unknown) => this.options.log.error('webhook delivery: its outcome could not be kept; it is sent again when its lease ends', { delivery: d.id, error: String(err) }))
+      const run = runs.get(d.queue);
+      if (run) run.push(d);
+      else runs.set(d.queue, [d]);
+    }
+    for (const run of runs.values()) {
+      const attempt: Promise<void> = this.attempt(run, claimedAt)
+        .catch((err: unknown) => this.options.log.error('webhook delivery: its outcome could not be kept; it is sent again when its lease ends', { delivery: run[0]!.id, run: run.length, error: String(err) }))
         .finally(() => {
           this.inFlight.delete(attempt);
           this.kick();
@@ -178,31 +195,50 @@ export class WebhookDispatcher {
       byUser.set(userId, (await tx.find<Webhook>('webhooks', { owner: userId, sort: { field: 'id', direction: 'asc' } })).items);
     }
     const now = this.options.clock.now();
+    const deliveries = [];
     for (const e of events) {
       for (const hook of byUser.get(e.userId) ?? []) {
-        if (wants(hook, e.type) && Date.parse(e.created) >= parseDateTime(hook.date)) await tx.insert(DELIVERIES_COLLECTION, newDelivery(e.userId, hook.id, { id: e.eventId, type: e.type, created: e.created, data: e.data }, now));
+        if (wants(hook, e.type) && Date.parse(e.created) >= parseDateTime(hook.date)) deliveries.push(newDelivery(e.userId, hook.id, { id: e.eventId, type: e.type, created: e.created, data: e.data }, now));
       }
     }
+    // One write for all, numbered in this order: a queue's order is its events' (deliveries have no unique key to refuse one).
+    for (const stored of await tx.insertMany(DELIVERIES_COLLECTION, deliveries)) if (stored instanceof Error) throw stored;
   }
 
-  /** Sends one claimed delivery with its webhook's current URL and secret, then keeps the outcome. */
-  private async attempt(d: Delivery): Promise<void> {
+  /**
+   * Sends a claimed run of one queue in order with its webhook's current URL and secret, until its
+   * first failure or RUN_MS, then keeps the outcomes (those not sent are given back).
+   */
+  private async attempt(run: readonly Delivery[], claimedAt: number): Promise<void> {
     const { store, config } = this.options;
-    const hook = await withStoreDeadline(config.databaseTimeout * 1000, () => store.get<Webhook>('webhooks', d.webhookId));
-    let result: AttemptResult;
-    if (!hook) result = { ok: false, status: null, error: 'the webhook was deleted', body: '', ms: 0 };
-    else {
-      const body = eventBody({ eventId: d.event.id, type: d.event.type, created: d.event.created, data: d.event.data });
-      result = await this.send(hook.url, body, {
-        'content-type': 'application/json',
-        'user-agent': 'shortlink-server webhooks',
-        'x-webhook-id': String(hook.id),
-        'x-event-id': d.event.id,
-        'x-event-type': d.event.type,
-        'x-delivery-id': String(d.id),
-        'x-signature': signatureHeader(hook.secret, Math.floor(this.wall() / 1000), body),
-      });
+    const hook = await withStoreDeadline(config.databaseTimeout * 1000, () => store.get<Webhook>('webhooks', run[0]!.webhookId));
+    const runMs = Math.min(RUN_MS, config.webhookTimeout * 1000);
+    const entries: RunEntry[] = [];
+    let going = true;
+    for (const d of run) {
+      going &&= entries.length === 0 || (!this.stopped && Date.now() - claimedAt < runMs);
+      if (!going) {
+        entries.push({ d });
+        continue;
+      }
+      const result = hook ? await this.sendOne(hook, d) : { ok: false, status: null, error: 'the webhook was deleted', body: '', ms: 0 };
+      entries.push({ d, result });
+      // A failure stops the run: what follows waits for it (a deleted webhook's deliveries all fail at once).
+      if (!result.ok && hook) going = false;
     }
-    await withStoreDeadline(config.databaseTimeout * 1000, () => recordOutcome(this.options, d, result, !hook));
+    await withStoreDeadline(config.databaseTimeout * 1000, () => recordRun(this.options, entries, !hook));
+  }
+
+  private sendOne(hook: Webhook, d: Delivery): Promise<AttemptResult> {
+    const body = eventBody({ eventId: d.event.id, type: d.event.type, created: d.event.created, data: d.event.data });
+    return this.send(hook.url, body, {
+      'content-type': 'application/json',
+      'user-agent': 'shortlink-server webhooks',
+      'x-webhook-id': String(hook.id),
+      'x-event-id': d.event.id,
+      'x-event-type': d.event.type,
+      'x-delivery-id': String(d.id),
+      'x-signature': signatureHeader(hook.secret, Math.floor(this.wall() / 1000), body),
+    });
   }
 }

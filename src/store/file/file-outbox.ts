@@ -71,20 +71,39 @@ export class FileOutbox implements Outbox {
     });
   }
 
-  /** Leases the due heads of the queues, in one transaction. */
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]> {
+  /** Leases the due heads of the queues, each with the run behind it, in one transaction. */
+  async claimDeliveries(now: number, leaseMs: number, limit: number, run = 1): Promise<StoredRecord[]> {
     if (limit <= 0) return [];
     return this.transaction(async (tx) => {
       const wall = Date.now();
-      const seen = new Set<string>();
+      // Per queue met: how many more of it may join its head's run (0: none, its head was not chosen, or the run was cut).
+      const room = new Map<string, number>();
+      let heads = 0;
+      let open = 0;
       const chosen: StoredRecord[] = [];
       for (const d of this.reads.inIdOrder(DELIVERIES_COLLECTION, undefined)) {
-        if (chosen.length >= limit) break;
-        if (d.state !== 'pending' || typeof d.queue !== 'string' || seen.has(d.queue)) continue;
-        seen.add(d.queue);
-        const leased = typeof d.lease === 'string' && d.leaseOwner === this.instance && Number(d.leaseUntil) > wall;
-        if (leased || Number(d.nextAt) > now || !(d.manual === true || this.active(Number(d.webhookId)))) continue;
-        chosen.push(d);
+        if (d.state !== 'pending' || typeof d.queue !== 'string') continue;
+        const left = room.get(d.queue);
+        if (left === undefined) {
+          if (heads >= limit) {
+            if (open === 0) break;
+            continue;
+          }
+          room.set(d.queue, 0);
+          const leased = typeof d.lease === 'string' && d.leaseOwner === this.instance && Number(d.leaseUntil) > wall;
+          if (leased || Number(d.nextAt) > now || !(d.manual === true || this.active(Number(d.webhookId)))) continue;
+          chosen.push(d);
+          heads++;
+          if (run > 1) {
+            room.set(d.queue, run - 1);
+            open++;
+          }
+        } else if (left > 0) {
+          const due = Number(d.nextAt) <= now;
+          if (due) chosen.push(d);
+          room.set(d.queue, due ? left - 1 : 0);
+          if (!due || left === 1) open--;
+        }
       }
       const lease = randomUUID();
       const out: StoredRecord[] = [];

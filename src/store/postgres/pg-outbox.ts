@@ -64,6 +64,29 @@ async function eventsAfterIn(db: Db, cursor: string | null, upTo: bigint, limit:
   return rows.map((r) => ({ cursor: r.pos, event: recordOf<EventRecord>(r) }));
 }
 
+/**
+ * The pending deliveries behind each of the locked `heads` in its queue, up to `most` each, as long
+ * as they are due at `now` (a manual head's queue holds it alone). Locked by the UPDATE that leases
+ * them: only the process holding a queue's head leases what is behind it.
+ */
+async function followers(db: Db, heads: readonly number[], now: number, most: number): Promise<number[]> {
+  const { rows } = await db<{ head: string; id: string; due: boolean }>(
+    `SELECT h.id AS head, f.id, f.due FROM ${DELIVERIES_COLLECTION} h
+     CROSS JOIN LATERAL (SELECT t.id, (t.data ->> 'nextAt')::bigint <= $2::bigint AS due FROM ${DELIVERIES_COLLECTION} t
+                         WHERE t.k_queue = h.k_queue AND t.id > h.id ORDER BY t.id LIMIT $3) f
+     WHERE h.id = ANY($1::bigint[]) ORDER BY h.id, f.id`,
+    [heads, now, most],
+  );
+  const out: number[] = [];
+  const cut = new Set<string>();
+  for (const r of rows) {
+    if (cut.has(r.head)) continue;
+    if (r.due) out.push(Number(r.id));
+    else cut.add(r.head);
+  }
+  return out;
+}
+
 /** What the PostgreSQL outbox needs of its store. */
 export interface PgOutboxDeps {
   read: Db;
@@ -130,7 +153,7 @@ export class PgOutbox implements Outbox {
     return outcome.n;
   }
 
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<StoredRecord[]> {
+  async claimDeliveries(now: number, leaseMs: number, limit: number, run = 1): Promise<StoredRecord[]> {
     if (limit <= 0) return [];
     const { rows: due } = await this.deps.read<{ some: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM ${DELIVERIES_COLLECTION} WHERE k_queue IS NOT NULL AND (data ->> 'nextAt')::bigint <= $1::bigint) AS some`,
@@ -152,10 +175,12 @@ export class PgOutbox implements Outbox {
         [now, limit],
       );
       if (rows.length === 0) return [];
+      const ids = rows.map((r) => Number(r.id));
+      if (run > 1) ids.push(...(await followers(db, ids, now, run - 1)));
       const { rows: leased } = await db<Row>(
         `UPDATE ${DELIVERIES_COLLECTION} t SET data = t.data || jsonb_build_object('lease', $2::text, 'leaseUntil', (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $3::bigint)
          WHERE t.id = ANY($1::bigint[]) RETURNING ${ROW_COLUMNS}`,
-        [rows.map((r) => r.id), lease, Math.round(leaseMs)],
+        [ids, lease, Math.round(leaseMs)],
       );
       return leased.map((r) => recordOf<StoredRecord>(r)).sort((a, b) => a.id - b.id);
     });
