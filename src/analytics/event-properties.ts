@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { StatRow } from './metrics.ts';
-import { mergeCounts, sumDimension } from '../stats/counts.ts';
+import { sumDimension } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
 import { propertyDimension, propertyOf } from '../store/property-dimensions.ts';
 
@@ -65,9 +65,8 @@ export function propertyRows(days: readonly { day: string; counts: DayCounts }[]
   return [...byName].map(([value, count]) => ({ value, count }));
 }
 
-/** Every (event, property, value) counted over some days, for exports: count descending, then by event, property and value. */
-export function allPropertyRows(days: readonly { day: string; counts: DayCounts }[]): { event: string; property: string; value: string; count: number }[] {
-  const sum = mergeCounts(days.map((d) => d.counts));
+/** Every (event, property, value) of a range's summed counts, for exports: count descending, then by event, property and value. */
+export function allPropertyRows(sum: DayCounts): { event: string; property: string; value: string; count: number }[] {
   const rows: { event: string; property: string; value: string; count: number }[] = [];
   for (const [name, labels] of Object.entries(sum)) {
     const pair = typeof labels === 'object' ? propertyOf(name) : null;

@@ -34,7 +34,7 @@ export async function statsExport(days: readonly { day: string; counts: DayCount
     files.push({ name: `${m}.csv`, data: statRowsCsv(exportRows(BY_DATE.has(m) ? days : summed, m)) });
   }
   if (names.includes('event_property')) {
-    const properties = allPropertyRows(summed).map((r) => [r.event, r.property, r.value, r.count] as const);
+    const properties = allPropertyRows(summed[0]!.counts).map((r) => [r.event, r.property, r.value, r.count] as const);
     files.push({ name: 'event_property.csv', data: csvOf(['event', 'property', 'value', 'count'], properties) });
   }
   return zipOffLoop(files, at);
