@@ -356,3 +356,35 @@ test('a claim leases a queue\'s head with the due deliveries behind it; a run\'s
   assert.equal(after.get('evt_run_2')!.state, 'pending', 'what follows a delivery taken over is not kept either');
   assert.equal(after.get('evt_run_2')!.attempts, 0);
 });
+
+test('a webhook changed during a run: its new URL is used from the next delivery, and turned off or deleted, the rest of the run is not sent', async () => {
+  const w = await world();
+  const { id } = await w.hook('http://127.0.0.1:9/old', ['link.created']);
+  for (let n = 1; n <= 6; n++) await w.link(n);
+  const sent: [string, string][] = [];
+  const dispatcher = dispatcherOf(w, async (url, body) => {
+    sent.push([aliasOf(body), new URL(url).pathname]);
+    // Each attempt ends a second after the one before, by the app's clock.
+    w.clock.advance(1000);
+    if (sent.length === 1) assert.equal((await w.call('PUT', `/api/webhooks/${id}/update`, { body: { url: 'http://127.0.0.1:9/new' } })).status, 200);
+    if (sent.length === 3) assert.equal((await w.call('PUT', `/api/webhooks/${id}/update`, { body: { active: false } })).status, 200);
+    return ok;
+  });
+  const started = w.clock.now();
+  await dispatcher.drain();
+  assert.deepEqual(sent, [['link-1', '/old'], ['link-2', '/new'], ['link-3', '/new']]);
+  const stored = await allOf<Delivery>(w.store, 'deliveries');
+  assert.deepEqual(stored.map((d) => [d.state, d.lease ?? null]), [['delivered', null], ['delivered', null], ['delivered', null], ['pending', null], ['pending', null], ['pending', null]]);
+  assert.deepEqual(stored.slice(0, 3).map((d) => Date.parse(d.log[0]!.at) - started), [1000, 2000, 3000], 'each attempt stamped when it ended, not when the run was kept');
+
+  // On again, the rest go in order; deleted during a run, nothing more is sent.
+  assert.equal((await w.call('PUT', `/api/webhooks/${id}/update`, { body: { active: true } })).status, 200);
+  const after: string[] = [];
+  await dispatcherOf(w, async (_url, body) => {
+    after.push(aliasOf(body));
+    if (after.length === 1) assert.equal((await w.call('DELETE', `/api/webhooks/${id}/delete`)).status, 200);
+    return ok;
+  }).drain();
+  assert.deepEqual(after, ['link-4']);
+  assert.equal((await allOf<Delivery>(w.store, 'deliveries')).length, 0, 'its deliveries went with it');
+});

@@ -202,31 +202,45 @@ export class WebhookDispatcher {
       }
     }
     // One write for all, numbered in this order: a queue's order is its events' (deliveries have no unique key to refuse one).
+    if (deliveries.length === 0) return;
     for (const stored of await tx.insertMany(DELIVERIES_COLLECTION, deliveries)) if (stored instanceof Error) throw stored;
   }
 
   /**
    * Sends a claimed run of one queue in order with its webhook's current URL and secret, until its
-   * first failure or RUN_MS, then keeps the outcomes (those not sent are given back).
+   * first failure, RUN_MS, or the webhook changes to off or gone, then keeps the outcomes (those not
+   * sent are given back).
    */
   private async attempt(run: readonly Delivery[], claimedAt: number): Promise<void> {
-    const { store, config } = this.options;
-    const hook = await withStoreDeadline(config.databaseTimeout * 1000, () => store.get<Webhook>('webhooks', run[0]!.webhookId));
+    const { store, config, clock } = this.options;
+    const read = () => withStoreDeadline(config.databaseTimeout * 1000, () => store.get<Webhook>('webhooks', run[0]!.webhookId));
+    let seen = store.version('webhooks');
+    let hook = await read();
+    const gone = !hook;
     const runMs = Math.min(RUN_MS, config.webhookTimeout * 1000);
     const entries: RunEntry[] = [];
     let going = true;
     for (const d of run) {
-      going &&= entries.length === 0 || (!this.stopped && Date.now() - claimedAt < runMs);
+      if (going && entries.length > 0) {
+        going = !this.stopped && Date.now() - claimedAt < runMs;
+        // A webhook written meanwhile (by any process) is read again: its new URL and secret are
+        // used, and turned off or deleted, what is left of the run waits (or goes with it).
+        if (going && store.version('webhooks') !== seen) {
+          seen = store.version('webhooks');
+          hook = await read();
+          going = hook !== undefined && (d.manual || hook.active !== false);
+        }
+      }
       if (!going) {
         entries.push({ d });
         continue;
       }
       const result = hook ? await this.sendOne(hook, d) : { ok: false, status: null, error: 'the webhook was deleted', body: '', ms: 0 };
-      entries.push({ d, result });
+      entries.push({ d, result, at: clock.now() });
       // A failure stops the run: what follows waits for it (a deleted webhook's deliveries all fail at once).
       if (!result.ok && hook) going = false;
     }
-    await withStoreDeadline(config.databaseTimeout * 1000, () => recordRun(this.options, entries, !hook));
+    await withStoreDeadline(config.databaseTimeout * 1000, () => recordRun(this.options, entries, gone));
   }
 
   private sendOne(hook: Webhook, d: Delivery): Promise<AttemptResult> {

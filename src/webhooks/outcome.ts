@@ -9,10 +9,11 @@ import { attemptOf, LOGGED_ATTEMPTS } from './deliveries.ts';
 import type { Delivery } from './deliveries.ts';
 import type { AttemptResult } from './send.ts';
 
-/** A delivery of a run and its attempt's result; none when it was not sent (the run stopped before it). */
+/** A delivery of a run and its attempt's result and end (the app's clock); none when it was not sent (the run stopped before it). */
 export interface RunEntry {
   d: Delivery;
   result?: AttemptResult;
+  at?: number;
 }
 
 /**
@@ -25,7 +26,7 @@ export interface RunEntry {
 export async function recordRun(deps: { store: Store; clock: Clock; log: Logger }, run: readonly RunEntry[], gone: boolean): Promise<void> {
   const { store, clock, log } = deps;
   await store.transaction(async (tx) => {
-    for (const { d, result } of run) {
+    for (const { d, result, at } of run) {
       const current = await tx.getForUpdate<Delivery>(DELIVERIES_COLLECTION, d.id);
       if (!current || current.lease !== d.lease || current.state !== 'pending') return;
       const released = { lease: null, leaseUntil: null, leaseOwner: null };
@@ -33,7 +34,7 @@ export async function recordRun(deps: { store: Store; clock: Clock; log: Logger 
         await tx.update(DELIVERIES_COLLECTION, d.id, released);
         continue;
       }
-      const now = clock.now();
+      const now = at ?? clock.now();
       const attempts = current.attempts + 1;
       const base = { attempts, log: [...current.log, attemptOf(result, now)].slice(-LOGGED_ATTEMPTS), ...released };
       if (result.ok) {

@@ -67,13 +67,15 @@ async function eventsAfterIn(db: Db, cursor: string | null, upTo: bigint, limit:
 /**
  * The pending deliveries behind each of the locked `heads` in its queue, up to `most` each, as long
  * as they are due at `now` (a manual head's queue holds it alone). Locked by the UPDATE that leases
- * them: only the process holding a queue's head leases what is behind it.
+ * them: only the process holding a queue's head leases what is behind it. The row comparison has the
+ * planner walk deliveries_k_queue_idx from the head (`t.id > h.id` alone had it scan the primary key
+ * past every later delivery of other queues: 89 ms for a head with nothing behind it, of 300,000).
  */
 async function followers(db: Db, heads: readonly number[], now: number, most: number): Promise<number[]> {
   const { rows } = await db<{ head: string; id: string; due: boolean }>(
     `SELECT h.id AS head, f.id, f.due FROM ${DELIVERIES_COLLECTION} h
      CROSS JOIN LATERAL (SELECT t.id, (t.data ->> 'nextAt')::bigint <= $2::bigint AS due FROM ${DELIVERIES_COLLECTION} t
-                         WHERE t.k_queue = h.k_queue AND t.id > h.id ORDER BY t.id LIMIT $3) f
+                         WHERE t.k_queue = h.k_queue AND (t.k_queue, t.id) > (h.k_queue, h.id) ORDER BY t.k_queue, t.id LIMIT $3) f
      WHERE h.id = ANY($1::bigint[]) ORDER BY h.id, f.id`,
     [heads, now, most],
   );
