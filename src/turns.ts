@@ -42,3 +42,37 @@ export async function jsonElements<T>(items: readonly T[], shape: (item: T) => u
   }
   return parts.join(',');
 }
+
+/**
+ * `items` sorted by `compare` (a new array, stable), in slices of `Turns`: runs of `per` sorted
+ * each in one piece, then merged pairwise a few thousand elements at a time. A year of a busy
+ * link's referrers (hundreds of thousands of labels) held the event loop for seconds in one sort.
+ */
+export async function sortInTurns<T>(items: readonly T[], compare: (a: T, b: T) => number, turns: Turns, per = 4096): Promise<T[]> {
+  let runs: T[][] = [];
+  for (let at = 0; at < items.length; at += per) {
+    if (turns.due()) await turns.next();
+    runs.push(items.slice(at, at + per).sort(compare));
+  }
+  while (runs.length > 1) {
+    const next: T[][] = [];
+    for (let i = 0; i < runs.length; i += 2) next.push(i + 1 < runs.length ? await mergeRuns(runs[i]!, runs[i + 1]!, compare, turns) : runs[i]!);
+    runs = next;
+  }
+  return runs[0] ?? [];
+}
+
+// Two sorted runs as one, the left one's first on ties (stable).
+async function mergeRuns<T>(a: readonly T[], b: readonly T[], compare: (a: T, b: T) => number, turns: Turns): Promise<T[]> {
+  const out: T[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    if ((k & 1023) === 0 && turns.due()) await turns.next();
+    out[k++] = compare(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+  }
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}

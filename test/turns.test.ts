@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonElements, setTurnSlice, Turns } from '../src/turns.ts';
+import { jsonElements, setTurnSlice, sortInTurns, Turns } from '../src/turns.ts';
+import { statRowsCsv, statRowsCsvInTurns } from '../src/export/csv.ts';
+import { byCountThenValue, topCounts, topLabels } from '../src/visits/top.ts';
 import { journalLine } from '../src/store/file/journal.ts';
 import type { JournalEntry } from '../src/store/file/journal.ts';
 
@@ -56,4 +58,35 @@ test('journalLine is the line append writes, JSON.stringify(entry) and a line br
   };
   assert.equal(await journalLine(entry, new Turns(0)), JSON.stringify(entry) + '\n');
   assert.equal(await journalLine({ s: 1, ops: [] }), '{"s":1,"ops":[]}\n');
+});
+
+// Rows with many ties (counts 0..49) and labels in no order, some of them CSV's special cases.
+const rowsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ value: [`v${(i * 7919) % n}`, '=SUM(A1)', 'a,"b"\nc'][i % 3 === 0 ? 0 : i % 3]! + (i % 3 ? i : ''), count: (i * 31) % 50 }));
+
+test('sortInTurns sorts as a stable Array.sort does, in slices that give the event loop turns', async () => {
+  for (const n of [0, 1, 2, 4095, 4096, 4097, 20_001]) {
+    const rows = rowsOf(n);
+    // Compared by count only, ties keep their order: a stable sort's.
+    const byCount = (a: { count: number }, b: { count: number }) => b.count - a.count;
+    assert.deepEqual(await sortInTurns(rows, byCount, new Turns(), 1000), [...rows].sort(byCount), `${n} rows`);
+    assert.deepEqual(await sortInTurns(rows, byCountThenValue, new Turns()), [...rows].sort(byCountThenValue), `${n} rows by count and value`);
+    assert.equal(rows.length, n, 'the input is left as it was');
+  }
+  assert.ok((await turnsDuring(() => sortInTurns(rowsOf(20_000), byCountThenValue, new Turns(0)))) >= 5);
+});
+
+test('statRowsCsvInTurns writes the text statRowsCsv writes, in slices', async () => {
+  for (const n of [0, 1, 4096, 9000]) assert.equal(await statRowsCsvInTurns(rowsOf(n), new Turns(), 4096), statRowsCsv(rowsOf(n)), `${n} rows`);
+  assert.ok((await turnsDuring(() => statRowsCsvInTurns(rowsOf(9000), new Turns(0), 1000))) >= 5);
+});
+
+test('topLabels and topCounts in one pass keep what a sort of all would keep first', () => {
+  const rows = rowsOf(30_000);
+  const labels = Object.fromEntries(rows.map((r) => [r.value, r.count]));
+  const sorted = Object.entries(labels).map(([value, count]) => ({ value, count })).sort(byCountThenValue);
+  for (const n of [1, 10, 100]) {
+    assert.deepEqual(topLabels(labels, n), sorted.slice(0, n));
+    assert.deepEqual(topLabels(new Map(Object.entries(labels)), n), sorted.slice(0, n));
+    assert.deepEqual(Object.entries(topCounts(labels, n, Number)), sorted.slice(0, n).map((r) => [r.value, r.count]));
+  }
 });

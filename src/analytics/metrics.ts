@@ -1,5 +1,6 @@
 import { sumDimension, totalOf } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
+import { byCountThenValue, keepBest } from '../visits/top.ts';
 
 /**
  * The metric names of the stats API: the real product's (../shared/spec/compat-notes.md) and ours,
@@ -58,8 +59,6 @@ export function metricRows(days: readonly { day: string; counts: DayCounts }[], 
   return [...sumDimension(days, metric)].map(([value, count]) => ({ value, count }));
 }
 
-const byCountThenValue = (a: StatRow, b: StatRow) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
-
 /** The `n` largest rows, count descending and ties by value. */
 export function topRows(rows: readonly StatRow[], n: number): StatRow[] {
   if (n * 8 >= rows.length) return [...rows].sort(byCountThenValue).slice(0, n);
@@ -69,23 +68,5 @@ export function topRows(rows: readonly StatRow[], n: number): StatRow[] {
   return best;
 }
 
-/** topRows of one label map's labels, made rows only for those that may be kept (a merged year of a busy site's pages). */
-export function topLabels(labels: Readonly<Record<string, number>>, n: number): StatRow[] {
-  const best: StatRow[] = [];
-  for (const value in labels) {
-    const count = labels[value]!;
-    const worst = best.length === n ? best[n - 1]! : undefined;
-    if (worst && (count < worst.count || (count === worst.count && value > worst.value))) continue;
-    keepBest(best, { value, count }, n);
-  }
-  return best;
-}
-
-// Puts `row` in its place among the `n` best so far (sorted), if it belongs there.
-function keepBest(best: StatRow[], row: StatRow, n: number): void {
-  if (n <= 0 || (best.length === n && byCountThenValue(row, best[n - 1]!) >= 0)) return;
-  let at = best.length;
-  while (at > 0 && byCountThenValue(row, best[at - 1]!) < 0) at--;
-  best.splice(at, 0, row);
-  if (best.length > n) best.pop();
-}
+// topRows of one label map's labels, rows made only for those that may be kept.
+export { topLabels } from '../visits/top.ts';

@@ -1,6 +1,7 @@
-import { csvOf, statRowsCsv } from '../export/csv.ts';
+import { csvOf, statRowsCsv, statRowsCsvInTurns } from '../export/csv.ts';
 import { zipOffLoop } from '../export/zip.ts';
-import { Turns } from '../turns.ts';
+import { sortInTurns, Turns } from '../turns.ts';
+import { byCountThenValue } from '../visits/top.ts';
 import { mergeCountsInTurns } from '../stats/counts.ts';
 import type { DayCounts } from '../stats/counts.ts';
 import { allPropertyRows } from './event-properties.ts';
@@ -10,11 +11,12 @@ import type { Metric, StatRow } from './metrics.ts';
 // Metrics whose values are days or hours: listed in time order, as a chart reads them.
 const IN_TIME_ORDER = new Set<Metric>(['pageviews', 'visitors', 'pageviews_hour', 'visitors_hour']);
 
+const byValue = (a: StatRow, b: StatRow) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+
 /** The rows of `metric` as an export lists them: days and hours in order, other values most counted first (ties by value). */
 function exportRows(days: readonly { day: string; counts: DayCounts }[], metric: Metric): StatRow[] {
   const rows = metricRows(days, metric);
-  if (IN_TIME_ORDER.has(metric)) return rows.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-  return topRows(rows, rows.length);
+  return IN_TIME_ORDER.has(metric) ? rows.sort(byValue) : topRows(rows, rows.length);
 }
 
 /**
@@ -31,7 +33,9 @@ export async function statsExport(days: readonly { day: string; counts: DayCount
   for (const m of names) {
     if (m === 'event_property') continue;
     if (turns.due()) await turns.next();
-    files.push({ name: `${m}.csv`, data: statRowsCsv(exportRows(BY_DATE.has(m) ? days : summed, m)) });
+    const rows = metricRows(BY_DATE.has(m) ? days : summed, m);
+    const ordered = await sortInTurns(rows, IN_TIME_ORDER.has(m) ? byValue : byCountThenValue, turns);
+    files.push({ name: `${m}.csv`, data: await statRowsCsvInTurns(ordered, turns) });
   }
   if (names.includes('event_property')) {
     const properties = allPropertyRows(summed[0]!.counts).map((r) => [r.event, r.property, r.value, r.count] as const);

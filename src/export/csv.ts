@@ -1,3 +1,5 @@
+import type { Turns } from '../turns.ts';
+
 /** One cell of a CSV file: text, or a number written as it is. */
 export type CsvCell = string | number;
 
@@ -14,10 +16,25 @@ export function csvCell(cell: CsvCell): string {
 
 /** A CSV file (RFC 4180: CRLF line ends, a header row): `header`, then one line per row. */
 export function csvOf(header: readonly string[], rows: readonly (readonly CsvCell[])[]): string {
-  return [header, ...rows].map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+  return csvLines([header, ...rows]);
+}
+
+// Rows as CSV lines, each ended by CRLF.
+function csvLines(rows: readonly (readonly CsvCell[])[]): string {
+  return rows.map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
 }
 
 /** `{value, count}` rows as the CSV of a statistics name: columns `value,count`. */
 export function statRowsCsv(rows: readonly { value: string; count: number }[]): string {
   return csvOf(['value', 'count'], rows.map((r) => [r.value, r.count]));
+}
+
+/** statRowsCsv written a few thousand rows at a time between turns of the event loop (`turns`): the same text. */
+export async function statRowsCsvInTurns(rows: readonly { value: string; count: number }[], turns: Turns, per = 4096): Promise<string> {
+  const parts = ['value,count\r\n'];
+  for (let at = 0; at < rows.length; at += per) {
+    if (turns.due()) await turns.next();
+    parts.push(csvLines(rows.slice(at, at + per).map((r) => [r.value, r.count])));
+  }
+  return parts.join('');
 }

@@ -7,7 +7,7 @@ import type { CountsDelta, NewEvent, Store, Tx } from '../store/store.ts';
 import { countEvents } from '../events/count-events.ts';
 import { outsideStoreDeadline, waitWithin } from '../store/deadline.ts';
 import { dayOf, hourOf } from '../visits/visitor.ts';
-import { emptyCounts, foldInto, mergeCounts } from './counts.ts';
+import { emptyCounts, foldInto, mergeCounts, mergeCountsInTurns } from './counts.ts';
 import type { DayCounts, Tally } from './counts.ts';
 import { SharedSightings } from './shared-sightings.ts';
 import { RealtimeBuffer, keptFrom } from './realtime-buffer.ts';
@@ -239,9 +239,12 @@ export class DailyCounters {
     return stored;
   }
 
-  /** A subject's counts summed over `from`..`to` (default: all days): totals and merged label maps. */
+  /**
+   * A subject's counts summed over `from`..`to` (default: all days): totals and merged label maps,
+   * a day at a time between turns of the event loop (a year of a busy link's labels took seconds).
+   */
   async sum(subject: string, from?: string, to?: string): Promise<DayCounts> {
-    return mergeCounts((await this.days(subject, from, to)).map((d) => d.counts));
+    return mergeCountsInTurns((await this.days(subject, from, to)).map((d) => d.counts));
   }
 
   /** Removes a subject's counts, stored (inside `tx`) and buffered; call when the subject is deleted. */

@@ -4,7 +4,8 @@ import { flagOf } from '../../analytics/stats-panels.ts';
 import { formatDate } from '../../clock.ts';
 import { countText } from '../../html/count-text.ts';
 import type { Services } from '../../resources/define.ts';
-import { labelsOfDimension, mergeCounts, totalOf } from '../../stats/counts.ts';
+import { labelsOfDimension, mergeCountsInTurns, totalOf } from '../../stats/counts.ts';
+import { topLabels } from '../../visits/top.ts';
 import { subjectOf } from '../../links/stats.ts';
 
 /** The periods a link's statistics offer, in days up to today. */
@@ -20,6 +21,7 @@ const PANELS = [
   { dimension: 'language', title: 'Languages' },
 ] as const;
 
+const SHOWN = new Set<string>(PANELS.map((p) => p.dimension));
 const PANEL_ROWS = 10;
 const DAY = 86_400_000;
 
@@ -39,14 +41,13 @@ export async function linkStats(s: Pick<Services, 'counters' | 'clock'>, linkId:
   const labels = Array.from({ length: days }, (_, i) => formatDate(now - (days - 1 - i) * DAY));
   const stored = await s.counters.days(subjectOf('link', linkId), labels[0], labels.at(-1));
   const byDay = new Map(stored.map((d) => [d.day, d.counts]));
-  const sum = mergeCounts(stored.map((d) => d.counts));
+  // A year of a busy link's labels: summed a day at a time between turns of the event loop, the panels' dimensions only.
+  const sum = await mergeCountsInTurns(stored.map((d) => d.counts), undefined, (dimension) => SHOWN.has(dimension));
   const clicks = labels.map((d) => totalOf(byDay.get(d) ?? {}, 'clicks'));
   const unique = labels.map((d) => totalOf(byDay.get(d) ?? {}, 'uniqueClicks'));
   const panels = PANELS.map((p) => ({
     ...p,
-    rows: Object.entries(labelsOfDimension(sum, p.dimension))
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .slice(0, PANEL_ROWS),
+    rows: topLabels(labelsOfDimension(sum, p.dimension), PANEL_ROWS).map((r): [string, number] => [r.value, r.count]),
   }));
   return { days, labels, clicks, unique, total: { clicks: totalOf(sum, 'clicks'), unique: totalOf(sum, 'uniqueClicks') }, panels };
 }

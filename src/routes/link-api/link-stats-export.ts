@@ -26,7 +26,7 @@ export function linkStatsExportRoutes(s: Services): Hono<AppEnv> {
     const to = dayParam('to', c.req.query('to'));
     if (from !== undefined && to !== undefined && to < from) throw new ApiError(400, 'Invalid to: it must be the same day as from or later.');
     const days = await s.counters.days(subjectOf('link', link.id), from, to);
-    return zipDownload(c, linkStatsExport(days, s.clock.now()), `link-${link.id}-stats${from ? `-${from}` : ''}${to ? `-${to}` : ''}.zip`);
+    return zipDownload(c, await linkStatsExport(days, s.clock.now()), `link-${link.id}-stats${from ? `-${from}` : ''}${to ? `-${to}` : ''}.zip`);
   });
   return routes;
 }
