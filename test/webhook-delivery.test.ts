@@ -388,3 +388,32 @@ test('a webhook changed during a run: its new URL is used from the next delivery
   assert.deepEqual(after, ['link-4']);
   assert.equal((await allOf<Delivery>(w.store, 'deliveries')).length, 0, 'its deliveries went with it');
 });
+
+test('claims after a long delivered history find every new delivery, past gaps and far-apart ids', async () => {
+  const w = await world();
+  const { id: kept } = await w.hook('http://127.0.0.1:9/kept', ['link.created']);
+  const { id: gone } = await w.hook('http://127.0.0.1:9/gone', ['link.created']);
+  const made = await w.call('POST', '/api/url/bulk', { body: { urls: Array.from({ length: 300 }, (_, n) => ({ url: `https://example.com/${n}`, custom: `past-${n}` })) } });
+  assert.equal(made.status, 200, made.text);
+  const sent: string[] = [];
+  const dispatcher = dispatcherOf(w, async (url, body) => {
+    sent.push(`${new URL(url).pathname} ${aliasOf(body)}`);
+    return ok;
+  });
+  await dispatcher.drain();
+  assert.equal(sent.length, 600);
+  // The other webhook's deliveries go with it: every other id of the history is a gap now.
+  assert.equal((await w.call('DELETE', `/api/webhooks/${gone}/delete`)).status, 200);
+  sent.length = 0;
+  await w.link('after-1');
+  await w.link('after-2');
+  await dispatcher.drain();
+  assert.deepEqual(sent, ['/kept link-after-1', '/kept link-after-2']);
+  // A delivery stored under an id of its own far past the others (as a put may) is found too.
+  await w.store.transaction(async (tx) => {
+    await tx.put('deliveries', { ...newDelivery(1, kept, { id: 'evt_far', type: 'link.created', created: new Date(w.clock.now()).toISOString(), data: { alias: 'far' } }, w.clock.now()), id: 1_000_000 });
+  });
+  sent.length = 0;
+  await dispatcher.drain();
+  assert.deepEqual(sent, ['/kept far']);
+});

@@ -49,6 +49,24 @@ export class MemoryReads {
     return out;
   }
 
+  /**
+   * The records with an id of `from` or more, in id order: where they are a few of many, without
+   * copying the collection (as inIdOrder does once it changed), one lookup per id up to the last
+   * handed out; else (most of them, or ids far apart) from inIdOrder's list.
+   */
+  *fromId(collection: string, from: number): Generator<StoredRecord> {
+    const col = this.col(collection);
+    const start = Math.max(1, from);
+    if (col.nextId - start > col.records.size / 2) {
+      for (const r of this.inIdOrder(collection, undefined)) if (r.id >= start) yield r;
+      return;
+    }
+    for (let id = start; id < col.nextId; id++) {
+      const r = col.records.get(id);
+      if (r) yield r;
+    }
+  }
+
   /** The record with the smallest `index` key at most `upTo` (then the smallest id), or undefined (a queue's next due record). */
   firstDue<T extends StoredRecord>(collection: string, index: string, upTo: string): T | undefined {
     const col = this.col(collection);
