@@ -49,6 +49,7 @@ export async function jsonElements<T>(items: readonly T[], shape: (item: T) => u
  * link's referrers (hundreds of thousands of labels) held the event loop for seconds in one sort.
  */
 export async function sortInTurns<T>(items: readonly T[], compare: (a: T, b: T) => number, turns: Turns, per = 4096): Promise<T[]> {
+  per = Math.max(1, Math.floor(per));
   let runs: T[][] = [];
   for (let at = 0; at < items.length; at += per) {
     if (turns.due()) await turns.next();

@@ -53,6 +53,25 @@ test('the fake delivers webhooks to a receiver on this machine, and its clock dr
   }
 });
 
+test('after a reset, the same requests deliver the same webhooks again (their ids start over)', async () => {
+  const r = await startReceiver();
+  receivers.push(r);
+  const fake = await startFakeServer();
+  try {
+    const round = async () => {
+      assert.equal((await api(fake.url, 'POST', '/api/webhooks', { url: `${r.url}/hook`, events: ['link.created'] })).status, 200);
+      for (let n = 1; n <= 3; n++) assert.equal((await api(fake.url, 'POST', '/api/url/add', { url: `https://example.com/${n}`, custom: `again-${n}` })).status, 200);
+      await fake.deliverWebhooks();
+    };
+    await round();
+    await fake.reset();
+    await round();
+    assert.deepEqual(r.received.map((x) => x.event.data.alias), ['again-1', 'again-2', 'again-3', 'again-1', 'again-2', 'again-3']);
+  } finally {
+    await fake.close();
+  }
+});
+
 test('closing the server ends its open event streams at once instead of waiting for them', async () => {
   const fake = await startFakeServer();
   let closed = false;

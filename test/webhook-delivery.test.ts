@@ -389,7 +389,7 @@ test('a webhook changed during a run: its new URL is used from the next delivery
   assert.equal((await allOf<Delivery>(w.store, 'deliveries')).length, 0, 'its deliveries went with it');
 });
 
-test('claims after a long delivered history find every new delivery, past gaps and far-apart ids', async () => {
+test('claims after a long delivered history find every new delivery, past gaps, far-apart ids and ids put below them', async () => {
   const w = await world();
   const { id: kept } = await w.hook('http://127.0.0.1:9/kept', ['link.created']);
   const { id: gone } = await w.hook('http://127.0.0.1:9/gone', ['link.created']);
@@ -416,4 +416,13 @@ test('claims after a long delivered history find every new delivery, past gaps a
   sent.length = 0;
   await dispatcher.drain();
   assert.deepEqual(sent, ['/kept far']);
+  // And one put under a low id that was free (its delivery gone), below every pending one met so far.
+  const [first] = await allOf<Delivery>(w.store, 'deliveries');
+  await w.store.transaction(async (tx) => {
+    await tx.remove('deliveries', first!.id);
+    await tx.put('deliveries', { ...newDelivery(1, kept, { id: 'evt_low', type: 'link.created', created: new Date(w.clock.now()).toISOString(), data: { alias: 'low' } }, w.clock.now()), id: first!.id });
+  });
+  sent.length = 0;
+  await dispatcher.drain();
+  assert.deepEqual(sent, ['/kept low']);
 });

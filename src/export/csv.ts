@@ -31,6 +31,7 @@ export function statRowsCsv(rows: readonly { value: string; count: number }[]): 
 
 /** statRowsCsv written a few thousand rows at a time between turns of the event loop (`turns`): the same text. */
 export async function statRowsCsvInTurns(rows: readonly { value: string; count: number }[], turns: Turns, per = 4096): Promise<string> {
+  per = Math.max(1, Math.floor(per));
   const parts = ['value,count\r\n'];
   for (let at = 0; at < rows.length; at += per) {
     if (turns.due()) await turns.next();

@@ -58,6 +58,12 @@ export class Collection {
   dirty = false;
   /** Bumped on every change, so caches built from the collection know when to rebuild. */
   version = 0;
+  /**
+   * Bumped when a new record may come below the last id handed out: one stored under an id of its
+   * own below it, or the next id moved down (a store replaced). Readers that count on new records
+   * coming after the old ones (the outbox's claims) start over then.
+   */
+  renumbered = 0;
   /** Secondary indexes: name → (key of a record, key → id), kept up to date on every change. */
   readonly indexes = new Map<string, { keyOf: (r: StoredRecord) => string | null; unique: boolean; ids: Map<string, number> }>();
 
@@ -79,6 +85,7 @@ export class Collection {
 
   /** Inserts or replaces a record, keeping the owner index and the id counter right. */
   put(record: StoredRecord): void {
+    if (record.id < this.nextId && !this.records.has(record.id)) this.renumbered++;
     this.version++;
     this.changes.count++;
     const before = this.records.get(record.id);

@@ -38,9 +38,12 @@ export class FileOutbox implements Outbox {
    * No delivery with a lower id is pending (the lowest pending one the last claim met): a claim walks
    * from here, not over the days of delivered ones before it, nor copying them all into id order
    * (bench/outbox-claim.ts: 16-28 ms a claim after 200,000 delivered, 0.0-0.2 ms from here).
-   * A delivery is only ever made pending by its insert, whose id is above every id before it.
+   * A delivery is made pending by its insert, whose id is above every id before it, unless the
+   * collection was renumbered (a delivery put under an id of its own, the store replaced: the fake
+   * backend's reset): then the walk starts over.
    */
   private firstPending = 0;
+  private renumberedAt = 0;
 
   constructor(
     private readonly reads: MemoryReads,
@@ -94,6 +97,11 @@ export class FileOutbox implements Outbox {
       let heads = 0;
       let open = 0;
       const chosen: StoredRecord[] = [];
+      const renumbered = this.reads.renumbered(DELIVERIES_COLLECTION);
+      if (renumbered !== this.renumberedAt) {
+        this.renumberedAt = renumbered;
+        this.firstPending = 0;
+      }
       let lowest: number | undefined;
       let last = this.firstPending - 1;
       for (const d of this.reads.fromId(DELIVERIES_COLLECTION, this.firstPending)) {

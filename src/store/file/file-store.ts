@@ -358,6 +358,7 @@ export class FileStore implements Store {
       for (const col of this.collections.values()) {
         let max = 0;
         for (const id of col.records.keys()) max = Math.max(max, id);
+        if (max + 1 < col.nextId) col.renumbered++;
         col.nextId = max + 1;
       }
     });

@@ -67,6 +67,11 @@ export class MemoryReads {
     }
   }
 
+  /** How often a collection's new records may have come below its last id (Collection.renumbered). */
+  renumbered(collection: string): number {
+    return this.col(collection).renumbered;
+  }
+
   /** The record with the smallest `index` key at most `upTo` (then the smallest id), or undefined (a queue's next due record). */
   firstDue<T extends StoredRecord>(collection: string, index: string, upTo: string): T | undefined {
     const col = this.col(collection);
