@@ -12,6 +12,23 @@ export function ConfirmedField() {
   return <input type="hidden" name={CONFIRMED} value="" />;
 }
 
+/**
+ * A form of one button that deletes, revokes or signs out: it asks `question` first (the script's
+ * box, or without JavaScript the page askFirst answers), with its CSRF token. `label` names the
+ * button for screen readers where its text alone does not say what it acts on.
+ */
+export function AskFirstForm(props: { action: string; question: string; csrf: string; buttonClass?: string; label?: string; children: unknown }) {
+  return (
+    <form method="post" action={props.action} data-confirm={props.question}>
+      <ConfirmedField />
+      <Csrf token={props.csrf} />
+      <button type="submit" class={props.buttonClass ?? 'danger'} aria-label={props.label}>
+        {props.children}
+      </button>
+    </form>
+  );
+}
+
 /** What the page that asks says and where its Cancel goes. */
 export interface Question {
   question: string;

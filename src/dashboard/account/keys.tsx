@@ -9,7 +9,7 @@ import { createBody, entriesOf, hookContext, listQueryOf, removeRecord } from '.
 import { allows, audit, chromeOf, field, fields, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
-import { askFirst, ConfirmedField } from '../ask-first.tsx';
+import { askFirst, AskFirstForm } from '../ask-first.tsx';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { ShownOnce } from '../shown-once.ts';
@@ -135,13 +135,9 @@ export function keyScreens(d: Dashboard): Hono<AppEnv> {
                       <td>{k.last_used ?? 'never'}</td>
                       <td>
                         {canWrite && (
-                          <form method="post" action={`/app/account/keys/${k.id}/revoke`} data-confirm={`Revoke the key ${k.name}? What uses it stops working.`}>
-                            <ConfirmedField />
-                            <Csrf token={who.csrf} />
-                            <button type="submit" class="danger">
-                              Revoke<span class="sr"> {k.name}</span>
-                            </button>
-                          </form>
+                          <AskFirstForm action={`/app/account/keys/${k.id}/revoke`} question={`Revoke the key ${k.name}? What uses it stops working.`} csrf={who.csrf}>
+                            Revoke<span class="sr"> {k.name}</span>
+                          </AskFirstForm>
                         )}
                       </td>
                     </tr>

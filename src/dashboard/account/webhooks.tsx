@@ -10,7 +10,7 @@ import { sendTestEvent } from '../../routes/link-api/webhooks.ts';
 import { allows, audit, chromeOf, field, fields, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
-import { ConfirmedField } from '../ask-first.tsx';
+import { AskFirstForm } from '../ask-first.tsx';
 import { deleteScreen } from '../removal.ts';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
@@ -110,13 +110,9 @@ export function webhookScreens(d: Dashboard): Hono<AppEnv> {
                                 Send a test event<span class="sr"> to {h.url}</span>
                               </button>
                             </form>
-                            <form method="post" action={`/app/account/webhooks/${h.id}/delete`} data-confirm="Delete this webhook and its delivery log?">
-                              <ConfirmedField />
-                              <Csrf token={who.csrf} />
-                              <button type="submit" class="danger">
-                                Delete<span class="sr"> the webhook to {h.url}</span>
-                              </button>
-                            </form>
+                            <AskFirstForm action={`/app/account/webhooks/${h.id}/delete`} question="Delete this webhook and its delivery log?" csrf={who.csrf}>
+                              Delete<span class="sr"> the webhook to {h.url}</span>
+                            </AskFirstForm>
                           </div>
                         )}
                       </td>

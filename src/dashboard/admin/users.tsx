@@ -14,7 +14,7 @@ import { fieldOfMessage } from '../sign-in.tsx';
 import { audit, chromeOf, field, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form, Screen } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
-import { askFirst, ConfirmedField } from '../ask-first.tsx';
+import { askFirst, AskFirstForm, ConfirmedField } from '../ask-first.tsx';
 import { Field } from '../links/form.tsx';
 import { SESSION_COOKIE, ADMIN_COOKIE } from '../sessions.ts';
 import type { SignedIn } from '../sessions.ts';
@@ -156,13 +156,9 @@ export function adminScreens(d: Dashboard): Hono<AppEnv> {
                               </button>
                             </form>
                           )}
-                          <form method="post" action={`/app/admin/users/${u.id}/delete`} data-confirm={`Delete ${u.username} with all their links, statistics and keys?`}>
-                            <ConfirmedField />
-                            <Csrf token={who.csrf} />
-                            <button type="submit" class="danger">
-                              Delete<span class="sr"> {u.username}</span>
-                            </button>
-                          </form>
+                          <AskFirstForm action={`/app/admin/users/${u.id}/delete`} question={`Delete ${u.username} with all their links, statistics and keys?`} csrf={who.csrf}>
+                            Delete<span class="sr"> {u.username}</span>
+                          </AskFirstForm>
                         </div>
                       )}
                     </td>

@@ -8,8 +8,8 @@ import { createBody, hookContext, listQueryOf, updateRecord } from '../../routes
 import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts';
 import { deleteScreen } from '../removal.ts';
 import type { Dashboard } from '../guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
-import { ConfirmedField } from '../ask-first.tsx';
+import { answerPage, Layout, messagePage } from '../layout.tsx';
+import { AskFirstForm } from '../ask-first.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { BioForm, bodyOfValues, errorsOfBio, valuesOfBio, valuesOfForm } from './form.tsx';
@@ -60,13 +60,9 @@ export function bioScreens(d: Dashboard): Hono<AppEnv> {
         </section>
         {bio && (
           <section class="card">
-            <form method="post" action={`${HOME}/${bio.id}/delete`} data-confirm="Delete this bio page?">
-              <ConfirmedField />
-              <Csrf token={who.csrf} />
-              <button type="submit" class="danger">
-                Delete the bio page
-              </button>
-            </form>
+            <AskFirstForm action={`${HOME}/${bio.id}/delete`} question="Delete this bio page?" csrf={who.csrf}>
+              Delete the bio page
+            </AskFirstForm>
           </section>
         )}
       </Layout>,

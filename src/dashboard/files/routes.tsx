@@ -12,8 +12,8 @@ import { storeUpload } from '../../routes/link-api/files.ts';
 import { allows, audit, chromeOf, lacking, screen } from '../guard.ts';
 import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Form } from '../guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
-import { ConfirmedField } from '../ask-first.tsx';
+import { answerPage, Layout, messagePage } from '../layout.tsx';
+import { AskFirstForm } from '../ask-first.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
 import type { SignedIn } from '../sessions.ts';
 import { DASHBOARD_UPLOAD_PATH, errorsOfUpload, sizeText, UploadForm, uploadFieldsOf } from './upload-form.tsx';
@@ -90,13 +90,9 @@ export function fileScreens(d: Dashboard): Hono<AppEnv> {
                       <td class="n">{countText(Number(entries[i]?.downloads ?? 0))}</td>
                       {allows(who, WRITE) && (
                         <td>
-                          <form method="post" action={`${HOME}/${f.id}/delete`} data-confirm="Delete this file?">
-                            <ConfirmedField />
-                            <Csrf token={who.csrf} />
-                            <button type="submit" class="danger nowrap" aria-label={`Delete ${f.name}`}>
-                              Delete
-                            </button>
-                          </form>
+                          <AskFirstForm action={`${HOME}/${f.id}/delete`} question="Delete this file?" csrf={who.csrf} buttonClass="danger nowrap" label={`Delete ${f.name}`}>
+                            Delete
+                          </AskFirstForm>
                         </td>
                       )}
                     </tr>

@@ -12,9 +12,9 @@ import { assignToCampaign } from '../../routes/link-api/campaigns.ts';
 import { allows, audit, chromeOf, field, fields, lacking, screen } from '../guard.ts';
 import type { Dashboard } from '../guard.ts';
 import type { SignedIn } from '../sessions.ts';
-import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
+import { answerPage, Layout, messagePage } from '../layout.tsx';
 import { QrPreview } from '../qr-image.tsx';
-import { askPage, CONFIRMED, ConfirmedField } from '../ask-first.tsx';
+import { AskFirstForm, askPage, CONFIRMED } from '../ask-first.tsx';
 import { bodyOfValues, errorsOf, keepsPassword, LinkForm, valuesOfForm, valuesOfLink } from './form.tsx';
 import type { LinkFormValues } from './form.tsx';
 import { LinkTable, ListFilters, listHref, listParams, listStoreQuery } from './list.tsx';
@@ -171,13 +171,9 @@ export function linkScreens(d: Dashboard): Hono<AppEnv> {
                 </a>
               )}
               {allows(who, WRITE) && (
-                <form method="post" action={`/app/links/${link.id}/delete`} data-confirm="Delete this link and its statistics?">
-                  <Csrf token={who.csrf} />
-                  <ConfirmedField />
-                  <button type="submit" class="danger">
-                    Delete
-                  </button>
-                </form>
+                <AskFirstForm action={`/app/links/${link.id}/delete`} question="Delete this link and its statistics?" csrf={who.csrf}>
+                  Delete
+                </AskFirstForm>
               )}
             </div>
             <p class="muted">

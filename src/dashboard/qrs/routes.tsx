@@ -11,8 +11,8 @@ import { errorsByField } from '../form-errors.ts';
 import { allows, audit, chromeOf, lacking, ownRecord, screen } from '../guard.ts';
 import { deleteScreen } from '../removal.ts';
 import type { Dashboard, Uploads } from '../guard.ts';
-import { answerPage, Csrf, Layout, messagePage } from '../layout.tsx';
-import { ConfirmedField } from '../ask-first.tsx';
+import { answerPage, Layout, messagePage } from '../layout.tsx';
+import { AskFirstForm } from '../ask-first.tsx';
 import { ListSearch, listPage, PAGE_SIZE, Pages } from '../pages.tsx';
 import { QrPreview } from '../qr-image.tsx';
 import type { SignedIn } from '../sessions.ts';
@@ -180,13 +180,9 @@ export function qrScreens(d: Dashboard): Hono<AppEnv> {
                 <a class="btn secondary" href={`${HOME}/${qr.id}/edit`}>
                   Edit
                 </a>
-                <form method="post" action={`${HOME}/${qr.id}/delete`} data-confirm="Delete this QR code and its scan counts?">
-                  <ConfirmedField />
-                  <Csrf token={who.csrf} />
-                  <button type="submit" class="danger">
-                    Delete
-                  </button>
-                </form>
+                <AskFirstForm action={`${HOME}/${qr.id}/delete`} question="Delete this QR code and its scan counts?" csrf={who.csrf}>
+                  Delete
+                </AskFirstForm>
               </div>
             )}
           </section>

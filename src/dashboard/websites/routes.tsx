@@ -15,7 +15,7 @@ import { WEBSITE_RULES } from '../../routes/analytics/websites.ts';
 import { allows, audit, chromeOf, field, lacking, ownRecord, screen } from '../guard.ts';
 import type { Dashboard, Form } from '../guard.ts';
 import { answerPage, Csrf, FormError, Layout, messagePage } from '../layout.tsx';
-import { ConfirmedField } from '../ask-first.tsx';
+import { AskFirstForm } from '../ask-first.tsx';
 import { deleteScreen } from '../removal.ts';
 import { Field } from '../links/form.tsx';
 import type { SignedIn } from '../sessions.ts';
@@ -157,13 +157,9 @@ export function websiteScreens(d: Dashboard): Hono<AppEnv> {
               </button>
               <a href={`/stats/${site.domain}`}>The statistics page</a>
               {allows(who, WRITE) && (
-                <form method="post" action={`/app/websites/${site.id}/delete`} data-confirm="Delete this website and its statistics?">
-                  <ConfirmedField />
-                  <Csrf token={who.csrf} />
-                  <button type="submit" class="danger">
-                    Delete
-                  </button>
-                </form>
+                <AskFirstForm action={`/app/websites/${site.id}/delete`} question="Delete this website and its statistics?" csrf={who.csrf}>
+                  Delete
+                </AskFirstForm>
               )}
             </div>
           </section>
