@@ -3,7 +3,8 @@
  * webhook), then the time until a receiver on loopback has all of them, checked in order. In this
  * process, the app and its dispatcher as the server runs them (WEBHOOK_CONCURRENCY 8, its polling),
  * on a JSON store in a temporary directory (fsynced) or, with --pg, on a fresh PostgreSQL schema.
- * Prints deliveries per second and this process's CPU µs per delivery (the receiver's share included).
+ * Prints deliveries per second, this process's CPU µs per delivery (the receiver's share included)
+ * and the connections the receiver accepted.
  *   node --import tsx bench/webhook-drain.ts [--events N] [--pg] [--url URL] [--checkout DIR]
  * --checkout runs another checkout's src (a worktree of main) in the same way, for a comparison.
  */
@@ -46,6 +47,8 @@ const receiver = createServer((req, res) => {
     if (aliases.length === N) allIn();
   });
 });
+let connections = 0;
+receiver.on('connection', () => connections++);
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
 
@@ -79,10 +82,11 @@ try {
   const c = process.cpuUsage(c0);
   await webhooks.stop();
   const inOrder = aliases.every((a, i) => a === expected[i]);
-  console.log(`${root} on ${values.pg ? 'PostgreSQL' : 'the JSON files'}: ${N} deliveries in ${(wall / 1000).toFixed(2)} s: ${Math.round(N / (wall / 1000))}/s, ${Math.round((c.user + c.system) / N)} µs CPU each in this process; ${inOrder ? 'in order' : 'OUT OF ORDER'}`);
+  console.log(`${root} on ${values.pg ? 'PostgreSQL' : 'the JSON files'}: ${N} deliveries in ${(wall / 1000).toFixed(2)} s: ${Math.round(N / (wall / 1000))}/s, ${Math.round((c.user + c.system) / N)} µs CPU each in this process, ${connections} connections; ${inOrder ? 'in order' : 'OUT OF ORDER'}`);
   if (!inOrder) process.exitCode = 1;
 } finally {
   await store.close();
+  receiver.closeAllConnections();
   receiver.close();
   rmSync(dir, { recursive: true, force: true });
   if (values.pg) {

@@ -232,7 +232,10 @@ test('a slow receiver holds up no request, and deliveries in flight are bounded'
   release();
   assert.ok(await eventually(() => slow.received.length === 3 * 4, 15_000), `${slow.received.length} of 12 delivered`);
   assert.equal(most, 2, 'at most WEBHOOK_CONCURRENCY in flight');
+  // Its connections to the receiver are kept between deliveries, and closed when it stops.
+  assert.ok(slow.open > 0 && slow.connections <= 3, `${slow.connections} connections for 12 deliveries`);
   await w.webhooks.stop();
+  assert.ok(await eventually(() => slow.open === 0, 1000), `${slow.open} connections left open after the stop`);
 });
 
 /** A dispatcher of `w`'s store whose sends go to `send` (each answered 200 unless it says otherwise). */

@@ -31,6 +31,9 @@ export interface Receiver {
   received: Received[];
   /** How the next requests are answered (`n`: how many came before, from 0). */
   answer: (r: Received, n: number) => Answer;
+  /** Connections accepted so far, and how many of them are open now. */
+  connections: number;
+  open: number;
   close(): Promise<void>;
 }
 
@@ -38,7 +41,7 @@ export interface Receiver {
 export async function startReceiver(answer: Receiver['answer'] = () => ({})): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<() => void>();
-  const receiver: Receiver = { url: '', received, answer, close: async () => {} };
+  const receiver: Receiver = { url: '', received, answer, connections: 0, open: 0, close: async () => {} };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -65,6 +68,11 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({})): Pr
       if (a.after) void a.after.then(reply, reply);
       else reply();
     });
+  });
+  server.on('connection', (socket) => {
+    receiver.connections++;
+    receiver.open++;
+    socket.on('close', () => receiver.open--);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { Agent, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
@@ -85,13 +85,35 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
-/** A request to exactly `addresses` (checked ones) for `url`'s host, which still goes in Host and SNI: GET unless told, with `body` when given. */
-export function pinnedRequest(url: URL, addresses: ResolvedAddress[], options: { signal: AbortSignal; headers: Readonly<Record<string, string>>; method?: string; body?: string }): Promise<IncomingMessage> {
+/**
+ * A request sent over a kept connection that turned out closed by the other side (reset, or closed
+ * before any answer): the request can go again over a new one. Only a reused connection fails so;
+ * the same error on a new connection is the receiver's answer.
+ */
+export class StaleConnectionError extends Error {
+  constructor(readonly cause: unknown) {
+    super('the kept connection was closed by the other side');
+  }
+}
+
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * A request to exactly `addresses` (checked ones) for `url`'s host, which still goes in Host and SNI:
+ * GET unless told, with `body` when given; over a new connection, or a kept one of `agent`'s (made
+ * to the same addresses: see webhooks/kept-connections.ts), in which case a connection found closed
+ * fails with StaleConnectionError.
+ */
+export function pinnedRequest(
+  url: URL,
+  addresses: readonly ResolvedAddress[],
+  options: { signal: AbortSignal; headers: Readonly<Record<string, string>>; method?: string; body?: string; agent?: Agent },
+): Promise<IncomingMessage> {
   const { signal, headers } = options;
   const [first] = addresses;
   // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily), else for one.
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    if (lookupOptions.all) callback(null, addresses);
+    if (lookupOptions.all) callback(null, [...addresses]);
     else callback(null, first!.address, first!.family);
   };
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -104,12 +126,12 @@ export function pinnedRequest(url: URL, addresses: ResolvedAddress[], options: {
         method: options.method ?? 'GET',
         headers: { ...headers },
         lookup: pinned,
-        agent: false,
+        agent: options.agent ?? false,
         signal,
       },
       resolve,
     );
-    req.on('error', reject);
+    req.on('error', (err: Error & { code?: string }) => reject(req.reusedSocket && !signal.aborted && STALE_CODES.has(err.code ?? '') ? new StaleConnectionError(err) : err));
     req.end(options.body);
   });
 }

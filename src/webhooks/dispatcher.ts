@@ -56,6 +56,8 @@ const PRUNE_EVERY_MS = 3_600_000;
  */
 export class WebhookDispatcher {
   private readonly send: SendWebhook;
+  /** Closes the connections kept by the sender made here (none to close for one given). */
+  private readonly closeSend: () => void;
   private readonly wall: () => number;
   private readonly leaseMs: number;
   private readonly inFlight = new Set<Promise<void>>();
@@ -72,7 +74,9 @@ export class WebhookDispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     const { config } = options;
-    this.send = options.send ?? webhookSender({ timeoutMs: config.webhookTimeout * 1000, allowPrivate: config.webhookPrivateTargets });
+    const own = options.send ? null : webhookSender({ timeoutMs: config.webhookTimeout * 1000, allowPrivate: config.webhookPrivateTargets });
+    this.send = options.send ?? own!;
+    this.closeSend = () => own?.close();
     this.wall = options.wall ?? Date.now;
     // Longer than any attempt can take (its timeout, and the outcome's write): a lease that ends means its process is gone.
     this.leaseMs = config.webhookTimeout * 2000 + 1000;
@@ -138,13 +142,14 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Stops looking for work and waits for the attempts under way (each ends by WEBHOOK_TIMEOUT). */
+  /** Stops looking for work, waits for the attempts under way (each ends by WEBHOOK_TIMEOUT), then closes the connections kept to receivers. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.tail;
     await Promise.all([...this.inFlight]);
+    this.closeSend();
   }
 
   private versions(): string {

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { checkedAddresses, pinnedRequest, PublicFetchError, systemResolve } from '../qr/public-fetch.ts';
-import type { Resolve } from '../qr/public-fetch.ts';
+import { checkedAddresses, pinnedRequest, PublicFetchError, StaleConnectionError, systemResolve } from '../qr/public-fetch.ts';
+import type { ResolvedAddress, Resolve } from '../qr/public-fetch.ts';
+import { KeptConnections } from './kept-connections.ts';
 import { isPublicAddress } from '../qr/public-address.ts';
 import { hostOf } from './targets.ts';
 
@@ -19,6 +20,12 @@ export interface AttemptResult {
 
 /** Sends one delivery: a POST of `body` with `headers` to `url`. */
 export type SendWebhook = (url: string, body: string, headers: Record<string, string>) => Promise<AttemptResult>;
+
+/** webhookSender's sender, with the connections it keeps: close() ends them (the dispatcher's stop). */
+export type WebhookSender = SendWebhook & { close(): void; readonly kept: KeptConnections };
+
+/** Times a delivery goes again when the kept connection it went over was found closed (then over a new one). */
+const STALE_TRIES = 3;
 
 /** Bytes of an answer read at most; the rest is not waited for. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -39,12 +46,26 @@ export interface SendOptions {
  * Webhook POSTs checked as QR logo fetches are: the host resolved once, every address allowed (public
  * ones unless WEBHOOK_PRIVATE_TARGETS), the connection pinned to them (no DNS rebinding), redirects
  * never followed (a 3xx is a failure), the whole attempt bounded by the timeout and the answer read
- * up to MAX_ANSWER_BYTES. Never throws: every outcome is an AttemptResult.
+ * up to MAX_ANSWER_BYTES. Connections are kept between deliveries (kept-connections.ts): one the
+ * receiver closed meanwhile is noticed as the request goes, and the delivery goes again over a new
+ * one (a receiver that read it all and then reset the connection without answering may get it
+ * twice: deliveries are at least once). Never throws: every outcome is an AttemptResult.
  */
-export function webhookSender(options: SendOptions): SendWebhook {
+export function webhookSender(options: SendOptions): WebhookSender {
   const resolve = options.resolve ?? systemResolve;
   const allow = options.allowPrivate ? (address: string) => isIP(address) !== 0 : isPublicAddress;
-  return async (url, body, headers) => {
+  const kept = new KeptConnections();
+  const post = async (target: URL, addresses: readonly ResolvedAddress[], request: { signal: AbortSignal; body: string; headers: Record<string, string> }) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await pinnedRequest(target, addresses, { ...request, method: 'POST', agent: kept.agentFor(target, addresses) });
+      } catch (err) {
+        if (!(err instanceof StaleConnectionError)) throw err;
+        if (tries >= STALE_TRIES) throw err.cause;
+      }
+    }
+  };
+  const send = async (url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> => {
     const started = Date.now();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -52,12 +73,7 @@ export function webhookSender(options: SendOptions): SendWebhook {
     try {
       const target = new URL(url);
       const addresses = await checkedAddresses(target, resolve, allow, controller.signal, ['http:', 'https:']);
-      const res = await pinnedRequest(target, addresses, {
-        signal: controller.signal,
-        method: 'POST',
-        body,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      });
+      const res = await post(target, addresses, { signal: controller.signal, body, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
       const status = res.statusCode ?? 0;
       const text = await answerOf(res);
       const ok = status >= 200 && status <= 299;
@@ -70,6 +86,7 @@ export function webhookSender(options: SendOptions): SendWebhook {
       clearTimeout(timer);
     }
   };
+  return Object.assign(send, { close: () => kept.close(), kept });
 }
 
 /** The start of an answer's body as text; reading stops at MAX_ANSWER_BYTES. */
