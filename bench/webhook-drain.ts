@@ -4,7 +4,7 @@
  * process, the app and its dispatcher as the server runs them (WEBHOOK_CONCURRENCY 8, its polling),
  * on a JSON store in a temporary directory (fsynced) or, with --pg, on a fresh PostgreSQL schema.
  * Prints deliveries per second, this process's CPU µs per delivery (the receiver's share included)
- * and the connections the receiver accepted.
+ * the connections the receiver accepted, and on PostgreSQL the statements sent per delivery.
  *   node --import tsx bench/webhook-drain.ts [--events N] [--pg] [--url URL] [--checkout DIR]
  * --checkout runs another checkout's src (a worktree of main) in the same way, for a comparison.
  */
@@ -28,6 +28,14 @@ const { RESOURCES, storeSchema } = await src('resources/table.ts');
 const { openStore } = await src('store/open.ts');
 const { WebhookDispatcher } = await src('webhooks/dispatcher.ts');
 const { silentLogger } = await src('log.ts');
+
+// Statements sent (node-postgres queries), counted while the backlog drains.
+let statements = 0;
+const query = pg.Client.prototype.query;
+(pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...a: unknown[]) {
+  statements++;
+  return (query as (...a: unknown[]) => unknown).apply(this, a);
+};
 
 const N = Number(values.events);
 const KEY = 'sk_bench_hook_key_000000000000000000000000000';
@@ -74,15 +82,17 @@ try {
     await call('/api/url/bulk', { urls });
   }
   // The backlog is in the store; the dispatcher starts on it, as a server restarted on a backlog does.
+  const s0 = statements;
   const c0 = process.cpuUsage();
   const w0 = performance.now();
   webhooks.start();
   await done;
   const wall = performance.now() - w0;
+  const sent = statements - s0;
   const c = process.cpuUsage(c0);
   await webhooks.stop();
   const inOrder = aliases.every((a, i) => a === expected[i]);
-  console.log(`${root} on ${values.pg ? 'PostgreSQL' : 'the JSON files'}: ${N} deliveries in ${(wall / 1000).toFixed(2)} s: ${Math.round(N / (wall / 1000))}/s, ${Math.round((c.user + c.system) / N)} µs CPU each in this process, ${connections} connections; ${inOrder ? 'in order' : 'OUT OF ORDER'}`);
+  console.log(`${root} on ${values.pg ? 'PostgreSQL' : 'the JSON files'}: ${N} deliveries in ${(wall / 1000).toFixed(2)} s: ${Math.round(N / (wall / 1000))}/s, ${Math.round((c.user + c.system) / N)} µs CPU each in this process, ${connections} connections${values.pg ? `, ${(sent / N).toFixed(2)} statements each` : ''}; ${inOrder ? 'in order' : 'OUT OF ORDER'}`);
   if (!inOrder) process.exitCode = 1;
 } finally {
   await store.close();

@@ -356,6 +356,61 @@ for (const backend of BACKENDS) {
       assert.equal((await store.get('users', 1))?.admin, true);
     });
 
+    test('updateMany: changes in order (one record\'s compose), index keys moved, missing ids undefined; a clash changes none of them', async () => {
+      await store.transaction(async (tx) => {
+        for (const n of [1, 2, 3]) await tx.insert('users', user(n, { n: 0 }));
+      });
+      const odd = 'NUL \u0000, a lone \ud800 and "quotes" \\';
+      const out = await store.transaction((tx) =>
+        tx.updateMany('users', [
+          { id: 2, patch: { n: 1, email: 'two@example.com' } },
+          { id: 99, patch: { n: 1 } },
+          { id: 1, patch: { avatar: odd } },
+          { id: 2, patch: { n: 2 } },
+        ]),
+      );
+      assert.deepEqual(out.map((r) => r && [r.id, r.n, r.email]), [[2, 1, 'two@example.com'], undefined, [1, 0, 'user1@example.com'], [2, 2, 'two@example.com']]);
+      assert.deepEqual(plain(await store.get('users', 2)), plain({ id: 2, ...user(2, { n: 2, email: 'two@example.com' }) }));
+      assert.equal((await store.get('users', 1))?.avatar, odd, 'text PostgreSQL cannot hold comes back as written');
+      assert.equal((await store.lookup('users', 'email', 'two@example.com'))?.id, 2, 'the index follows the new key');
+      assert.equal(await store.lookup('users', 'email', 'user2@example.com'), undefined);
+      assert.deepEqual(await store.transaction((tx) => tx.updateMany('users', [])), []);
+      // A clash: the call fails as a whole, and the transaction that caught it goes on and commits.
+      const after = await store.transaction(async (tx) => {
+        await assert.rejects(
+          tx.updateMany('users', [{ id: 3, patch: { n: 3 } }, { id: 1, patch: { email: 'USER3@example.com' } }]),
+          (err: unknown) => err instanceof ConflictError && err.index === 'email',
+        );
+        return tx.update('users', 1, { n: 1 });
+      });
+      assert.equal(after?.n, 1);
+      assert.equal((await store.get('users', 3))?.n, 0, 'the change before the clash is not kept');
+      assert.equal((await store.get('users', 1))?.email, 'user1@example.com');
+    });
+
+    test('getManyForUpdate reads the records that exist; a concurrent read-then-write of them waits for the first to commit', async () => {
+      await store.transaction(async (tx) => {
+        for (const n of [1, 2]) await tx.insert('users', user(n, { n: 0 }));
+      });
+      assert.deepEqual([...(await store.transaction((tx) => tx.getManyForUpdate('users', [2, 77, 1, 2]))).keys()].sort(), [1, 2]);
+      // Two transactions add one to both counters from what they read: neither increment is lost.
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      const increment = (wait: boolean) =>
+        store.transaction(async (tx) => {
+          const got = await tx.getManyForUpdate<StoredRecord & { n: number }>('users', [1, 2]);
+          if (wait) await held;
+          await tx.updateMany('users', [...got.values()].map((r) => ({ id: r.id, patch: { n: r.n + 1 } })));
+        });
+      const first = increment(true);
+      await new Promise((r) => setTimeout(r, 50));
+      const second = increment(false);
+      await new Promise((r) => setTimeout(r, 100));
+      release();
+      await Promise.all([first, second]);
+      assert.deepEqual([(await store.get('users', 1))?.n, (await store.get('users', 2))?.n], [2, 2]);
+    });
+
     test('takeDue: the smallest key at most the bound, then the smallest id; null keys never; concurrent takers get different records', async () => {
       const due = (ms: number | null) => ({ userId: 1, state: 'queued', due: ms });
       await store.transaction(async (tx) => {

@@ -360,6 +360,24 @@ test('a claim leases a queue\'s head with the due deliveries behind it; a run\'s
   assert.equal(after.get('evt_run_2')!.attempts, 0);
 });
 
+test('a run\'s outcomes: delivered, failed and due again after its backoff, and what was not sent given back at once', async () => {
+  const w = await world();
+  const { id: hook } = await w.hook('http://127.0.0.1:9/in', ['link.created']);
+  const at = w.clock.now();
+  await w.store.transaction(async (tx) => {
+    for (const n of [1, 2, 3, 4]) await tx.insert('deliveries', newDelivery(1, hook, { id: `evt_out_${n}`, type: 'link.created', created: new Date(at).toISOString(), data: { n } }, at));
+  });
+  const run = (await w.store.outbox.claimDeliveries(at, 60_000, 10, 100)) as Delivery[];
+  assert.equal(run.length, 4);
+  const failed: AttemptResult = { ok: false, status: 503, error: 'HTTP 503', body: 'busy', ms: 1 };
+  await recordRun({ store: w.store, clock: w.clock, log: silentLogger }, [{ d: run[0]!, result: ok, at: at + 5 }, { d: run[1]!, result: failed, at: at + 9 }, { d: run[2]! }, { d: run[3]! }], false);
+  const after = new Map((await allOf<Delivery>(w.store, 'deliveries')).map((d) => [d.event.id, d]));
+  const [one, two, three, four] = ['evt_out_1', 'evt_out_2', 'evt_out_3', 'evt_out_4'].map((id) => after.get(id)!);
+  assert.deepEqual([one!.state, one!.attempts, one!.lease, one!.deliveredAt], ['delivered', 1, null, new Date(at + 5).toISOString()]);
+  assert.deepEqual([two!.state, two!.attempts, two!.lease, two!.nextAt, two!.log.at(-1)!.status], ['pending', 1, null, at + 9 + 30_000, 503]);
+  for (const d of [three!, four!]) assert.deepEqual([d.state, d.attempts, d.lease, d.leaseUntil], ['pending', 0, null, null], 'given back, not held until its lease runs out');
+});
+
 test('a webhook changed during a run: its new URL is used from the next delivery, and turned off or deleted, the rest of the run is not sent', async () => {
   const w = await world();
   const { id } = await w.hook('http://127.0.0.1:9/old', ['link.created']);

@@ -150,12 +150,16 @@ test('a transaction that rolls back appends no event; one that commits always ha
   const kept = await store.transaction((tx) => tx.insert('links', { ...fields, alias: 'kept' }));
   const events = await eventsOf(w, 1);
   assert.deepEqual(events.map((e) => [e.type, e.data.id]), [['link.created', kept.id]]);
+  // Changes of several records at once fire for each record changed.
+  await store.transaction((tx) => tx.updateMany('links', [{ id: kept.id, patch: { title: 'one' } }, { id: 999, patch: { title: 'none' } }, { id: kept.id, patch: { title: 'two' } }]));
+  assert.deepEqual((await eventsOf(w, 1)).slice(1).map((e) => [e.type, e.data.id, e.data.title]), [['link.updated', kept.id, 'one'], ['link.updated', kept.id, 'two']]);
+  await store.transaction((tx) => tx.remove('links', kept.id));
   // A user's records going with the user fire nothing, and take the user's events along.
   await w.call('POST', '/api/url/add', { body: { url: 'https://example.com/x' }, key: (await w.makeUser('leaving')).key });
   assert.equal((await eventsOf(w, 2)).length, 1);
   assert.equal((await w.call('DELETE', '/api/user/2/delete')).status, 200);
   assert.deepEqual(await eventsOf(w, 2), []);
-  assert.equal((await eventsOf(w, 1)).length, 1);
+  assert.deepEqual((await eventsOf(w, 1)).map((e) => e.type), ['link.created', 'link.updated', 'link.updated', 'link.deleted']);
 });
 
 test('clicks and scans are one event per link (QR code) and statistics flush, with the count since the last', async () => {

@@ -99,6 +99,11 @@ function recording(tx: Tx, watched: ReadonlyMap<string, RowEvents>, noted: Noted
       if (record) note(c, 'updated', record);
       return record;
     },
+    updateMany: async (c: string, changes: Parameters<Tx['updateMany']>[1]) => {
+      const records = await tx.updateMany(c, changes);
+      for (const record of records) if (record) note(c, 'updated', record);
+      return records;
+    },
     appendEvents: async (events: Parameters<Tx['appendEvents']>[0]) => {
       await flush();
       await tx.appendEvents(events);

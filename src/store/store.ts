@@ -106,6 +106,12 @@ export interface StoreReads {
   count(collection: string, where?: Where): Promise<number>;
 }
 
+/** One change of `Tx.updateMany`: fields to replace in the record `id`. */
+export interface RecordChange<T> {
+  id: number;
+  patch: Partial<T>;
+}
+
 /** What a transaction may do; every change goes through one of these. */
 export interface Tx extends StoreReads {
   /**
@@ -114,6 +120,8 @@ export interface Tx extends StoreReads {
    * transactions run one at a time, so there it is `get`; PostgreSQL reads it `FOR UPDATE`.
    */
   getForUpdate<T extends StoredRecord = StoredRecord>(collection: string, id: number): Promise<T | undefined>;
+  /** `getForUpdate` of several records in one read: those that exist, by id (PostgreSQL locks them in id order). */
+  getManyForUpdate<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>>;
   /**
    * The record of a queue of work that is due first: among those whose `index` key is at most `upTo`
    * (keys compare as text: pad numbers to one width; a null key is never due), the smallest key, then
@@ -133,6 +141,12 @@ export interface Tx extends StoreReads {
   insertMany<T extends object>(collection: string, data: readonly T[]): Promise<((T & { id: number }) | ConflictError)[]>;
   /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
   update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): Promise<T | undefined>;
+  /**
+   * `update` of several records, in the order given (changes of one record apply one after another),
+   * in two statements on PostgreSQL (a locked read of them all, one UPDATE). Per change, the new
+   * record or undefined. A unique key another record holds fails the whole call (ConflictError).
+   */
+  updateMany<T extends StoredRecord>(collection: string, changes: readonly RecordChange<T>[]): Promise<(T | undefined)[]>;
   /** Removes a record; false when it was missing. */
   remove(collection: string, id: number): Promise<boolean>;
   /** Stores a record under its own id (seeding and imports); later ids continue after it. */

@@ -36,7 +36,7 @@ export function outsideWorkMark<R>(fn: () => R): R {
   return running > 0 ? marks.exit(fn) : fn();
 }
 
-const WRITES: ReadonlySet<PropertyKey> = new Set<keyof Tx>(['insert', 'insertMany', 'update', 'remove', 'put', 'removeWhere', 'dropCounts', 'addCounts', 'putFileContent', 'appendEvents']);
+const WRITES: ReadonlySet<PropertyKey> = new Set<keyof Tx>(['insert', 'insertMany', 'update', 'updateMany', 'remove', 'put', 'removeWhere', 'dropCounts', 'addCounts', 'putFileContent', 'appendEvents']);
 
 /**
  * The store with work marks honoured: a transaction started while marked work runs updates the

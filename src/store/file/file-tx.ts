@@ -28,6 +28,7 @@ export function fileTx(parts: FileTxParts, tx: SyncTx, undo: (() => void)[]): Tx
     get: async <T extends StoredRecord>(c: string, id: number) => reads.get<T>(c, id),
     // Transactions here run one at a time: nothing can change the record before this one ends.
     getForUpdate: async <T extends StoredRecord>(c: string, id: number) => reads.get<T>(c, id),
+    getManyForUpdate: async (c, ids) => reads.getMany(c, ids),
     // One transaction at a time: no other can hold a record, so the first due is the one taken.
     takeDue: async <T extends StoredRecord>(c: string, index: string, upTo: string) => reads.firstDue<T>(c, index, upTo),
     lookup: async <T extends StoredRecord>(c: string, index: string, key: string) => reads.lookup<T>(c, index, key),
@@ -50,6 +51,7 @@ export function fileTx(parts: FileTxParts, tx: SyncTx, undo: (() => void)[]): Tx
         }
       }),
     update: async (c, id, patch) => tx.update(c, id, patch),
+    updateMany: async (c, changes) => tx.updateMany(c, changes),
     remove: async (c, id) => tx.remove(c, id),
     put: async (c, record) => tx.put(c, record),
     removeWhere: async (c, where) => {

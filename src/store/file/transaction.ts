@@ -1,5 +1,5 @@
 import { ConflictError } from '../store.ts';
-import type { StoredRecord } from '../store.ts';
+import type { RecordChange, StoredRecord } from '../store.ts';
 import type { Collection } from './collection.ts';
 import type { JournalOp } from './journal.ts';
 
@@ -9,6 +9,8 @@ export interface SyncTx {
   insert<T extends object>(collection: string, data: T): T & { id: number };
   /** Replaces fields of an existing record and returns the new record, or undefined when it is missing. */
   update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): T | undefined;
+  /** `update` of each change in turn, all or none: a clash undoes the ones before it and throws. */
+  updateMany<T extends StoredRecord>(collection: string, changes: readonly RecordChange<T>[]): (T | undefined)[];
   /** Removes a record; false when it was missing. */
   remove(collection: string, id: number): boolean;
   /** Stores a record under its own id (seeding and imports); later ids continue after it. */
@@ -56,6 +58,17 @@ export function recordingTx(col: (name: string) => Collection): { tx: SyncTx; op
       undo.push(() => c.put(before));
       ops.push({ c: name, op: 'put', r: after });
       return after as never;
+    },
+    updateMany: (name, changes) => {
+      const undone = undo.length;
+      const journalled = ops.length;
+      try {
+        return changes.map(({ id, patch }) => tx.update(name, id, patch));
+      } catch (err) {
+        for (const u of undo.splice(undone).reverse()) u();
+        ops.length = journalled;
+        throw err;
+      }
     },
     put: (name, record) => {
       const c = col(name);

@@ -1,12 +1,12 @@
 import { ConflictError, EVENTS_COLLECTION, FILES_COLLECTION, StoreUnavailableError } from '../store.ts';
-import type { CountsDelta, Found, ListQuery, NewEvent, StoredRecord, Tx, Where } from '../store.ts';
+import type { CountsDelta, Found, ListQuery, NewEvent, RecordChange, StoredRecord, Tx, Where } from '../store.ts';
 import { putFileContentIn } from './file-contents.ts';
 import { addCountsIn, dropCountsIn } from './pg-counters.ts';
 import { countRecords, findRecords, firstDueRecord, getRecord, getRecords, lookupRecord, lookupRecords } from './reads.ts';
 import type { Db } from './reads.ts';
 import { STATS } from './tables.ts';
 import type { TablePlan } from './tables.ts';
-import { insertNeedsSavepoint, insertRecord, insertRecords, putRecords, removeRecord, removeWhere, updateRecord } from './writes.ts';
+import { insertNeedsSavepoint, insertRecord, insertRecords, putRecords, removeRecord, removeWhere, updateRecord, updateRecords } from './writes.ts';
 
 /**
  * A transaction on one pooled client. Its operations run one at a time (a savepoint must not
@@ -121,6 +121,11 @@ export class PgTx implements Tx {
     return this.run(() => getRecord<T>(this.db, this.plan(collection), id, true));
   }
 
+  /** The records of these ids that exist, by id, locked FOR UPDATE (in id order) until the transaction ends. */
+  getManyForUpdate<T extends StoredRecord = StoredRecord>(collection: string, ids: readonly number[]): Promise<Map<number, T>> {
+    return this.run(() => getRecords<T>(this.db, this.plan(collection), ids, true));
+  }
+
   /** The first due record of a queue, locked; rows other transactions hold are skipped. */
   takeDue<T extends StoredRecord = StoredRecord>(collection: string, index: string, upTo: string): Promise<T | undefined> {
     return this.run(() => firstDueRecord<T>(this.db, this.plan(collection), index, upTo));
@@ -198,6 +203,16 @@ export class PgTx implements Tx {
   /** Replaces fields of a record; undefined when it is missing. */
   update<T extends StoredRecord>(collection: string, id: number, patch: Partial<T>): Promise<T | undefined> {
     return this.write(collection, (plan) => updateRecord<T>(this.db, plan, id, patch));
+  }
+
+  /** Replaces fields of several records: a locked read of them all, then one UPDATE. */
+  updateMany<T extends StoredRecord>(collection: string, changes: readonly RecordChange<T>[]): Promise<(T | undefined)[]> {
+    if (changes.length === 0) return Promise.resolve([]);
+    return this.write(collection, async (plan) => {
+      const out = await updateRecords<T>(this.db, plan, changes);
+      // What `written` looks at: whether anything was changed.
+      return out.some((r) => r !== undefined) ? out : undefined;
+    }).then((out) => out ?? changes.map(() => undefined));
   }
 
   /** Removes a record (a user: with everything it owns, by cascade); false when it was missing. */

@@ -29,11 +29,13 @@ export async function lookupRecord<T extends StoredRecord>(db: Db, plan: TablePl
 }
 
 /** The records of these ids that exist, by id, in one statement. */
-export async function getRecords<T extends StoredRecord>(db: Db, plan: TablePlan, ids: readonly number[]): Promise<Map<number, T>> {
+export async function getRecords<T extends StoredRecord>(db: Db, plan: TablePlan, ids: readonly number[], forUpdate = false): Promise<Map<number, T>> {
   const wanted = [...new Set(ids.filter((id) => Number.isSafeInteger(id)))];
   const out = new Map<number, T>();
   if (wanted.length === 0) return out;
-  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id = ANY($1::bigint[])`, [wanted]);
+  // Locked in id order: two such reads of overlapping ids cannot each wait for a row the other holds.
+  const lock = forUpdate ? ' ORDER BY t.id FOR UPDATE' : '';
+  const { rows } = await db<Row>(`SELECT ${ROW_COLUMNS} FROM ${plan.table} t WHERE t.id = ANY($1::bigint[])${lock}`, [wanted]);
   for (const row of rows) out.set(Number(row.id), recordOf<T>(row));
   return out;
 }

@@ -1,9 +1,9 @@
 import { ConflictError } from '../store.ts';
-import type { StoredRecord, Where } from '../store.ts';
+import type { RecordChange, StoredRecord, Where } from '../store.ts';
 import { putStatsDays } from './pg-counters.ts';
 import { Params, whereSql } from './query-sql.ts';
 import type { Db } from './reads.ts';
-import { getRecord } from './reads.ts';
+import { getRecord, getRecords } from './reads.ts';
 import { arrayLiteral, keyText, newRow, rowValues } from './rows.ts';
 import type { RowValues } from './rows.ts';
 import { STATS } from './tables.ts';
@@ -188,6 +188,39 @@ export async function updateRecord<T extends StoredRecord>(db: Db, plan: TablePl
     await db(`UPDATE ${plan.table} SET user_id = $2, data = $3${sets} WHERE id = $1`, [id, v.userId, v.data, ...v.keys]);
   }
   return after;
+}
+
+/**
+ * Replaces fields of several records, in two statements: the records locked and read (in id order),
+ * then one UPDATE of them all. Per change, the new record, or undefined when it is missing; changes
+ * of the same record apply one after another, in the order given.
+ */
+export async function updateRecords<T extends StoredRecord>(db: Db, plan: TablePlan, changes: readonly RecordChange<T>[]): Promise<(T | undefined)[]> {
+  if (plan.collection === STATS) {
+    const out: (T | undefined)[] = [];
+    for (const { id, patch } of changes) out.push(await updateRecord<T>(db, plan, id, patch));
+    return out;
+  }
+  const before = await getRecords<T>(db, plan, changes.map((c) => c.id), true);
+  const after = new Map<number, T>();
+  const out = changes.map(({ id, patch }) => {
+    const current = after.get(id) ?? before.get(id);
+    if (!current) return undefined;
+    const next = { ...current, ...patch, id } as T;
+    after.set(id, next);
+    return next;
+  });
+  if (after.size === 0) return out;
+  const rows = [...after.values()].map((r) => ({ id: r.id, ...rowValues(plan, r) }));
+  const keys = plan.keys.map((_, i) => `, unnest($${i + 4}::text[])`).join('');
+  const names = plan.keys.map((_, i) => `, k${i}`).join('');
+  const sets = plan.keys.map((k, i) => `, "${k.column}" = v.k${i}`).join('');
+  await db(
+    `UPDATE ${plan.table} t SET user_id = v.u, data = v.d${sets}
+     FROM ROWS FROM (unnest($1::bigint[]), unnest($2::bigint[]), jsonb_array_elements($3::jsonb)${keys}) AS v(id, u, d${names}) WHERE t.id = v.id`,
+    [arrayLiteral(rows.map((r) => r.id)), arrayLiteral(rows.map((r) => r.userId)), `[${rows.map((r) => r.data).join(',')}]`, ...plan.keys.map((_, i) => arrayLiteral(rows.map((r) => r.keys[i])))],
+  );
+  return out;
 }
 
 /** Removes a record; false when it was missing. */
