@@ -110,6 +110,41 @@ test('a kept connection the receiver closed as a delivery went over it: the deli
   assert.equal(resets.requests.length, 1, 'sent once');
 });
 
+test('when several kept connections were closed by the receiver, a delivery tries one of them, then a new connection', async () => {
+  // Four deliveries at once open four connections (their first answers wait); each of those four
+  // then closes on its next request. Later connections answer.
+  const raw = await rawReceiver((socket, connection, request) => {
+    if (connection < 4 && request === 0) setTimeout(() => socket.write(OK), 100);
+    else if (connection < 4) socket.end();
+    else socket.write(OK);
+  });
+  const send = sender();
+  const first = await Promise.all([1, 2, 3, 4].map((n) => post(send, raw.url, n)));
+  assert.deepEqual(first.map((r) => r.ok), [true, true, true, true]);
+  assert.equal(raw.connections(), 4);
+  const next = await post(send, raw.url, 5);
+  assert.equal(next.ok, true, String(next.error));
+  assert.equal(raw.connections(), 5, 'one new connection');
+  const fifth = raw.requests.filter((x) => x.text.endsWith('{"n":5}'));
+  assert.equal(fifth.length, 2, 'sent over one closed connection, then over the new one');
+  assert.equal(fifth[1]!.connection, 4);
+});
+
+test('close() while a delivery is under way on a kept connection: it fails, and is not sent again', async () => {
+  const r = await receiver((_, n) => (n === 1 ? { hang: true } : {}));
+  const send = sender();
+  assert.equal((await post(send, `${r.url}/in`, 1)).ok, true);
+  const going = post(send, `${r.url}/in`, 2);
+  assert.ok(await eventually(() => r.received.length === 2));
+  send.close();
+  const outcome = await going;
+  assert.deepEqual([outcome.ok, outcome.status], [false, null]);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(r.received.map((x) => JSON.parse(x.body).n), [1, 2], 'not sent again');
+  assert.equal(send.kept.size, 0, 'no pool made again');
+  assert.ok(await eventually(() => r.open === 0, 1000));
+});
+
 test('a connection is reused only for the addresses it was made to', async () => {
   // The receiver listens on 127.0.0.1 only; the name resolves there, then to 127.0.0.2, then back.
   const r = await receiver();
@@ -148,4 +183,17 @@ test('connections are kept for a bounded number of receivers; the least recently
   assert.equal(named.kept.size, MAX_RECEIVERS);
   assert.ok(await eventually(() => first.open === 1 + MAX_RECEIVERS), 'the first of the named ones closed when the pools were too many');
   assert.equal(first.connections, 2 + MAX_RECEIVERS);
+  named.close();
+  assert.ok(await eventually(() => first.open === 1, 1000));
+
+  // A pool dropped while one of its connections carries a delivery: that connection closes when the delivery ends.
+  let answer = () => {};
+  const held = new Promise<void>((resolve) => (answer = resolve));
+  const slow = await receiver((_, n) => (n === 0 ? { after: held } : {}));
+  const busy = post(named, `${slow.url}/in`, 0);
+  assert.ok(await eventually(() => slow.received.length === 1));
+  for (let i = 0; i < MAX_RECEIVERS; i++) assert.equal((await post(named, `http://s${i}.example.test:${port}/in`, i)).ok, true);
+  answer();
+  assert.equal((await busy).ok, true);
+  assert.ok(await eventually(() => slow.open === 0, 1000), 'not kept idle by a pool no longer used');
 });

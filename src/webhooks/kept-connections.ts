@@ -24,6 +24,8 @@ export const MAX_RECEIVERS = 64;
  */
 export class KeptConnections {
   private readonly pools = new Map<string, HttpAgent>();
+  /** How many times close() was called: a request that began before one is not sent again. */
+  closings = 0;
 
   /** The pool for `url`'s origin at `addresses` (made on first use). */
   agentFor(url: URL, addresses: readonly ResolvedAddress[]): HttpAgent {
@@ -40,8 +42,9 @@ export class KeptConnections {
     this.pools.set(key, agent);
     for (const [oldest, pool] of this.pools) {
       if (this.pools.size <= MAX_RECEIVERS) break;
-      // Its idle connections close now; one carrying a delivery finishes it and closes when idle.
-      for (const sockets of Object.values(pool.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+      // Its idle connections close now; one carrying a delivery finishes it and then closes (none is kept idle).
+      pool.maxFreeSockets = 0;
+      closeIdle(pool);
       this.pools.delete(oldest);
     }
     return agent;
@@ -52,9 +55,15 @@ export class KeptConnections {
     return this.pools.size;
   }
 
-  /** Closes every kept connection (a delivery under way on one fails, as on a stop). */
+  /** Closes every kept connection (a delivery under way on one fails, and is not sent again). */
   close(): void {
+    this.closings++;
     for (const pool of this.pools.values()) pool.destroy();
     this.pools.clear();
   }
+}
+
+/** Closes a pool's idle connections: one was found closed by the receiver, so the others likely were too. */
+export function closeIdle(pool: HttpAgent): void {
+  for (const sockets of Object.values(pool.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { checkedAddresses, pinnedRequest, PublicFetchError, StaleConnectionError, systemResolve } from '../qr/public-fetch.ts';
 import type { ResolvedAddress, Resolve } from '../qr/public-fetch.ts';
-import { KeptConnections } from './kept-connections.ts';
+import { closeIdle, KeptConnections } from './kept-connections.ts';
 import { isPublicAddress } from '../qr/public-address.ts';
 import { hostOf } from './targets.ts';
 
@@ -24,8 +24,8 @@ export type SendWebhook = (url: string, body: string, headers: Record<string, st
 /** webhookSender's sender, with the connections it keeps: close() ends them (the dispatcher's stop). */
 export type WebhookSender = SendWebhook & { close(): void; readonly kept: KeptConnections };
 
-/** Times a delivery goes again when the kept connection it went over was found closed (then over a new one). */
-const STALE_TRIES = 3;
+/** Tries of a delivery whose kept connection was found closed: the second goes over a new connection. */
+const STALE_TRIES = 2;
 
 /** Bytes of an answer read at most; the rest is not waited for. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -56,12 +56,17 @@ export function webhookSender(options: SendOptions): WebhookSender {
   const allow = options.allowPrivate ? (address: string) => isIP(address) !== 0 : isPublicAddress;
   const kept = new KeptConnections();
   const post = async (target: URL, addresses: readonly ResolvedAddress[], request: { signal: AbortSignal; body: string; headers: Record<string, string> }) => {
+    const closings = kept.closings;
     for (let tries = 1; ; tries++) {
+      const agent = kept.agentFor(target, addresses);
       try {
-        return await pinnedRequest(target, addresses, { ...request, method: 'POST', agent: kept.agentFor(target, addresses) });
+        return await pinnedRequest(target, addresses, { ...request, method: 'POST', agent });
       } catch (err) {
         if (!(err instanceof StaleConnectionError)) throw err;
-        if (tries >= STALE_TRIES) throw err.cause;
+        // Closed by close() (a stop), or closed twice: that is the outcome.
+        if (tries >= STALE_TRIES || kept.closings !== closings) throw err.cause;
+        // The pool's other idle connections are as old: the next try makes a new one.
+        closeIdle(agent);
       }
     }
   };
