@@ -2,6 +2,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { silentLogger } from '../src/log.ts';
 import type { Webhook } from '../src/resources/webhooks.ts';
+import { FileOutbox } from '../src/store/file/file-outbox.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import type { Delivery } from '../src/webhooks/deliveries.ts';
 import { newDelivery } from '../src/webhooks/deliveries.ts';
@@ -446,4 +447,49 @@ test('claims after a long delivered history find every new delivery, past gaps, 
   sent.length = 0;
   await dispatcher.drain();
   assert.deepEqual(sent, ['/kept low']);
+});
+
+test('a webhook turned off keeps queueing without making each claim look at its queue, nor at what was delivered; on again, its queue goes, in order', async () => {
+  const w = await world();
+  const { id: off } = await w.hook('http://127.0.0.1:9/off', ['link.created']);
+  const sent: string[] = [];
+  const dispatcher = dispatcherOf(w, async (url, body) => {
+    sent.push(`${new URL(url).pathname} ${aliasOf(body)}`);
+    return ok;
+  });
+  const turn = async (active: boolean) => assert.equal((await w.call('PUT', `/api/webhooks/${off}/update`, { body: { active } })).status, 200);
+  await turn(false);
+  for (const n of [1, 2, 3]) await w.link(`held-${n}`);
+  await dispatcher.drain();
+  assert.equal(sent.length, 0, 'held: its webhook is off');
+  await w.hook('http://127.0.0.1:9/on', ['link.created']);
+  const made = await w.call('POST', '/api/url/bulk', { body: { urls: Array.from({ length: 300 }, (_, n) => ({ url: `https://example.com/${n}`, custom: `busy-${n}` })) } });
+  assert.equal(made.status, 200, made.text);
+  await dispatcher.drain();
+  assert.equal(sent.length, 300);
+  assert.ok(sent.every((x) => x.startsWith('/on ')));
+
+  // Claims now: the new delivery of each webhook and each queue's front; not the 300 delivered, nor the 303 held.
+  const files = w.store.outbox instanceof FileOutbox ? w.store.outbox : null;
+  const looks: number[] = [];
+  if (files) {
+    const fronts = files.pending.fronts.bind(files.pending);
+    files.pending.fronts = () => {
+      looks.push(files.pending.looked);
+      return fronts();
+    };
+  }
+  await w.link('new-1');
+  await dispatcher.drain();
+  assert.deepEqual(sent.slice(300), ['/on link-new-1']);
+  if (files) {
+    looks.push(files.pending.looked);
+    assert.ok(looks.length >= 2 && Math.max(...looks) <= 6, `deliveries each claim looked at: ${looks.join(', ')}`);
+  }
+
+  await turn(true);
+  await dispatcher.drain();
+  const offSent = sent.filter((x) => x.startsWith('/off '));
+  assert.deepEqual(offSent, ['link-held-1', 'link-held-2', 'link-held-3', ...Array.from({ length: 300 }, (_, n) => `busy-${n}`), 'link-new-1'].map((a) => `/off ${a}`));
+  assert.deepEqual((await allOf<Delivery>(w.store, 'deliveries')).filter((d) => d.state !== 'delivered'), []);
 });
